@@ -1,0 +1,201 @@
+"""Effective configuration: arguments > ``ENGRAM_*`` environment > TOML file > defaults.
+
+The TOML file is ``$ENGRAM_CONFIG`` or ``~/.engram/config.toml``. Keys are the
+field names below; a table flattens into its prefix, so ``[llm] base_url = …``
+is the same as ``llm_base_url = …`` (and as ``ENGRAM_LLM_BASE_URL``).
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field, SecretStr, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+)
+
+DEFAULT_HOME = Path("~/.engram")
+
+
+def config_file_path() -> Path:
+    return Path(os.environ.get("ENGRAM_CONFIG", DEFAULT_HOME / "config.toml")).expanduser()
+
+
+def _flatten(table: dict[str, Any], prefix: str = "") -> dict[str, Any]:
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict) and name not in _DICT_FIELDS:
+            flat.update(_flatten(value, f"{name}_"))
+        else:
+            flat[name] = value
+    return flat
+
+
+_DICT_FIELDS = {"privacy", "decay_half_life_days"}
+
+
+class _TomlSource(PydanticBaseSettingsSource):
+    """Reads the optional TOML file; a missing file is simply no settings."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        path = config_file_path()
+        if not path.is_file():
+            return {}
+        with path.open("rb") as handle:
+            data = tomllib.load(handle)
+        table = data.get("engram", data)
+        known = set(self.settings_cls.model_fields)
+        flat = _flatten(table)
+        unknown = sorted(set(flat) - known)
+        if unknown:
+            raise ValueError(f"{path}: unknown setting(s) {', '.join(unknown)}")
+        return flat
+
+
+class Settings(BaseSettings):
+    """Every knob engram has, with the defaults of the embedded, offline setup."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ENGRAM_", extra="forbid", validate_default=True
+    )
+
+    # storage
+    path: Path = Field(default=DEFAULT_HOME / "engram.db", description="SQLite database file")
+    store: Literal["sqlite"] = "sqlite"
+
+    # embeddings
+    embedder: Literal["wordllama", "openai"] = "wordllama"
+    embedding_dim: int = Field(default=256, description="wordllama truncation (64/128/256)")
+    embedding_base_url: str | None = None
+    embedding_model: str | None = None
+    embedding_api_key: SecretStr | None = None
+    embedding_timeout: float = 30.0
+
+    # LLM (none unless a base URL or model is configured)
+    llm_base_url: str | None = None
+    llm_model: str | None = None
+    llm_api_key: SecretStr | None = None
+    llm_timeout: float = 30.0
+    llm_max_retries: int = 2
+
+    # retrieval
+    search_limit: int = 5
+    rrf_k: int = 60
+    weight_lexical: float = 1.0
+    weight_dense: float = 1.0
+    weight_importance: float = 0.05
+    weight_recency: float = 0.05
+    weight_use: float = 0.05
+    recency_half_life_days: float = 30.0
+    candidates: int = Field(default=50, description="candidates taken from each retriever")
+    reinforce: bool = Field(default=True, description="retrieval bumps access counts")
+
+    # reconciliation
+    duplicate_similarity: float = Field(default=0.93, ge=0.0, le=1.0)
+
+    # sessions, capsule and per-turn context (OptMem design)
+    capsule_budget: int = Field(default=426, ge=0, description="capsule size in tokens (exact)")
+    context_budget: int = Field(default=1024, ge=0, description="whole per-turn context in tokens")
+    context_memories: int = Field(default=5, ge=0, description="query-relevant memories added to a context")
+    token_encoding: str = Field(
+        default="cl100k_base",
+        description="tokenizer for budgets: cl100k_base, o200k_base or an OpenAI model name; "
+        "others are approximated (see engram.tokens)",
+    )
+    compression: Literal["session", "daily", "task"] = Field(
+        default="session",
+        description="when deltas are made: at each session end, once a day, or when `compress` is called (task done)",
+    )
+    idle_timeout_s: float = Field(default=1800.0, gt=0, description="a session idle this long has ended")
+    working_memory_tokens: int = Field(default=1024, ge=0, description="recent turns kept per open session")
+    line_tokens: int = Field(default=40, ge=4, description="longest line of a delta or capsule")
+    template_dir: Path | None = Field(
+        default=None, description="folder whose *.j2 files override the bundled prompt templates by name"
+    )
+
+    # privacy: category -> redact | drop | allow
+    privacy: dict[str, str] = Field(default_factory=dict)
+
+    # lifecycle: decay, reinforcement, maintenance (engram.lifecycle), reminders
+    decay_half_life_days: dict[str, float] = Field(
+        default_factory=lambda: {
+            "identity": 0.0, "preference": 365.0, "fact": 365.0, "decision": 180.0,
+            "task": 90.0, "event": 60.0, "summary": 180.0, "turn": 30.0,
+        },
+        description="base half-life of a memory's importance per kind, in days (0: never decays)",
+    )
+    decay_importance_gain: float = Field(
+        default=3.0, ge=0.0,
+        description="half-life x (1 + gain x importance^2): important memories fade slower",
+    )
+    decay_core_importance: float = Field(
+        default=0.9, ge=0.0, le=1.0, description="memories this important never decay"
+    )
+    reinforce_strength: float = Field(
+        default=0.2, ge=0.0, description="strength added each time a memory is retrieved"
+    )
+    archive_threshold: float = Field(
+        default=0.05, ge=0.0, le=1.0, description="maintain archives below this decayed score…"
+    )
+    archive_unused_days: float = Field(
+        default=60.0, ge=0.0, description="…when also unused (not said again or retrieved) this long"
+    )
+    capacity_per_user: int = Field(
+        default=0, ge=0, description="live memories per user kept by maintain (0: unlimited)"
+    )
+    merge_similarity: float = Field(
+        default=0.85, ge=0.0, le=1.0, description="cosine for maintain to merge near-duplicates"
+    )
+    merge_overlap: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="and lexical token Jaccard overlap"
+    )
+    merge_kinds: list[str] = Field(
+        default_factory=lambda: ["preference", "fact", "decision", "event"],
+        description="kinds maintain may merge into a summary",
+    )
+    merge_max_group: int = Field(default=8, ge=2, description="at most this many sources per summary")
+    maintain_batch: int = Field(default=500, ge=1, description="rows per maintenance transaction")
+    reminder_horizon_hours: float = Field(
+        default=24.0, ge=0.0, description="reminders() lists what falls due within this window"
+    )
+    forget_min_overlap: float = Field(
+        default=0.6, gt=0.0, le=1.0,
+        description='"forget what I said about X": share of X\'s words a memory must contain',
+    )
+
+    @field_validator("path")
+    @classmethod
+    def _expand(cls, value: Path) -> Path:
+        return value.expanduser()
+
+    @property
+    def llm_enabled(self) -> bool:
+        return bool(self.llm_base_url or self.llm_model)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _TomlSource(settings_cls))
+
+    def public_dict(self) -> dict[str, Any]:
+        """The effective settings with secrets masked, for `engram config`."""
+        data = self.model_dump(mode="json")
+        for name, value in data.items():
+            if name.endswith("api_key") and value:
+                data[name] = "**********"
+        return data

@@ -1,0 +1,184 @@
+"""The `Store` protocol every backend implements, and the scope every call carries.
+
+A store persists memories, their vectors, their lexical tokens and the history
+in one transaction, and answers lexical and dense queries *inside* a scope.
+It knows nothing of extraction or scoring policy.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+
+from engram.errors import EngramError
+from engram.models import Filters, HistoryEntry, MemoryItem
+
+
+class StoreError(EngramError):
+    """A store cannot do what was asked (bad input, unknown id, broken file)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Who a memory belongs to. `agent_id=None` means every agent of the user."""
+
+    user_id: str
+    agent_id: str | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.user_id, str) or not self.user_id.strip():
+            raise ValueError("user_id must be a non-empty string")
+        if self.agent_id is not None and (
+            not isinstance(self.agent_id, str) or not self.agent_id.strip()
+        ):
+            raise ValueError("agent_id must be a non-empty string when given")
+
+
+def scope_token(prefix: str, value: str) -> str:
+    """An opaque index token for a scope value (safe in any full-text syntax)."""
+    return prefix + hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
+
+
+@dataclass(slots=True)
+class Record:
+    """A memory as written: the item plus what the indexes need."""
+
+    item: MemoryItem
+    embedding: np.ndarray | None
+    tokens: list[str]
+    content_hash: str
+    idempotency_key: str | None = None
+
+
+@dataclass(slots=True)
+class HistoryEvent:
+    memory_id: str
+    user_id: str
+    action: str
+    old_content: str | None
+    new_content: str | None
+    reason: str
+    at: datetime
+
+
+@dataclass(slots=True)
+class SessionRecord:
+    """A conversation's bookkeeping (no content): open while `ended_at` is None."""
+
+    user_id: str
+    session_id: str
+    agent_id: str | None
+    started_at: datetime
+    last_active: datetime
+    ended_at: datetime | None = None
+    end_reason: str | None = None
+    compressed_at: datetime | None = None
+    summary_id: str | None = None
+
+
+@dataclass(slots=True)
+class TurnRecord:
+    """One message of a session's working memory."""
+
+    role: str
+    content: str
+    tokens: int
+    created_at: datetime
+
+
+class Store(Protocol):
+    """Persistence and scoped queries; one implementation per backend."""
+
+    def write(
+        self,
+        inserts: Sequence[Record] = (),
+        updates: Sequence[Record] = (),
+        events: Sequence[HistoryEvent] = (),
+    ) -> None: ...
+
+    def get(self, memory_id: str) -> MemoryItem | None: ...
+
+    def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
+
+    def list(
+        self,
+        scope: Scope,
+        filters: Filters,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        newest_first: bool = True,
+    ) -> list[MemoryItem]: ...
+
+    def count(self, scope: Scope, filters: Filters) -> int: ...
+
+    def find_by_key(self, scope: Scope, key: str, filters: Filters) -> list[MemoryItem]: ...
+
+    def find_by_hash(self, scope: Scope, content_hash: str, filters: Filters) -> list[MemoryItem]: ...
+
+    def find_by_idempotency_key(self, scope: Scope, key: str) -> list[MemoryItem]: ...
+
+    def lexical_search(
+        self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int
+    ) -> list[tuple[str, float]]: ...
+
+    def dense_search(
+        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
+    ) -> list[tuple[str, float]]: ...
+
+    def embeddings(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]: ...
+
+    def record_access(self, memory_ids: Iterable[str], at: datetime) -> None: ...
+
+    def delete(self, memory_ids: Sequence[str], events: Sequence[HistoryEvent]) -> None: ...
+
+    def delete_scope(self, scope: Scope, at: datetime) -> int: ...
+
+    def history(self, memory_id: str) -> list[HistoryEntry]: ...
+
+    def user_ids(self) -> list[str]: ...
+
+    # -- sessions, working memory and change tracking --------------------------------
+    # Session ids are unique per user; every call is scoped by `scope.user_id`.
+    def user_version(self, user_id: str) -> int:
+        """A number that changes whenever any memory of the user changes (any process)."""
+        ...
+
+    def session_get(self, scope: Scope, session_id: str) -> SessionRecord | None: ...
+
+    def session_touch(self, scope: Scope, session_id: str, at: datetime) -> SessionRecord:
+        """Open the session if new, reopen it if ended, mark it active at `at`."""
+        ...
+
+    def session_list(
+        self, scope: Scope, *, open_only: bool = True, idle_before: datetime | None = None
+    ) -> list[SessionRecord]:
+        """Sessions of the scope, most recently active first."""
+        ...
+
+    def session_end(self, scope: Scope, session_id: str, at: datetime, reason: str) -> bool:
+        """Mark an open session ended; True only for the one caller that ended it."""
+        ...
+
+    def session_finish(
+        self, scope: Scope, session_id: str, *, summary_id: str | None, compressed_at: datetime
+    ) -> None:
+        """Record the delta of an ended session and drop its working memory."""
+        ...
+
+    def turns_append(
+        self, scope: Scope, session_id: str, turns: Sequence[TurnRecord], keep_tokens: int
+    ) -> None:
+        """Append turns, then drop the oldest until the session's turns fit `keep_tokens`."""
+        ...
+
+    def turns_list(self, scope: Scope, session_id: str) -> list[TurnRecord]: ...
+
+    def reset(self) -> None: ...
+
+    def close(self) -> None: ...
