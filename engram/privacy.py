@@ -1,0 +1,738 @@
+"""Detect secrets and personal data in text, and apply a per-category policy.
+
+Runs on every memory before it is stored and on everything returned, so it is
+built for the common case: a short message with no secret leaves after one
+cheap pre-check. Detectors prefer structure over guessing (Luhn for cards, the
+ISO 7064 checksum and a real birth date for Chinese ID numbers, known key
+prefixes); the generic high-entropy detector is the last resort.
+
+Nothing here keeps or logs a secret: a `Finding` is a category and two offsets.
+
+Choices worth knowing:
+
+* Cards: 13-19 digits, optional single spaces/dashes, first digit 2-6 (every
+  major network: Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay,
+  Maestro, Mir), valid by Luhn. The first-digit rule keeps ms timestamps,
+  ISBN-13s (978/979) and many order numbers out. RuPay 8x and UATP 1x are not
+  covered.
+* Numbers right after an order/tracking/invoice/ISBN keyword (EN/ZH) are not
+  cards, IDs or phones, unless a card/ID/phone keyword is nearer.
+* Hex strings (git SHAs, checksums, digests), UUIDs and `0x` addresses are not
+  secrets on their own: in a developer conversation they are identifiers.
+  Hex secrets are still caught with a known prefix (`sk-…`) or a key=value
+  context (`api_key=…`, `token: …`).
+* International phones need a leading `+`; North-American numbers are
+  accepted without it only in the `(415) 555-0132` / `415-555-0132` shapes.
+* Tokens inside a URL are not generic secrets (paths, document ids); URL
+  credentials (`scheme://user:pass@host`) are a `password` and query values
+  after `token=`, `key=`, `sig=`… an `api_key`.
+* Passwords: only the value is replaced, the sentence stays. In prose forms
+  ("my password is …") an unquoted value that is a function word or reads as a
+  description ("…is wrong", "…is stored in the vault") is not a password.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import accumulate
+from dataclasses import dataclass, field
+from datetime import date
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "Filtered",
+    "Finding",
+    "Policy",
+    "PrivacyPolicy",
+    "SecretKind",
+    "apply",
+    "placeholder",
+    "redact",
+    "scan",
+]
+
+
+class SecretKind(StrEnum):
+    CARD = "card"
+    CN_ID = "cn_id"
+    PHONE = "phone"
+    EMAIL = "email"
+    API_KEY = "api_key"
+    PASSWORD = "password"
+
+
+class Policy(StrEnum):
+    REDACT = "redact"  # replace the span with a typed placeholder
+    DROP = "drop"  # do not store the text at all
+    ALLOW = "allow"  # leave it as is
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """Where a secret is: offsets into the scanned text, never the text itself."""
+
+    kind: SecretKind
+    start: int
+    end: int
+
+
+@dataclass(frozen=True, slots=True)
+class Filtered:
+    """Result of `apply`. `text` is None when the policy says drop."""
+
+    text: str | None = field(repr=False)  # may still hold `allow`ed values
+    findings: tuple[Finding, ...]
+    dropped: bool
+    kinds: frozenset[SecretKind]
+
+
+class PrivacyPolicy(BaseModel):
+    """One action per category; a category left unset follows `default`.
+
+    `PrivacyPolicy(card="drop")`, `PrivacyPolicy(default="allow", password="redact")`,
+    or `PrivacyPolicy.model_validate(config_dict)`. Unknown keys are an error so
+    a typo in a config file cannot silently let secrets through.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    default: Policy = Policy.REDACT
+    card: Policy | None = None
+    cn_id: Policy | None = None
+    phone: Policy | None = None
+    email: Policy | None = None
+    api_key: Policy | None = None
+    password: Policy | None = None
+
+    def action(self, kind: SecretKind) -> Policy:
+        value = getattr(self, kind.value)
+        return self.default if value is None else value
+
+
+_DEFAULT_POLICY = PrivacyPolicy()
+_PLACEHOLDERS = {kind: f"[REDACTED:{kind.value}]" for kind in SecretKind}
+_PLACEHOLDER_TUPLE = tuple(_PLACEHOLDERS.values())
+
+
+def placeholder(kind: SecretKind) -> str:
+    """The typed marker that replaces a redacted span (never detected itself)."""
+    return _PLACEHOLDERS[kind]
+
+
+# --------------------------------------------------------------------------
+# Regexes. ASCII mode: Chinese characters are "\w" in Unicode mode, which
+# would break the boundaries in "电话13812345678".
+
+_A = re.ASCII
+_X = re.ASCII | re.VERBOSE
+
+_DIGIT = re.compile(r"[0-9]")
+# A stretch of digits with the separators phone/card/ID numbers use; only
+# stretches with enough digits are handed to the number detectors.
+_NUM_RUN = re.compile(r"[0-9](?:[ ()./+-]{0,3}[0-9]){6,}")
+
+# A number must not continue a longer run of digits or a word on either side.
+_NUM_HEAD = r"(?<![A-Za-z0-9_+./])(?<![0-9][ -])"
+_NUM_TAIL = r"(?![ -]?[0-9])(?![A-Za-z0-9_])"
+
+_CARD = re.compile(_NUM_HEAD + r"[2-6][0-9](?:[ -]?[0-9]){11,17}" + _NUM_TAIL, _A)
+_CN_ID18 = re.compile(
+    _NUM_HEAD + r"([1-8][0-9]{5})[ -]?((?:18|19|20)[0-9]{2})([01][0-9])([0-3][0-9])"
+    r"[ -]?([0-9]{3}[0-9Xx])" + _NUM_TAIL,
+    _A,
+)
+_CN_ID15 = re.compile(
+    _NUM_HEAD + r"([1-8][0-9]{5})([0-9]{2})([01][0-9])([0-3][0-9])[0-9]{3}" + _NUM_TAIL, _A
+)
+_PHONE_CN = re.compile(
+    r"(?<![A-Za-z0-9_+./])(?<![0-9][ -])"
+    r"(?:(?:\+|00)86[ -]?|\(\+?86\)[ ]?|86[ -])?1[3-9][0-9][ -]?[0-9]{4}[ -]?[0-9]{4}" + _NUM_TAIL,
+    _A,
+)
+_PHONE_INTL = re.compile(
+    r"(?<![A-Za-z0-9_+])\+[1-9][0-9]{0,2}(?:[ .-]?\(?[0-9]{1,4}\)?){2,6}"
+    r"(?![ .-]?[0-9])(?![A-Za-z0-9_%])",
+    _A,
+)
+_PHONE_NANP = re.compile(
+    r"(?<![A-Za-z0-9_+./(-])(?<![0-9][ .-])"
+    r"(?:\([2-9][0-9]{2}\)[ -]?|[2-9][0-9]{2}[.-])[2-9][0-9]{2}[.-][0-9]{4}"
+    r"(?![ .-]?[0-9])(?![A-Za-z0-9_])",
+    _A,
+)
+_PHONE_LANDLINE_CN = re.compile(
+    _NUM_HEAD + r"(?:\(0[1-9][0-9]{1,2}\)[ -]?|0[1-9][0-9]{1,2}[ -])[2-9][0-9]{2,3}[ -]?[0-9]{4}" + _NUM_TAIL,
+    _A,
+)
+# Keywords before a number (matched on lower case): the nearest one decides
+# whether it may be a secret.
+_NUM_CONTEXT = re.compile(
+    r"(order|tracking|invoice|ref\b|reference|transaction|txn|serial|isbn|sku\b|parcel|shipment|"
+    r"waybill|订单|单号|运单|快递|物流|流水|编号|交易号|序列号|发票|型号|批号|工单)"
+    r"|(card|visa|master|amex|卡|身份证|phone|mobile|\bcell|\btel\b|call|whatsapp|"
+    r"电话|手机|联系|微信)"
+)
+
+_CLAUSE_ENDS = "，。；！？,;!?\n"
+_AMOUNT_BEFORE = re.compile(r"(?:[¥￥$€£]|rmb|usd|cny|eur)\s*$", re.I)
+_AMOUNT_AFTER = re.compile(
+    r"\s*(?:元|块|万|亿|美元|円|圆|次|yuan|dollars|usd|rmb|cny|eur|euros|bytes)", re.I
+)
+
+_EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}"
+    r"@(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+([A-Za-z]{2,24})(?![A-Za-z0-9_-])",
+    _A,
+)
+_FILE_EXT = frozenset("png jpg jpeg gif svg webp ico bmp tif tiff pdf js css".split())
+
+_USERINFO = re.compile(r"[A-Za-z0-9._~%+!$&'()*,;=:-]*")
+_URL_CRED = re.compile(
+    r"[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~%!$&'()*+,;=-]+:([A-Za-z0-9._~%!$&'()*+,;=:-]{1,128})@", _A
+)
+
+_API_PREFIXED = re.compile(
+    r"""
+    (?<![A-Za-z0-9_-])
+    (?:
+        (sk-(?:proj-|ant-(?:api|admin)[0-9]{2}-|svcacct-|admin-)?)[A-Za-z0-9_-]{20,}
+      | (?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,}
+      | gh[pousr]_[A-Za-z0-9]{30,}
+      | github_pat_[A-Za-z0-9_]{30,}
+      | xox[abposr]-[A-Za-z0-9-]{10,}
+      | (?:AKIA|ASIA)[A-Z0-9]{16}
+      | AIza[A-Za-z0-9_-]{35}
+      | glpat-[A-Za-z0-9_-]{20,}
+      | hf_[A-Za-z0-9]{30,}
+      | npm_[A-Za-z0-9]{36}
+      | pypi-[A-Za-z0-9_-]{50,}
+      | eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}
+    )
+    (?![A-Za-z0-9_-])
+    """,
+    _X,
+)
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?"
+    r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+    re.S,
+)
+_BEARER = re.compile(r"(?i)(?<![A-Za-z0-9])bearer\s+([A-Za-z0-9._~+/-]{12,}=*)", _A)
+_KEY_VALUE = re.compile(
+    r"""(?ix)
+    (?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])?
+    (?:api[_-]?key|apikey|client[_-]?secret|secret[_-]?access[_-]?key|access[_-]?key(?:[_-]?id)?
+       |secret(?:[_-]?key)?|private[_-]?key|(?:access|auth|refresh|api|session|bearer)?[_-]?token
+       |sig|signature|key|密钥|秘钥|令牌)
+    ["']?\s*(?:[:=：]|是|为)\s*["']?
+    ([A-Za-z0-9_+/=.~-]{12,})
+    """
+)
+
+# Long random strings that are public by nature: SSH public keys, data URIs,
+# subresource-integrity / content hashes.
+_NOT_SECRET_BEFORE = re.compile(
+    r"(?:ssh-(?:rsa|ed25519|dss)|ecdsa-sha2-nistp[0-9]+|base64,|integrity=[\"']?)\s*$"
+)
+_NOT_SECRET_PREFIX = re.compile(r"(?:sha(?:1|224|256|384|512)|md5)[-_:=]", re.I)
+_TOKEN = re.compile(r"(?<![A-Za-z0-9_+/=-])[A-Za-z0-9_+/=-]{24,}(?![A-Za-z0-9_+/=-])", _A)
+_SEPARATORS = re.compile(r"[-_/]+")
+_HEXLIKE = re.compile(r"(?:0x)?[0-9a-fA-F]+|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+# Pieces of an identifier: lower/upper words, acronyms, digit runs.
+_PIECES = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+# Letter pairs common in English words and pinyin syllables: words are made of
+# them, random strings mostly are not (about 1 pair in 3).
+_BIGRAMS = frozenset(
+    (
+        "ab ac ad ag ai ak al am an ao ap ar as at au ay ba be bi bl bo br bs bu ca ce ch "
+        "ci ck cl co cr ct cu da dd de di dl do dr ds du ea ec ed ee ef eg ei el em en ep "
+        "eq er es et ev ew ex ey fa fe ff fi fl fo fr fu ga ge gh gi go gr gs gu ha he hi "
+        "ho ht hu ia ib ic id ie if ig il im in io ip ir is it iu iv ix iz ja je ji jo ju "
+        "ka ke ki ko ku la ld le li ll lo ls lt lu ly ma me mi mm mo mp ms mu na nc nd ne "
+        "nf ng ni nn no ns nt nu nv oa ob oc od og ok ol om on oo op or os ot ou ov ow pa "
+        "pe pi pl po pp pr ps pt pu py qa qe qi qo qu ra rc rd re rg ri rl rm rn ro rr rs "
+        "rt ru ry sa sc se sh si sl so sp ss st su sy ta tc td te th ti tl to tp tr ts tt "
+        "tu ty ua ub ue ui ul um un uo up ur us ut va ve vi wa we wi wo wu xa xe xi xo xt "
+        "xu ya ye yi yo yp ys yu za ze zh zi zo zu"
+    ).split()
+)
+_WORDY_PAIRS = 0.7  # share of common pairs that makes a piece a word
+
+# Passwords. Value: quoted anything, or an ASCII run (a Chinese sentence
+# goes on right after it: "密码是abc123你记一下").
+_QUOTED = (
+    r"""(?:"([^"\n]{1,128})"|'([^'\n]{1,128})'|“([^”\n]{1,128})”"""
+    r"""|「([^」\n]{1,128})」|`([^`\n]{1,128})`)"""
+)
+_BARE = r"([\x21-\x7e]{1,128})"
+_PW_KEYWORD_PROSE = r"(?:pass(?:word|code|phrase)|passwd|pwd)"
+_PW_PROSE = re.compile(
+    r"(?i)(?<![A-Za-z0-9])" + _PW_KEYWORD_PROSE
+    + r"(?:\s+(?:for|to|of|on)\s+[^.,;:!?\n\"'“]{1,40}?)?\s+(?:is|was|will\s+be|=)\s*[:：]?\s*"
+    + r"(?:" + _QUOTED + r"|" + _BARE + r")",
+)
+_PW_SET = re.compile(
+    r"(?i)(?<![A-Za-z0-9])(?:set|change|changed|reset|update|updated)\s+(?:my|the|your|our|his|her)?\s*"
+    + _PW_KEYWORD_PROSE + r"\s+to\s+(?:" + _QUOTED + r"|" + _BARE + r")",
+)
+_PW_ASSIGN = re.compile(
+    r"(?i)(?<![A-Za-z0-9])"
+    r"(?:(?:[A-Za-z0-9]+[_.-])?(?:pass(?:word|code|phrase)|passwd|pwd|pw)|[A-Za-z0-9]+[_.-]pass)"
+    r"[\"']?\s*[:=：]\s*(?:" + _QUOTED + r"|" + _BARE + r")",
+)
+# Keyword then the value with nothing between ("wifi password 88886666",
+# "密码123456"): only values with a digit, 6+ characters.
+_PW_BARE = re.compile(
+    r"(?i)(?:(?<![A-Za-z0-9])(?:password|passwd|passcode|pwd)\s+|(?:密码|密碼|口令)\s*)"
+    r"([\x21-\x7e]{6,64})"
+)
+_PW_PIN = re.compile(r"(?i)(?<![A-Za-z0-9])pin(?:\s*code)?\s*(?:is|[:=：])\s*([0-9]{4,8})(?![0-9])")
+_PW_ZH = re.compile(
+    r"(?:密码|密碼|口令)\s*"
+    r"(?:就是|是|为|為|改成了?|改为|设为|设置为|设成|[:：=])\s*[:：]?\s*"
+    r"(?:" + _QUOTED + r"|" + _BARE + r")",
+)
+_PW_TRAIL = ".,;:)]}>\"'，。；：）】」』"
+_PW_OPENER = {")": "(", "]": "[", "}": "{", ">": "<"}
+# Words that follow "password is/:" without being one: function words, states
+# ("…is wrong"), type names in code ("password: str").
+_PW_STOP = frozenset(
+    """password passwd pwd pass str string int bool bytes any text varchar char true false
+    optional secretstr field secret redacted masked example changeme
+    is was the a an my your our his her their its this that these those it there here
+    and or but not no never too very so also still just now then
+    in on at of for to from by with as into about after before below above under
+    required wrong incorrect correct invalid valid expired same different reset changed
+    empty missing blank weak strong secure safe saved stored set hidden sent forgotten
+    what which who where when how why none null nil undefined unknown see
+    needed necessary case-sensitive long short simple easy hard complicated
+    protected encrypted unchanged something anything nothing""".split()
+)
+_PW_SUFFIX = ("ed", "ing", "ly", "able", "ible", "ive", "ous")
+# A reference in code, not a value: os.environ["X"], getpass(), self.password, /home/me.
+_PW_CODE = re.compile(
+    r"[A-Za-z_$][\w$.]*[(\[]|[A-Za-z_$]+(?:\.[A-Za-z_$]+)+$|[/~]|\./", re.A
+)
+
+
+# --------------------------------------------------------------------------
+# Validators.
+
+_CN_REGIONS = frozenset(
+    "11 12 13 14 15 21 22 23 31 32 33 34 35 36 37 41 42 43 44 45 46 "
+    "50 51 52 53 54 61 62 63 64 65 71 81 82 83".split()
+)
+_CN_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
+_CN_CHECK = "10X98765432"
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = ord(ch) - 48
+        if i & 1:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return total % 10 == 0
+
+
+def _valid_date(year: int, month: int, day: int) -> bool:
+    if year < 1900:
+        return False
+    try:
+        born = date(year, month, day)
+    except ValueError:
+        return False
+    return born <= date.today()
+
+
+def _cn_id18_valid(number: str) -> bool:
+    """Region, birth date and ISO 7064 MOD 11-2 check character."""
+    if number[:2] not in _CN_REGIONS:
+        return False
+    if not _valid_date(int(number[6:10]), int(number[10:12]), int(number[12:14])):
+        return False
+    total = sum(int(c) * w for c, w in zip(number[:17], _CN_WEIGHTS))
+    return _CN_CHECK[total % 11] == number[17].upper()
+
+
+def _entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
+
+
+def _wordy(token: str) -> bool:
+    """Made of words (identifiers, paths, pinyin), not random characters."""
+    letters = wordy = 0
+    for piece in _PIECES.findall(token):
+        if not piece[0].isalpha():
+            continue
+        letters += len(piece)
+        if len(piece) >= 3:
+            low = piece.lower()
+            common = sum(low[i : i + 2] in _BIGRAMS for i in range(len(low) - 1))
+            if common >= _WORDY_PAIRS * (len(low) - 1):
+                wordy += len(piece)
+    return wordy >= 0.5 * letters
+
+
+def _looks_random(token: str) -> bool:
+    """Letters and digits mixed, high entropy, not hex, and not made of words."""
+    if not _mixed(token) or _HEXLIKE.fullmatch(token):
+        return False
+    # A uniformly random base62 string of length n has entropy close to
+    # log2(n) for short n; demand most of it (capped for long tokens).
+    if _entropy(token) < min(0.8 * math.log2(len(token)), 4.0):
+        return False
+    return not _wordy(token)
+
+
+def _mixed(s: str) -> bool:
+    return any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
+
+
+# --------------------------------------------------------------------------
+# Detection.
+
+# Candidate = (tier, rank, start, end, kind). Lower tier wins an overlap, then
+# the longer span, then the lower rank: structured/prefixed > contextual >
+# phone > generic token.
+_Cand = tuple[int, int, int, int, SecretKind]
+
+
+def _numbers_context_ok(text: str, start: int, end: int) -> bool:
+    """False for an amount (¥15000000000, 15000000000元) or when the nearest
+    keyword before the number, in the same clause, calls it an order/tracking number."""
+    if _AMOUNT_BEFORE.search(text, max(0, start - 6), start) or _AMOUNT_AFTER.match(text, end):
+        return False
+    window = text[max(0, start - 32) : start].lower()
+    cut = max(window.rfind(ch) for ch in _CLAUSE_ENDS)  # same clause only
+    window = window[cut + 1 :]
+    last = None
+    for m in _NUM_CONTEXT.finditer(window):
+        last = m
+    return last is None or last.group(1) is None
+
+
+def _in_url(text: str, start: int) -> bool:
+    """Inside a whitespace-delimited chunk that has a scheme before `start`."""
+    chunk_start = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start), text.rfind("\t", 0, start))
+    return "://" in text[chunk_start + 1 : start]
+
+
+def _number_windows(text: str) -> list[tuple[int, int]]:
+    """Merged spans around digit stretches long enough to be a phone/card/ID."""
+    windows: list[tuple[int, int]] = []
+    for m in _NUM_RUN.finditer(text):
+        # room for a "+86 "/"(+86) " prefix before and a look-ahead after
+        start, end = max(0, m.start() - 6), min(len(text), m.end() + 3)
+        if windows and start <= windows[-1][1]:
+            windows[-1] = (windows[-1][0], end)
+        else:
+            windows.append((start, end))
+    return windows
+
+
+def _numeric(text: str, out: list[_Cand]) -> None:
+    """Cards, ID numbers and phones, looked for only around long digit stretches."""
+    for pos, endpos in _number_windows(text):
+        for m in _CN_ID18.finditer(text, pos, endpos):
+            number = m.group(1) + m.group(2) + m.group(3) + m.group(4) + m.group(5)
+            if _cn_id18_valid(number) and _numbers_context_ok(text, m.start(), m.end()):
+                out.append((0, 0, m.start(), m.end(), SecretKind.CN_ID))
+        for m in _CARD.finditer(text, pos, endpos):
+            digits = m.group().replace(" ", "").replace("-", "")
+            if _luhn(digits) and _numbers_context_ok(text, m.start(), m.end()):
+                out.append((0, 1, m.start(), m.end(), SecretKind.CARD))
+        for m in _CN_ID15.finditer(text, pos, endpos):
+            if (
+                m.group(1)[:2] in _CN_REGIONS
+                and _valid_date(1900 + int(m.group(2)), int(m.group(3)), int(m.group(4)))
+                and _numbers_context_ok(text, m.start(), m.end())
+            ):
+                out.append((0, 2, m.start(), m.end(), SecretKind.CN_ID))
+        for rx in (_PHONE_CN, _PHONE_LANDLINE_CN, _PHONE_NANP, _PHONE_INTL):
+            for m in rx.finditer(text, pos, endpos):
+                if rx is _PHONE_INTL and not 8 <= sum(c.isdigit() for c in m.group()) <= 15:
+                    continue
+                if _numbers_context_ok(text, m.start(), m.end()):
+                    out.append((2, 0, m.start(), m.end(), SecretKind.PHONE))
+
+
+def _emails(text: str, out: list[_Cand]) -> None:
+    """Addresses, and passwords in URL userinfo (both need an "@")."""
+    for m in _EMAIL.finditer(text):
+        if m.group(1).lower() in _FILE_EXT:  # icon@2x.png
+            continue
+        start = m.start()
+        if text.startswith(":", m.end()) and not text[m.end() + 1 : m.end() + 2].isspace():
+            continue  # git@github.com:org/repo.git, an ssh remote
+        scheme = text.rfind("://", max(0, start - 256), start)
+        if scheme != -1 and _USERINFO.fullmatch(text, scheme + 3, start):
+            continue  # user@host in a URL's authority, not an address
+        out.append((0, 3, start, m.end(), SecretKind.EMAIL))
+    for m in _URL_CRED.finditer(text):
+        if not _is_placeholder_value(m.group(1)):
+            out.append((0, 0, m.start(1), m.end(1), SecretKind.PASSWORD))
+
+
+def _is_placeholder_value(value: str) -> bool:
+    """Our own placeholder, a template variable or a mask: nothing to hide."""
+    return (
+        "[REDACTED:" in value
+        or value.startswith(("<", "${", "{{", "%", "$"))
+        or set(value) <= {"*", "x", "X", "•", "·", "."}
+    )
+
+
+def _keyword_matches(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
+    """Like finditer, but the next search starts at the value, so a keyword
+    inside a rejected value ("password is token: client_secret: …") is seen."""
+    pos = 0
+    while (m := rx.search(text, pos)) is not None:
+        yield m
+        value = next((m.start(i) for i in range(1, rx.groups + 1) if m.start(i) != -1), m.end())
+        pos = max(value, m.start() + 1)
+
+
+def _touches_placeholder(text: str, start: int, end: int) -> bool:
+    """Glued to a placeholder: the rest of a value redacted before, not a new one."""
+    return text.startswith("[REDACTED:", end) or (
+        start > 0 and text[start - 1] == "]" and text.endswith(_PLACEHOLDER_TUPLE, 0, start)
+    )
+
+
+def _password_value(m: re.Match[str], mode: str) -> tuple[int, int] | None:
+    """Span of the stated password, or None when what follows is not a value.
+
+    mode: "prose" ("my password is …"), "assign" ("password: …", "密码是…"),
+    "bare" ("password 88886666").
+    """
+    for i in range(1, m.re.groups + 1):
+        value = m.group(i)
+        if value is None:
+            continue
+        start, end = m.start(i), m.end(i)
+        quoted = i < m.re.groups
+        if not quoted:
+            while end > start and value[end - start - 1] in _PW_TRAIL:
+                closer = value[end - start - 1]
+                if closer in _PW_OPENER and _PW_OPENER[closer] in value[: end - start - 1]:
+                    break  # P@ss(w0rd): the bracket is part of it
+                end -= 1
+            value = value[: end - start]
+        low = value.lower()
+        if (
+            len(value.strip()) < 4
+            or _is_placeholder_value(value)
+            or low in _PW_STOP
+            or (not quoted and _PW_CODE.match(value) is not None)
+        ):
+            return None
+        if mode == "prose" and not quoted and low == value and low.isalpha() and low.endswith(_PW_SUFFIX):
+            return None  # "…is encrypted", "…is expiring"
+        if mode == "bare" and not any(c.isdigit() for c in value):
+            return None
+        return start, end
+    return None
+
+
+_PW_RULES = (
+    (_PW_PROSE, "prose"),
+    (_PW_SET, "prose"),
+    (_PW_ASSIGN, "assign"),
+    (_PW_ZH, "assign"),
+    (_PW_BARE, "bare"),
+)
+
+
+def _passwords(text: str, out: list[_Cand], words: bool, pin: bool) -> None:
+    """Stated passwords (EN/ZH): the value only."""
+    if words:
+        for rx, mode in _PW_RULES:
+            for m in _keyword_matches(rx, text):
+                span = _password_value(m, mode)
+                if span:
+                    out.append((1, 0, span[0], span[1], SecretKind.PASSWORD))
+    if pin:
+        for m in _PW_PIN.finditer(text):
+            out.append((1, 0, m.start(1), m.end(1), SecretKind.PASSWORD))
+
+
+def _contextual_keys(text: str, lower: str, out: list[_Cand]) -> None:
+    """`Bearer <token>`, `api_key=…`, `token: …`: values named as secrets."""
+    if "bearer" in lower:
+        for m in _BEARER.finditer(text):
+            if _named_value_ok(m.group(1)):
+                out.append((1, 0, m.start(1), m.end(1), SecretKind.API_KEY))
+    if (
+        "key" in lower or "secret" in lower or "token" in lower or "sig" in lower
+        or "密钥" in text or "秘钥" in text or "令牌" in text
+    ):
+        for m in _keyword_matches(_KEY_VALUE, text):
+            value = m.group(1).rstrip(".")
+            if _named_value_ok(value) and not _touches_placeholder(text, m.start(1), m.start(1) + len(value)):
+                out.append((1, 0, m.start(1), m.start(1) + len(value), SecretKind.API_KEY))
+
+
+def _named_value_ok(value: str) -> bool:
+    """A value after a key/token keyword: mixed, 12+ chars, hex allowed, not words."""
+    if len(value) < 12 or not _mixed(value):
+        return False
+    return _HEXLIKE.fullmatch(value) is not None or not _wordy(value)
+
+
+def _plain_part(part: str) -> bool:
+    return part.isdigit() or len(part) <= 3 or (len(part) >= 7 and bool(_HEXLIKE.fullmatch(part))) or _wordy(part)
+
+
+def _structured(token: str) -> bool:
+    """A path or slug (a/b/c, draft-madden-jose-04) whose parts are mostly words,
+    numbers or hashes; random tokens have few separators and random parts."""
+    parts = [p for p in _SEPARATORS.split(token) if p]
+    if len(parts) < (2 if "/" in token else 3):
+        return False
+    plain = sum(1 for p in parts if _plain_part(p))
+    return plain * 2 > len(parts) or (token.count("/") >= 3 and plain >= 2)
+
+
+def _generic_tokens(text: str, out: list[_Cand]) -> None:
+    """Long random-looking tokens not already inside a structured finding."""
+    claimed = sorted((c[2], c[3]) for c in out if c[0] <= 1)
+    claimed_starts = [s for s, _ in claimed]
+    reach = list(accumulate((e for _, e in claimed), max))  # furthest end so far
+    for m in _TOKEN.finditer(text):
+        start, token = m.start(), m.group()
+        i = bisect_left(claimed_starts, m.end())
+        if i and reach[i - 1] > start:
+            continue  # inside or around a key already found: never its leftovers
+        if _touches_placeholder(text, start, m.end()):
+            continue
+        eq = token.rstrip("=").rfind("=")
+        if eq != -1:  # name=value: only the value
+            start += eq + 1
+            token = token[eq + 1 :]
+        if len(token) < 24:
+            continue
+        lead = len(token) - len(token.lstrip("/+-_="))
+        start += lead
+        token = token[lead:]
+        if _in_url(text, start) or _NOT_SECRET_BEFORE.search(text, max(0, m.start() - 24), m.start()):
+            continue
+        if _NOT_SECRET_PREFIX.match(token) or _structured(token):
+            continue
+        if _looks_random(token):
+            out.append((3, 0, start, start + len(token), SecretKind.API_KEY))
+
+
+def _prefixed_keys(text: str, out: list[_Cand]) -> None:
+    """Keys whose vendor prefix makes them unambiguous."""
+    for m in _API_PREFIXED.finditer(text):
+        if m.group(1) is not None and not _mixed(m.group()[len(m.group(1)) :]):
+            continue  # "sk-" followed by words, not a key
+        out.append((0, 0, m.start(), m.end(), SecretKind.API_KEY))
+
+
+def _resolve(cands: list[_Cand]) -> list[Finding]:
+    """Keep the best candidate of each overlapping group, in text order."""
+    if len(cands) > 1:
+        cands.sort(key=lambda c: (c[0], c[2] - c[3], c[1], c[2]))
+    starts: list[int] = []  # kept spans are disjoint: sorted starts, sorted ends
+    ends: list[int] = []
+    found: list[Finding] = []
+    for _tier, _rank, start, end, kind in cands:
+        i = bisect_left(starts, end)
+        if i and ends[i - 1] > start:
+            continue
+        starts.insert(i, start)
+        ends.insert(i, end)
+        found.append(Finding(kind, start, end))
+    found.sort(key=lambda f: f.start)
+    return found
+
+
+def _may_have_prefixed_key(text: str) -> bool:
+    # Every prefix in _API_PREFIXED has "_" or one of these.
+    return (
+        "_" in text or "sk-" in text or "xox" in text or "glpat-" in text or "pypi-" in text
+        or "AKIA" in text or "ASIA" in text or "AIza" in text or "eyJ" in text
+    )
+
+
+def scan(text: str) -> list[Finding]:
+    """Every secret in `text`, non-overlapping, in order of position."""
+    if not text:
+        return []
+    lower = text.lower()  # keyword presence only, never offsets
+    has_digit = _DIGIT.search(text) is not None
+    has_at = "@" in text
+    has_pw = "pass" in lower or "pw" in lower or "密码" in text or "密碼" in text or "口令" in text
+    has_pin = has_digit and "pin" in lower
+    has_key = _may_have_prefixed_key(text)
+    has_pem = "PRIVATE KEY" in text
+    if not (has_digit or has_at or has_pw or has_key or has_pem):
+        return []
+    cands: list[_Cand] = []
+    if has_digit:
+        _numeric(text, cands)
+    if has_at:
+        _emails(text, cands)
+    if has_pw or has_pin:
+        _passwords(text, cands, has_pw, has_pin)
+    if has_key:
+        _prefixed_keys(text, cands)
+    if has_pem:
+        for m in _PRIVATE_KEY.finditer(text):
+            cands.append((0, 0, m.start(), m.end(), SecretKind.API_KEY))
+    if has_digit:
+        _contextual_keys(text, lower, cands)
+        _generic_tokens(text, cands)
+    return _resolve(cands) if cands else []
+
+
+def _replace(text: str, findings: Sequence[Finding], policy: PrivacyPolicy) -> str:
+    """Every finding not allowed by `policy` replaced by its placeholder."""
+    parts: list[str] = []
+    pos = 0
+    for f in findings:
+        if policy.action(f.kind) is Policy.ALLOW:
+            continue
+        parts.append(text[pos : f.start])
+        parts.append(_PLACEHOLDERS[f.kind])
+        pos = f.end
+    if not parts:
+        return text
+    parts.append(text[pos:])
+    return "".join(parts)
+
+
+def apply(text: str, policy: PrivacyPolicy | None = None) -> Filtered:
+    """Apply `policy` before storing: redact, or drop the whole text, or allow.
+
+    `findings` and `kinds` list everything detected, allowed categories
+    included, so callers can tag what they keep.
+    """
+    policy = policy or _DEFAULT_POLICY
+    findings = tuple(scan(text))
+    if not findings:
+        return Filtered(text, (), False, frozenset())
+    kinds = frozenset(f.kind for f in findings)
+    if any(policy.action(k) is Policy.DROP for k in kinds):
+        return Filtered(None, findings, True, kinds)
+    return Filtered(_replace(text, findings, policy), findings, False, kinds)
+
+
+def redact(text: str, policy: PrivacyPolicy | None = None) -> str:
+    """Text safe to return: every non-`allow` finding replaced (`drop` redacts here)."""
+    findings = scan(text)
+    if not findings:
+        return text
+    return _replace(text, findings, policy or _DEFAULT_POLICY)
