@@ -1,0 +1,1 @@
+"""Embedding and LLM providers behind small protocols."""

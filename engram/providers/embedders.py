@@ -1,0 +1,82 @@
+"""The `Embedder` protocol and the offline default, wordllama.
+
+wordllama ships its weights and tokenizer inside its wheel, so the default
+path never touches the network. Its 0.4.0.post1 `load()` looks for the
+tokenizer in the wrong folder and then tries to download it; pointing
+`cache_dir` at the package folder with downloads disabled loads it offline.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from engram.config import Settings
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into L2-normalised float32 rows."""
+
+    name: str
+    dim: int
+
+    def embed(self, texts: list[str]) -> np.ndarray: ...
+
+
+def normalise_rows(matrix: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(matrix, dtype=np.float32)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return matrix / norms
+
+
+class WordLlamaEmbedder:
+    """Static token embeddings (256-d by default): ~0.1 ms per short text on a CPU."""
+
+    def __init__(self, dim: int = 256) -> None:
+        if dim not in (64, 128, 256):
+            raise ValueError(f"wordllama supports dimensions 64, 128 or 256, not {dim}")
+        self.dim = dim
+        self.name = f"wordllama-l2-supercat-{dim}"
+        self._model = None
+        self._lock = threading.Lock()
+
+    def _load(self):
+        with self._lock:
+            if self._model is None:
+                import wordllama
+                from wordllama import WordLlama
+
+                self._model = WordLlama.load(
+                    cache_dir=Path(wordllama.__file__).parent,
+                    disable_download=True,
+                    dim=self.dim,
+                )
+        return self._model
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        model = self._model or self._load()
+        return normalise_rows(model.embed(list(texts), norm=False))
+
+
+def make_embedder(settings: Settings) -> Embedder:
+    """The embedder the configuration asks for."""
+    if settings.embedder == "openai":
+        from engram.providers.openai_compat import EmbeddingSettings, OpenAICompatEmbedder
+
+        return OpenAICompatEmbedder(
+            EmbeddingSettings(
+                base_url=settings.embedding_base_url,
+                model=settings.embedding_model,
+                api_key=settings.embedding_api_key,
+                timeout=settings.embedding_timeout,
+            )
+        )
+    return WordLlamaEmbedder(settings.embedding_dim)
