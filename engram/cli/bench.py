@@ -1,0 +1,268 @@
+"""`engram bench …`: retrieval recall on LoCoMo and MADial-Bench, latency and throughput at scale.
+
+The runners live in `engram.bench`; this module parses options and renders tables.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Any, Optional
+
+import typer
+from rich import box
+from rich.table import Table
+
+from engram.cli.render import console
+
+bench_app = typer.Typer(
+    name="bench",
+    help="Benchmarks: LoCoMo / MADial retrieval recall against baselines, latency at scale.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+OutOpt = Annotated[Path, typer.Option("--out", "-o", help="folder for the JSON results and the PNG chart")]
+KsOpt = Annotated[str, typer.Option("-k", "--ks", help="comma-separated cut-offs")]
+SystemsOpt = Annotated[
+    str,
+    typer.Option(
+        "--systems", "-s",
+        help="comma-separated: engram, engram-bm25, engram-dense, bm25, dense, rrf",
+    ),
+]
+SetOpt = Annotated[
+    Optional[list[str]],
+    typer.Option("--set", help="engram setting for the engram systems, KEY=VALUE (repeatable)"),
+]
+BatchOpt = Annotated[
+    int, typer.Option("--batch", min=1, help="turns per Memory.add_many call when ingesting (1: per-turn latency)")
+]
+ALL_SYSTEMS = "engram,engram-bm25,engram-dense,bm25,dense,rrf"
+
+
+def _fail(message: str) -> None:
+    console.print(f"[red]error:[/] {message}")
+    raise typer.Exit(1)
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        values = [int(v.replace("_", "")) for v in text.split(",") if v.strip()]
+    except ValueError:
+        _fail(f"{what} must be comma-separated integers, not {text!r}")
+    if not values or min(values) < 1:
+        _fail(f"{what} must be positive integers")
+    return values
+
+
+def _names(text: str) -> list[str]:
+    return [v.strip() for v in text.split(",") if v.strip()]
+
+
+def _settings(pairs: list[str] | None) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            _fail(f"--set takes KEY=VALUE, not {pair!r}")
+        try:
+            out[key.strip()] = json.loads(value)
+        except json.JSONDecodeError:
+            out[key.strip()] = value
+    return out
+
+
+@contextmanager
+def _progress(title: str) -> Iterator[Callable[[str], None]]:
+    with console.status(title) as status:
+        yield lambda message: status.update(f"{title} {message}")
+
+
+def _ms(value: float) -> str:
+    return f"{value:.2f}" if value < 10 else f"{value:.1f}" if value < 100 else f"{value:,.0f}"
+
+
+def _all_k(ks: list[int]) -> int:
+    return max([k for k in ks if k <= 10] or ks[:1])
+
+
+def _table(title: str) -> Table:
+    return Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, pad_edge=False)
+
+
+def _scores_table(report: Any, title: str, pick: Callable[[Any], Any]) -> Table:
+    ak = _all_k(report.ks)
+    table = _table(title)
+    table.add_column("system", no_wrap=True)
+    for k in report.ks:
+        table.add_column(f"R@{k}", justify="right", no_wrap=True)
+    table.add_column(f"All@{ak}", justify="right", no_wrap=True)
+    table.add_column("MRR", justify="right", no_wrap=True)
+    best = {
+        k: max((pick(s).recall[k] for s in report.systems if pick(s) is not None), default=None)
+        for k in report.ks
+    }
+    for system in report.systems:
+        scores = pick(system)
+        if scores is None:
+            continue
+        cells = [system.system]
+        for k in report.ks:
+            value = scores.recall[k]
+            cells.append(f"[bold]{value:.3f}[/]" if value == best[k] else f"{value:.3f}")
+        cells += [f"{scores.all_at[ak]:.3f}", f"{scores.mrr:.3f}"]
+        table.add_row(*cells)
+    return table
+
+
+def _latency_table(report: Any) -> Table:
+    table = _table("latency, ms (ingest: per document)")
+    for column in ("system", "ingest p50", "ingest p95", "search p50", "search p95", "search p99"):
+        table.add_column(column, justify="left" if column == "system" else "right", no_wrap=True)
+    for system in report.systems:
+        i, q = system.ingest_ms, system.search_ms
+        table.add_row(system.system, _ms(i.p50), _ms(i.p95), _ms(q.p50), _ms(q.p95), _ms(q.p99))
+    return table
+
+
+def render_retrieval(report: Any) -> None:
+    skipped: dict[str, int] = {}
+    for corpus in report.corpora:
+        for reason, n in corpus.skipped.items():
+            skipped[reason] = skipped.get(reason, 0) + n
+    console.print(
+        f"[bold]{report.benchmark}[/]: {len(report.corpora)} corpora, {report.n_docs:,} documents, "
+        f"{report.n_queries:,} queries; {report.wall_s:.1f} s"
+        + (f"\n[dim]left out: {', '.join(f'{n} {r}' for r, n in skipped.items())}[/]" if skipped else "")
+    )
+    console.print(_scores_table(report, f"overall (n={report.n_queries})", lambda s: s.overall))
+    for category, n in report.queries_by_category.items():
+        if n:
+            console.print(
+                _scores_table(report, f"{category} (n={n})", lambda s, c=category: s.by_category.get(c))
+            )
+    console.print(_latency_table(report))
+    short = [s for s in report.systems if s.stored < report.n_docs]
+    for system in short:
+        console.print(f"[yellow]{system.system} stored {system.stored:,} of {report.n_docs:,} documents[/]")
+    if report.json_path:
+        console.print(f"results: {report.json_path}\nchart:   {report.png_path}")
+
+
+@bench_app.command("locomo")
+def locomo(
+    files: Annotated[list[Path], typer.Argument(help="LoCoMo files (locomo10.json or one conversation per file)")],
+    out: OutOpt = Path("bench-results"),
+    ks: KsOpt = "1,3,5,10,20",
+    systems: SystemsOpt = ALL_SYSTEMS,
+    max_sessions: Annotated[
+        Optional[int], typer.Option("--max-sessions", min=1, help="only the first N sessions (smoke runs)")
+    ] = None,
+    batch: BatchOpt = 1,
+    set_: SetOpt = None,
+) -> None:
+    """Turn-level retrieval recall on LoCoMo (categories 1-4), engram against BM25, dense and RRF."""
+    from engram.bench.retrieval import run_locomo
+
+    for path in files:
+        if not path.is_file():
+            _fail(f"{path}: no such file")
+    try:
+        with _progress("LoCoMo") as progress:
+            report = run_locomo(
+                files, _names(systems), _ints(ks, "-k"), out_dir=out, max_sessions=max_sessions,
+                ingest_batch=batch, engram_settings=_settings(set_), progress=progress,
+            )
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    render_retrieval(report)
+
+
+@bench_app.command("madial")
+def madial(
+    folder: Annotated[Path, typer.Argument(help="MADial folder: memory.jsonl + dialogue.jsonl, or zh/ and en/ of them")],
+    lang: Annotated[Optional[str], typer.Option("--lang", help="zh or en (default: each found)")] = None,
+    out: OutOpt = Path("bench-results"),
+    ks: KsOpt = "1,3,5,10,20",
+    systems: SystemsOpt = ALL_SYSTEMS,
+    scene: Annotated[bool, typer.Option("--scene/--no-scene", help="append the event's scene to its text")] = True,
+    all_turns: Annotated[
+        bool, typer.Option("--all-test-turns", help="one query per test turn (default: the first)")
+    ] = False,
+    batch: BatchOpt = 1,
+    set_: SetOpt = None,
+) -> None:
+    """Memory recall on MADial-Bench: query with the dialogue before the test turn."""
+    from engram.bench.retrieval import run_madial
+
+    if not folder.is_dir():
+        _fail(f"{folder}: no such folder")
+    langs = [lang] if lang else [l for l in ("zh", "en") if (folder / l / "memory.jsonl").is_file()] or [None]
+    for one in langs:
+        try:
+            with _progress(f"MADial {one or ''}") as progress:
+                report = run_madial(
+                    folder, one, _names(systems), _ints(ks, "-k"), out_dir=out, with_scene=scene,
+                    all_test_turns=all_turns, ingest_batch=batch, engram_settings=_settings(set_),
+                    progress=progress,
+                )
+        except (ValueError, OSError) as exc:
+            _fail(str(exc))
+        render_retrieval(report)
+
+
+@bench_app.command("scale")
+def scale(
+    sizes: Annotated[str, typer.Option("--sizes", help="memories in one scope, comma-separated")] = "10000",
+    users_total: Annotated[
+        int, typer.Option("--users-total", min=0, help="memories spread over --users users (0: skip)")
+    ] = 0,
+    users: Annotated[int, typer.Option("--users", min=1)] = 1000,
+    adds: Annotated[int, typer.Option("--adds", min=1, help="single adds timed per scope size")] = 200,
+    searches: Annotated[int, typer.Option("--searches", min=1, help="searches timed per phase")] = 300,
+    batch: Annotated[int, typer.Option("--batch", min=1, help="memories per add_many call")] = 5000,
+    quick: Annotated[bool, typer.Option("--quick", help="small sizes for a smoke run")] = False,
+    workdir: Annotated[Optional[Path], typer.Option("--workdir", help="where the temporary databases go")] = None,
+    out: OutOpt = Path("bench-results"),
+) -> None:
+    """Add and search latency, ingest throughput, memory and disk at 10k-1M memories (synthetic)."""
+    from engram.bench.scale import QUICK, run_scale
+
+    options: dict[str, Any] = {
+        "sizes": _ints(sizes, "--sizes"), "users_total": users_total, "users": users,
+        "adds": adds, "searches": searches,
+    }
+    if quick:
+        options.update(QUICK)
+    with _progress("scale") as progress:
+        report = run_scale(**options, batch=batch, workdir=workdir, out_dir=out, progress=progress)
+    table = Table(
+        title=f"scale ({report.wall_s:.0f} s) · latency ms p50/p95", title_justify="left",
+        box=box.SIMPLE_HEAD, pad_edge=False,
+    )
+    for column in (
+        "phase", "memories", "users", "ingest/s", "add", "add infer",
+        "search", "cold/warm p50", "peak RSS MB", "DB MB",
+    ):
+        table.add_column(column, justify="left" if column == "phase" else "right", no_wrap=column == "phase")
+
+    def pair(latency: Any) -> str:
+        return "" if latency is None else f"{_ms(latency.p50)}/{_ms(latency.p95)}"
+
+    for phase in report.phases:
+        table.add_row(
+            phase.name, f"{phase.memories:,}", f"{phase.users:,}", f"{phase.ingest_per_s:,.0f}",
+            pair(phase.add_ms), pair(phase.add_infer_ms), pair(phase.search_ms),
+            "" if phase.search_cold_ms is None
+            else f"{_ms(phase.search_cold_ms.p50)}/{_ms(phase.search_warm_ms.p50)}",
+            f"{phase.peak_rss_mb:,.0f}", f"{phase.db_mb:,.0f}",
+        )
+    console.print(table)
+    for phase in report.phases:
+        if phase.add_infer_actions:
+            actions = ", ".join(f"{n} {a}" for a, n in sorted(phase.add_infer_actions.items()))
+            console.print(f"[dim]{phase.name}: infer=True adds → {actions}[/]")
+    console.print(f"results: {report.json_path}")

@@ -1,0 +1,71 @@
+"""The CLI mirrors the library: every command against a real database file."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from engram.cli import app
+
+
+@pytest.fixture
+def cli(tmp_path):
+    runner = CliRunner()
+    db = str(tmp_path / "cli.db")
+
+    def invoke(*args: str):
+        result = runner.invoke(app, ["--db", db, *args])
+        return result
+
+    return invoke
+
+
+def test_add_search_list_get_edit_history_delete(cli):
+    added = cli("add", "I live in Berlin.", "--user", "u1", "--json")
+    assert added.exit_code == 0, added.output
+    memory_id = json.loads(added.output)[0]["memory"]["id"]
+    assert cli("add", "我住在北京", "--user", "u2").exit_code == 0
+
+    found = json.loads(cli("search", "where do I live", "--user", "u1", "--json").output)
+    assert [r["memory"]["id"] for r in found] == [memory_id]
+    assert "Berlin" in cli("search", "Berlin", "--user", "u1").output
+
+    listed = json.loads(cli("list", "--user", "u2", "--json").output)
+    assert len(listed) == 1 and "北京" in listed[0]["content"]
+
+    assert json.loads(cli("get", memory_id, "--json").output)["id"] == memory_id
+    assert cli("edit", memory_id, "User lives in Potsdam.").exit_code == 0
+    history = json.loads(cli("history", memory_id, "--json").output)
+    assert [h["action"] for h in history] == ["ADD", "UPDATE"]
+
+    assert cli("delete", memory_id).exit_code == 0
+    assert json.loads(cli("list", "--user", "u1", "--json").output) == []
+    assert len(json.loads(cli("list", "--user", "u2", "--json").output)) == 1
+
+
+def test_raw_add_and_delete_all(cli):
+    assert cli("add", "just a turn", "--user", "u1", "--raw").exit_code == 0
+    assert cli("delete", "--all", "--user", "u1", "--yes").exit_code == 0
+    assert json.loads(cli("list", "--user", "u1", "--json").output) == []
+
+
+def test_errors_are_clear_and_exit_nonzero(cli):
+    result = cli("get", "does-not-exist")
+    assert result.exit_code == 1 and "no memory with id" in result.output
+    result = cli("add", "I live in Berlin.", "--user", "")
+    assert result.exit_code == 1 and "user_id" in result.output
+
+
+def test_nothing_worth_remembering_is_said_plainly(cli):
+    result = cli("add", "What's the time?", "--user", "u1")
+    assert result.exit_code == 0 and "nothing worth remembering" in result.output
+
+
+def test_demo_tells_the_story_and_answers_from_memory(tmp_path):
+    result = CliRunner().invoke(app, ["demo", "--db", str(tmp_path / "demo.db")])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert "SUPERSEDE" in out and "Lisbon" in out and "上海" in out
+    assert "superseded (kept as history)" in out

@@ -1,0 +1,71 @@
+"""SQLite store details a user relies on: WAL, schema versioning, cross-process freshness, scope inside the index."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from engram import Memory
+from engram.errors import EngramError
+from engram.store.sqlite import SCHEMA_VERSION, SQLiteStore
+
+
+def test_database_uses_wal_and_records_its_schema_version(memory, db_path):
+    memory.add("I live in Berlin.", user_id="u1")
+    raw = sqlite3.connect(db_path)
+    assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
+    assert {"memories", "history", "memories_fts"} <= tables
+    # vectors live in the database, not beside it
+    (blob,) = raw.execute("SELECT embedding FROM memories").fetchone()
+    assert len(blob) == 256 * 4
+
+
+def test_a_newer_schema_is_refused_rather_than_damaged(db_path):
+    raw = sqlite3.connect(db_path)
+    raw.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    raw.commit()
+    raw.close()
+    with pytest.raises(EngramError, match="schema version"):
+        SQLiteStore(db_path, dim=256)
+
+
+def test_reopening_does_not_rerun_migrations(db_path, embedder):
+    with Memory(db_path, embedder=embedder) as m:
+        m.add("I live in Berlin.", user_id="u1")
+    with Memory(db_path, embedder=embedder) as m:
+        assert len(m.get_all(user_id="u1")) == 1
+
+
+def test_writes_from_another_process_are_seen(memory, db_path):
+    memory.add("I live in Berlin.", user_id="u1")
+    assert memory.search("Berlin", user_id="u1")  # warms the in-memory vector cache
+    script = (
+        "from engram import Memory; import sys;"
+        f"m = Memory({str(db_path)!r}); m.add('My dog is called Rex.', user_id='u1'); m.close()"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+    found = memory.search("what is my dog called", user_id="u1", limit=1)
+    assert "Rex" in found[0].memory.content
+    assert found[0].parts.dense_rank is not None  # the dense side saw it too
+
+
+def test_scope_is_enforced_inside_the_full_text_index(memory):
+    memory.add("I live in Berlin.", user_id="u1")
+    store = memory.store
+    from engram.models import Filters
+    from engram.store.base import Scope
+
+    assert store.lexical_search(Scope("u2"), ["berlin"], Filters(), 10) == []
+    assert len(store.lexical_search(Scope("u1"), ["berlin"], Filters(), 10)) == 1
+
+
+def test_user_ids_with_fts_syntax_are_harmless(memory):
+    tricky = 'alice" OR scope : "x'
+    memory.add("I live in Berlin.", user_id=tricky)
+    memory.add("I live in Berlin.", user_id="bob")
+    assert [r.memory.user_id for r in memory.search("Berlin", user_id=tricky)] == [tricky]
