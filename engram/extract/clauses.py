@@ -1,0 +1,52 @@
+"""Splitting a sentence into clauses that each state one thing.
+
+"I live in Berlin and work at Google" → "I live in Berlin", "I work at Google";
+"我叫张三，住在北京" → "我叫张三", "我住在北京". A date split off on its own
+("By Friday, I need to …", "周五前，要…") is put back with its clause.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
+from engram.extract.rewrite import lcfirst
+
+_EN_CLAUSE_SPLIT_RE = re.compile(
+    r"\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my)\b)", re.I
+)
+_EN_CONTINUE_RE = re.compile(
+    r"\s+(?:and|but)\s+(?=(?:also\s+)?(?:work|live|love|like|enjoy|hate|prefer|moved|have|am)\b)", re.I
+)
+_ZH_CLAUSE_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|但是|不过|同时)(?=我)")
+_ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
+_ZH_CONTINUE_RE = re.compile(
+    r"^(?:也|还|都|平时|目前|现在|一直)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|有|养|叫|今年|最喜欢|来自|老家|对)"
+)
+
+
+def split_clauses(s: str, lang: str) -> list[str]:
+    """The clauses of `s`; a clause that continues a first-person one gets its "I"/"我" back."""
+    if lang == "zh":
+        parts = [p.strip() for p in _ZH_CLAUSE_SPLIT_RE.split(s) if p and p.strip()]
+        out: list[str] = []
+        for p in parts:
+            if out and ZH_DATE_RE.fullmatch(_ZH_BEFORE_RE.sub("", out[-1])):
+                out[-1] += p  # "周五前，要完成报告"
+                continue
+            if out and out[0].startswith("我") and not p.startswith("我") and _ZH_CONTINUE_RE.match(p):
+                p = "我" + p
+            out.append(p)
+        return out
+    low = s.lower()
+    if "," not in s and ";" not in s and " and " not in low and " but " not in low and " plus " not in low:
+        return [s]
+    s = _EN_CONTINUE_RE.sub(" and I ", s)
+    parts = [p.strip() for p in _EN_CLAUSE_SPLIT_RE.split(s) if p and p.strip()]
+    out = []
+    for p in parts:
+        if out and EN_DATE_RE.fullmatch(out[-1]):
+            out[-1] = p + " " + lcfirst(out[-1])
+            continue
+        out.append(p)
+    return out

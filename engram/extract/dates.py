@@ -1,0 +1,268 @@
+"""Dates in what the user says: due dates, weekdays, times of day, recurrences.
+
+"by Friday 5pm", "next Monday", "in two weeks", "周五前", "下周三下午3点",
+"每周一和周四": resolved against `now` in its own time zone. A due date with no
+time is due at 23:59 that day.
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+from collections.abc import Callable
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+_WD_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_WD_CODE = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
+_WD_EN_RE = "|".join(_WD_EN)
+_MONTHS = {
+    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
+    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
+    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
+    "dec": 12,
+}
+_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_EN_NUMS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2}
+EN_DATE_RE = re.compile(
+    rf"""(?:\b(?P<prep>by|before|on|until|till|no\ later\ than|due)\s+)?\b(?:
+      (?P<rel>the\ day\ after\ tomorrow|tomorrow|today|tonight|next\ week|next\ month
+        |this\ weekend|next\ weekend|the\ weekend|(?:the\ )?end\ of\ (?:the\ |this\ )?(?:day|week|month|year)
+        |eod|eow)
+    | (?:(?P<mod>this\ coming|this|next|coming)\s+)?(?P<wd>{_WD_EN_RE})(?:\s+(?:morning|afternoon|evening|night))?
+    | (?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})
+    | (?P<mon>{_MONTH_RE})\.?\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<my>\d{{4}}))?
+    | (?:the\s+)?(?P<dm>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{_MONTH_RE})(?:,?\s+(?P<my2>\d{{4}}))?
+    | in\s+(?P<n>\d+|a\ couple\ of|a|an|one|two|three|four|five|six|seven|eight|nine|ten)
+        \s+(?P<unit>days?|weeks?|months?)
+    | (?:at|by|before)\s+(?P<th>\d{{1,2}})(?::(?P<tm>\d{{2}}))?\s*(?P<tap>a\.?m\.?|p\.?m\.?)
+    )\b(?:\s*(?:at|by|before)?\s*(?P<hh>\d{{1,2}})(?::(?P<mm>\d{{2}}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)(?!\w))?""",
+    re.I | re.X,
+)
+_ZH_NUM_RE = "[0-9]+|[零一二两三四五六七八九十]+"
+_ZH_UNITS = {"天": "day", "周": "week", "个星期": "week", "个月": "month"}
+_ZH_WD = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
+          "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
+ZH_DATE_RE = re.compile(
+    rf"""(?:
+      (?P<mod>下下个?|下个?|这个?|本)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7])
+    | (?P<rel>大后天|后天|明天|明早|明晚|今天|今晚|今早|下周末|下周|下星期|下个星期|下礼拜|下个礼拜|这周末|本周末|周末
+        |本月底|这个月底|月底|下个月|年底)
+    | (?:(?P<y>\d{{4}})年)?(?P<m>\d{{1,2}})月(?P<d>\d{{1,2}})[日号]?
+    | (?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})
+    | (?P<n>{_ZH_NUM_RE})(?P<unit>天|个星期|周|个月)(?:后|以后|之后)
+    )(?:(?P<ampm>上午|早上|中午|下午|晚上)?(?P<hh>{_ZH_NUM_RE})点(?:(?P<half>半)|(?P<mm>[0-9]{{1,2}})分?)?)?""",
+    re.X,
+)
+
+
+_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+def _zh_int(s: str) -> int:
+    if s.isdigit():
+        return int(s)
+    if "十" in s:
+        tens, _, ones = s.partition("十")
+        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
+    return _ZH_DIGITS.get(s, 0)
+
+
+def _upcoming(today: date, wd: int) -> date:
+    return today + timedelta(days=(wd - today.weekday()) % 7)
+
+
+def _next_week(today: date, wd: int = 0) -> date:
+    return today - timedelta(days=today.weekday()) + timedelta(days=7 + wd)
+
+
+def _weekend(today: date) -> date:
+    return today if today.weekday() >= 5 else _upcoming(today, 5)
+
+
+def _month_end(d: date) -> date:
+    return d.replace(day=calendar.monthrange(d.year, d.month)[1])
+
+
+def _add_months(d: date, n: int) -> date:
+    y, m = divmod(d.month - 1 + n, 12)
+    year, month = d.year + y, m + 1
+    return date(year, month, min(d.day, calendar.monthrange(year, month)[1]))
+
+
+def _after(today: date, n: int, unit: str) -> date:
+    """`n` days, weeks or months after `today` (`unit` is "day", "week" or "month")."""
+    if unit == "day":
+        return today + timedelta(days=n)
+    if unit == "week":
+        return today + timedelta(weeks=n)
+    return _add_months(today, n)
+
+
+# "next week", "下周", …: what each relative date word resolves to, given today
+_RELATIVE: dict[str, Callable[[date], date]] = {word: resolve for words, resolve in (
+    (("today", "tonight", "end of day", "eod", "今天", "今晚", "今早"), lambda d: d),
+    (("tomorrow", "明天", "明早", "明晚"), lambda d: d + timedelta(days=1)),
+    (("day after tomorrow", "后天"), lambda d: d + timedelta(days=2)),
+    (("大后天",), lambda d: d + timedelta(days=3)),
+    (("next week", "下周", "下星期", "下个星期", "下礼拜", "下个礼拜"), _next_week),
+    (("next month", "下个月"), lambda d: _add_months(d.replace(day=1), 1)),
+    (("weekend", "周末", "这周末", "本周末"), _weekend),
+    (("next weekend", "下周末"), lambda d: _next_week(d, 5)),
+    (("end of week", "eow"), lambda d: _upcoming(d, 4)),
+    (("end of month", "月底", "本月底", "这个月底"), _month_end),
+    (("end of year", "年底"), lambda d: date(d.year, 12, 31)),
+) for word in words}
+
+
+def _md(today: date, month: int, day: int, year: str | None) -> date | None:
+    """Month and day; without a year, the next such day (today included)."""
+    try:
+        d = date(int(year) if year else today.year, month, day)
+    except ValueError:
+        return None
+    if not year and d < today:
+        d = date(d.year + 1, month, day) if not (month == 2 and day == 29) else d
+    return d
+
+
+def _iso(g: dict[str, Any], t: time | None) -> tuple[date | None, time | None]:
+    try:
+        return date(int(g["iy"]), int(g["im"]), int(g["id"])), t
+    except ValueError:
+        return None, None
+
+
+def _hm(hh: str | None, mm: str | None, ap: str | None, zh_ampm: str | None = None) -> time | None:
+    if not hh:
+        return None
+    h = _zh_int(hh)
+    m = int(mm) if mm else 0
+    ap = (ap or "").lower().replace(".", "")
+    if (ap == "pm" or zh_ampm in ("下午", "晚上")) and h < 12:
+        h += 12
+    elif ap == "am" and h == 12:
+        h = 0
+    if h > 23 or m > 59:
+        return None
+    return time(h, m)
+
+
+def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]:
+    """The day and time an `EN_DATE_RE` match names; (None, None) when it names none."""
+    g = m.groupdict()
+    t = _hm(g["hh"], g["mm"], g["ap"])
+    if g["rel"]:
+        resolve = _RELATIVE.get(g["rel"].lower().replace("the ", "").replace("this ", ""))
+        return (resolve(today), t) if resolve else (None, None)
+    if g["wd"]:
+        wd = _WD_EN.index(g["wd"].lower())
+        mod = (g["mod"] or "").lower()
+        return (_next_week(today, wd) if mod == "next" else _upcoming(today, wd)), t
+    if g["iy"]:
+        return _iso(g, t)
+    if g["mon"]:
+        return _md(today, _MONTHS[g["mon"].lower()], int(g["md"]), g["my"]), t
+    if g["mon2"]:
+        return _md(today, _MONTHS[g["mon2"].lower()], int(g["dm"]), g["my2"]), t
+    if g["n"]:
+        n = _EN_NUMS.get(g["n"].lower()) or int(g["n"])
+        return _after(today, n, g["unit"].lower().rstrip("s")), t
+    if g["th"]:
+        return today, _hm(g["th"], g["tm"], g["tap"])
+    return None, None
+
+
+def resolve_zh(m: re.Match[str], today: date) -> tuple[date | None, time | None]:
+    """The day and time a `ZH_DATE_RE` match names; (None, None) when it names none."""
+    g = m.groupdict()
+    t = _hm(g["hh"], "30" if g["half"] else g["mm"], None, g["ampm"])
+    if g["wd"]:
+        wd = _ZH_WD[g["wd"]]
+        mod = g["mod"] or ""
+        if mod.startswith("下下"):
+            return _next_week(today, wd) + timedelta(days=7), t
+        if mod.startswith("下"):
+            return _next_week(today, wd), t
+        if mod:  # 这周X / 本周X: this calendar week
+            return today - timedelta(days=today.weekday()) + timedelta(days=wd), t
+        return _upcoming(today, wd), t
+    if g["rel"]:
+        resolve = _RELATIVE.get(g["rel"])
+        return (resolve(today), t) if resolve else (None, None)
+    if g["m"]:
+        return _md(today, int(g["m"]), int(g["d"]), g["y"]), t
+    if g["iy"]:
+        return _iso(g, t)
+    if g["n"]:
+        return _after(today, _zh_int(g["n"]), _ZH_UNITS[g["unit"]]), t
+    return None, None
+
+
+def due_datetime(d: date | None, t: time | None, now: datetime) -> datetime | None:
+    """Deadline on day `d`: at the time said, else at the end of that day (user's zone = now's)."""
+    if d is None:
+        return None
+    due = datetime.combine(d, t or time(23, 59), tzinfo=now.tzinfo)
+    if t and d == now.date() and due < now:
+        due += timedelta(days=1)  # "by 9am" said at noon: tomorrow
+    return due
+
+
+def date_suffix(due: datetime | None, t: time | None, zh: bool) -> str:
+    """" (2024-10-25)" / "（2024-10-25 17:00）" to append to a task; "" without a date."""
+    if due is None:
+        return ""
+    label = due.strftime("%Y-%m-%d %H:%M") if t else due.strftime("%Y-%m-%d")
+    return f"（{label}）" if zh else f" ({label})"
+
+
+def overlaps(a: re.Match[str], b: re.Match[str]) -> bool:
+    return a.start() < b.end() and a.end() > b.start()
+
+
+EN_REC_RE = re.compile(
+    rf"""\b(?:(?:every|each)\s+(?:(?P<unit>day|morning|evening|night|afternoon|weekday|weekend|week|month|year)
+      |(?P<wds>(?:{_WD_EN_RE})(?:\s*(?:,|and|&|or)\s*(?:{_WD_EN_RE}))*))
+    |(?P<adv>daily|nightly|weekly|monthly|yearly|annually)
+    |on\s+(?P<plural>(?:{_WD_EN_RE})s(?:\s*(?:,|and|&)\s*(?:{_WD_EN_RE})s)*))\b""",
+    re.I | re.X,
+)
+ZH_REC_RE = re.compile(
+    r"每个?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7])(?:[和、跟及与](?:周|星期|礼拜)?(?P<wd2>[一二三四五六日天1-7]))?"
+    r"|(?P<unit>每天|每日|每晚|每早|天天|每个工作日|工作日|每个周末|每周末|每周|每星期|每个星期|每礼拜|每个月|每月|每年)"
+)
+_WORKDAYS, _WEEKENDS = "weekly:MON,TUE,WED,THU,FRI", "weekly:SAT,SUN"
+_UNIT_REC = {"day": "daily", "morning": "daily", "evening": "daily", "night": "daily",
+             "afternoon": "daily", "week": "weekly", "month": "monthly", "year": "yearly",
+             "weekday": _WORKDAYS, "weekend": _WEEKENDS,
+             "daily": "daily", "nightly": "daily", "weekly": "weekly", "monthly": "monthly",
+             "yearly": "yearly", "annually": "yearly",
+             "每天": "daily", "每日": "daily", "每晚": "daily", "每早": "daily", "天天": "daily",
+             "每个工作日": _WORKDAYS, "工作日": _WORKDAYS, "每个周末": _WEEKENDS, "每周末": _WEEKENDS,
+             "每周": "weekly", "每星期": "weekly", "每个星期": "weekly", "每礼拜": "weekly",
+             "每个月": "monthly", "每月": "monthly", "每年": "yearly"}
+
+
+def _recurrence(m: re.Match[str]) -> tuple[str, list[int]]:
+    """("weekly:MON,THU", [0, 3]): the rule and its weekdays (the next one is the due date)."""
+    g = m.groupdict()
+    if g.get("unit"):
+        return _UNIT_REC[g["unit"].lower() if g["unit"].isascii() else g["unit"]], []
+    if g.get("adv"):
+        return _UNIT_REC[g["adv"].lower()], []
+    if "wds" in g:
+        names = g["wds"] or g["plural"] or ""
+        days = sorted({_WD_EN.index(w) for w in re.findall(_WD_EN_RE, names.lower())})
+    else:
+        days = sorted({_ZH_WD[d] for d in (g["wd"], g.get("wd2")) if d})
+    rule = "weekly:" + ",".join(_WD_CODE[d] for d in days)
+    return rule, days
+
+
+def resolve_recurrence(m: re.Match[str], t: time | None, now: datetime) -> tuple[str, datetime | None]:
+    """An `EN_REC_RE`/`ZH_REC_RE` match: its rule, and its next weekday as the due date (if any)."""
+    rule, days = _recurrence(m)
+    today = now.date()
+    return rule, due_datetime(min(_upcoming(today, d) for d in days), t, now) if days else None

@@ -1,0 +1,126 @@
+"""Explicit commands: "remember that …", "请记住…", "remind me to …", "提醒我…".
+
+An explicit command always stores something: the rules run on its clause (with
+tasks needing no modal verb), and a clause no rule understands is kept as said,
+rewritten about the user. Its candidates are marked EXPLICIT, with confidence 1.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from engram.extract.candidate import Ctx, candidate, entities_of
+from engram.extract.filters import is_question
+from engram.extract.keys import slugify
+from engram.extract.phrases import strip_end
+from engram.extract.rewrite import as_sentence, en_rest, third_person, zh_third
+from engram.extract.tasks import task
+from engram.models import Candidate, Kind, Source
+from engram.text import detect_language
+
+Miner = Callable[[str, Ctx], list[Candidate]]
+
+_EXPLICIT_IMPORTANCE = 0.9
+_EN_EXPLICIT_RE = re.compile(
+    r"""^(?P<polite>(?:can|could|would|will)\s+you\s+(?:please\s+)?)?
+    (?:please\s+|pls\s+|plz\s+|kindly\s+)?
+    (?:(?:i\s+want|i'd\s+like|i\s+would\s+like|i\s+need)\s+you\s+to\s+)?
+    (?:always\s+)?
+    (?P<verb>remember|memori[sz]e|keep\s+in\s+mind|bear\s+in\s+mind|don't\s+forget|do\s+not\s+forget
+      |never\s+forget|make\s+a\s+note|take\s+(?:a\s+)?note|note|save\s+this|store\s+this)
+    (?:\s+(?:this|that|it|the\ following)(?=\s*:))?(?:\s+(?:for\s+me|for\s+later|down))?
+    (?P<sep>\s*[:\-\u2013\u2014]\s*|\s*,\s*|\s+that\s+|\s+of\s+|\s+)(?P<clause>.+)$""",
+    re.I | re.X,
+)
+_ZH_EXPLICIT_RE = re.compile(
+    r"^(?P<polite>你?(?:能不能|可不可以|能|可以|帮忙)(?:帮我)?)?(?:请你?|麻烦你?|你要|你得|一定要|务必|帮我)?(?:帮我)?"
+    r"(?P<verb>记住|记下来|记下|记一下|记好|记着|牢记|记得|千万别忘了|别忘了|别忘记|不要忘了|不要忘记|备注一下|记录一下|记录下来)"
+    r"(?:了)?[:\s,，]*(?:这个|这件事|这一点|一件事|一下)?[:\s,，]*(?:就是)?(?P<clause>.+)$"
+)
+_EN_REMIND_RE = re.compile(
+    r"^(?P<polite>(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:don't\s+forget\s+to\s+)?"
+    r"remind\s+me\s+(?:to\s+|about\s+|that\s+)?(?P<clause>.+)$",
+    re.I,
+)
+_ZH_REMIND_RE = re.compile(
+    r"^(?:请|麻烦)?你?(?:记得|到时候?|能不能|可以)?提醒(?:一下)?我(?:一下)?[:\s,，]*(?P<clause>.+)$"
+)
+_NOTE_SEP_RE = re.compile(r"\s*[:\-\u2013\u2014]\s*|\s+that\s+", re.I)
+_EN_REJECT_CLAUSE_RE = re.compile(r"^(?:when|how|what|who|where|why|whether|if|the\s+time|me\b|us\b)", re.I)
+_POLITE_TAIL_RE = re.compile(r"(?:\s*[?？]|吗|好吗|可以吗|行吗)+$")
+_EN_TO_RE = re.compile(r"^to\s+\S", re.I)
+_ZH_PRONOUN_LEAD_RE = re.compile(r"^[我你他她它这那]")
+_ZH_IMPERATIVE_VERBS = ("记得", "别忘了", "千万别忘了", "别忘记", "不要忘了", "不要忘记")  # "remember to …"
+
+
+def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
+    """"remember …", "请记住…", "remind me to …": None when the sentence is no command.
+
+    `mine` runs the rules on the command's clause (the orchestrator's sentence miner).
+    """
+    zh = ctx.lang == "zh"
+    m = (_ZH_EXPLICIT_RE if zh else _EN_EXPLICIT_RE).match(s)
+    remind = False
+    if m is None:
+        m = (_ZH_REMIND_RE if zh else _EN_REMIND_RE).match(s)
+        remind = m is not None
+    if m is None:
+        return None
+    clause = strip_end(m.group("clause"))
+    polite = m.groupdict().get("polite")
+    if polite:
+        clause = _POLITE_TAIL_RE.sub("", clause).strip()
+        clause = strip_end(clause)
+    if not clause or _EN_REJECT_CLAUSE_RE.match(clause):
+        return []
+    if not zh and not remind and m.group("verb").lower() == "note" and not _NOTE_SEP_RE.fullmatch(m.group("sep")):
+        return None  # "note the date" is not a memory command
+    if is_question(clause, ctx.lang) and not polite:
+        return []
+    inner = Ctx(ctx.now, detect_language(clause), relaxed=True)
+    if remind:
+        found = _task_from_command(clause, inner, reminder=True)
+    else:
+        found = mine(clause, inner)
+        if not found:
+            found = _fallback(clause, inner, imperative=m.group("verb") in _ZH_IMPERATIVE_VERBS)
+    verb = "remind me" if remind else m.group("verb")
+    for c in found:
+        c.source = Source.EXPLICIT
+        c.importance = max(c.importance, _EXPLICIT_IMPORTANCE)
+        c.confidence = 1.0
+        c.reason = f"explicit request ({verb!s}); {c.reason}" if c.reason else f"explicit request ({verb})"
+    return found
+
+
+def _fallback(clause: str, ctx: Ctx, *, imperative: bool = False) -> list[Candidate]:
+    """An explicit clause no rule understood: keep it, rewritten about the user."""
+    if ctx.lang == "en" and _EN_TO_RE.match(clause):
+        return _task_from_command(clause[3:].strip(), ctx)
+    if ctx.lang == "zh" and imperative and not _ZH_PRONOUN_LEAD_RE.match(clause):
+        return _task_from_command(clause, ctx)
+    content = third_person(clause, ctx.lang)
+    return [candidate(ctx, Kind.FACT, content, None, None, "no rule matched; stored as said")]
+
+
+def _task_from_command(clause: str, ctx: Ctx, *, reminder: bool = False) -> list[Candidate]:
+    """"remember to call mom tomorrow" / "提醒我明天交报告": a task with an optional date."""
+    zh = ctx.lang == "zh"
+    found = task(("我要" + clause) if zh and not clause.startswith("我") else
+                 clause if zh else "I need to " + clause, ctx)
+    if found:
+        if reminder:
+            for c in found:
+                c.reason = "reminder requested; " + c.reason
+        return found
+    act = strip_end(clause)
+    if not act:
+        return []
+    if zh:
+        content = zh_third(act if act.startswith("我") else "需要" + act, subject=True)
+    else:
+        content = as_sentence(("User wants to be reminded to " if reminder else "User needs to ") + en_rest(act))
+    return [candidate(ctx, Kind.TASK, content, "task:" + slugify(act, consume=True), None,
+                      "reminder requested" if reminder else "task stated in a command",
+                      entities=entities_of(act))]

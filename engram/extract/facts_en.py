@@ -1,0 +1,328 @@
+"""Facts about the user, in English: where they live and come from, work, diet, allergies,
+what they have, and "my <attribute> is …".
+
+fact:location | fact:hometown | fact:employer | fact:occupation | fact:school
+fact:diet | fact:allergy_<x> | fact:has_<thing> | fact:<attribute> (my birthday is …)
+fact:<relation>_<attribute> (my dog's name is Rex → fact:dog_name)
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.extract.candidate import Ctx, candidate, entities_of
+from engram.extract.filters import EN_TRANSIENT_RE
+from engram.extract.keys import ART_RE, WS_RE, slot_value, slugify
+from engram.extract.names import valid_en_name
+from engram.extract.phrases import EN_ADV, cut_clause, pronoun_led, trim_fillers, trim_time
+from engram.extract.rewrite import article, as_sentence, en_third
+from engram.models import Candidate, Kind
+
+_PLACE_BLACKLIST = frozenset((
+    "the moment", "fear", "denial", "a bubble", "my head", "the past", "the present", "the future",
+    "peace", "hope", "sin", "hell", "heaven", "a dream", "my dreams", "harmony", "here", "there",
+))
+_EN_LOC_RE = re.compile(
+    rf"^i(?:\s+{EN_ADV}(?P<v1>live|reside|moved|relocated)\s+(?:back\s+)?(?:in|to)"
+    rf"|(?:'m|\s+am)\s+{EN_ADV}(?P<v2>living|based|residing|located)\s+(?:in|out\s+of)"
+    rf"|(?:'ve|\s+have)\s+{EN_ADV}(?P<v3>moved|relocated)\s+(?:back\s+)?to)\s+(?P<place>.+)$",
+    re.I,
+)
+_EN_FROM_RE = re.compile(
+    r"^i(?:(?:'m|\s+am)\s+(?:originally\s+)?(?P<from>from)|\s+(?:grew\s+up|was\s+raised|was\s+born\s+and\s+raised)\s+in"
+    r"|\s+was\s+born\s+in)\s+(?P<place>.+)$",
+    re.I,
+)
+_EN_WORK_RE = re.compile(
+    rf"^i(?:\s+{EN_ADV}(?:work|intern)|(?:'m|\s+am)\s+{EN_ADV}(?:working|interning|employed)"
+    r"|(?:'ve|\s+have)\s+been\s+working)\s+(?P<prep>at|for)\s+(?P<org>.+?)"
+    r"(?:\s+as\s+(?P<det>a|an)\s+(?P<job>.+))?$",
+    re.I,
+)
+_ORG_BLACKLIST = frozenset(
+    "home night nights night shift the moment myself a living fun free money my family weekends "
+    "a while the weekend the weekends it that this".split(" ")
+)
+_JOB_HEADS = frozenset(
+    """engineer developer programmer coder doctor physician surgeon nurse teacher student lawyer
+    attorney designer manager chef cook baker barista artist writer author novelist poet
+    scientist researcher analyst consultant accountant architect professor lecturer pilot
+    dentist pharmacist photographer journalist reporter editor musician singer dancer actor
+    actress entrepreneur founder cofounder co-founder ceo cto cfo coo vp intern freelancer
+    veterinarian vet therapist psychologist psychiatrist counselor counsellor firefighter
+    officer soldier farmer mechanic electrician plumber carpenter waiter waitress cashier clerk
+    librarian translator interpreter economist banker trader investor realtor homemaker
+    athlete coach trainer tutor postdoc paramedic technician administrator sysadmin devops
+    marketer salesperson recruiter secretary assistant director executive producer filmmaker
+    animator illustrator copywriter blogger youtuber streamer podcaster retiree pensioner
+    housewife househusband driver nanny caregiver pharmacologist biologist chemist physicist
+    mathematician statistician historian linguist sociologist philosopher judge paralegal
+    auditor strategist specialist consultant undergrad undergraduate graduate phd candidate
+    surveyor geologist optometrist midwife tailor hairdresser stylist""".split()
+)
+_JOB_BAD_WORDS = frozenset("bit little lot fan mess kind sort tad huge total big fan".split())
+_DIET_RE = re.compile(
+    rf"^i(?:'m|\s+am)\s+{EN_ADV}(?:(?:a|an)\s+)?(?:strict\s+)?(?P<diet>vegetarian|vegan|pescatarian|pescetarian)$", re.I
+)
+_ALLERGY_RE = re.compile(
+    rf"^i(?:'m|\s+am)\s+{EN_ADV}(?:(?:very|severely|highly|deathly|mildly|slightly|seriously)\s+)?allergic\s+to\s+(?P<obj>.+)$",
+    re.I,
+)
+_EN_JOB_RE = re.compile(
+    rf"^i(?:(?:'m|\s+am)\s+{EN_ADV}|\s+{EN_ADV}work\s+as\s+)(?P<det>a|an)\s+(?P<job>[a-z][a-z' -]*?)"
+    r"(?:\s+(?P<prep>at|for|in|with)\s+(?P<org>.+))?$",
+    re.I,
+)
+_RELATIONS = {
+    "dog": "dog", "cat": "cat", "pet": "pet", "puppy": "dog", "kitten": "cat", "wife": "wife",
+    "husband": "husband", "partner": "partner", "spouse": "spouse", "son": "son",
+    "daughter": "daughter", "kid": "child", "child": "child", "baby": "baby", "brother": "brother",
+    "sister": "sister", "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father",
+    "father": "father", "girlfriend": "girlfriend", "boyfriend": "boyfriend", "boss": "boss",
+    "manager": "manager", "best friend": "best_friend", "grandma": "grandmother",
+    "grandmother": "grandmother", "grandpa": "grandfather", "grandfather": "grandfather",
+    "uncle": "uncle", "aunt": "aunt", "cousin": "cousin", "fiance": "fiance", "fiancé": "fiance",
+    "fiancee": "fiancee", "fiancée": "fiancee", "roommate": "roommate", "cofounder": "cofounder",
+    "co-founder": "cofounder", "parrot": "parrot", "rabbit": "rabbit", "hamster": "hamster",
+    "horse": "horse", "car": "car",
+}
+_ATTRS = {
+    "name": "name", "birthday": "birthday", "birth date": "birthday", "date of birth": "birthday",
+    "bday": "birthday", "email": "email", "email address": "email", "e-mail": "email",
+    "phone": "phone", "phone number": "phone", "cell": "phone", "mobile number": "phone",
+    "address": "address", "home address": "address", "hometown": "hometown",
+    "home town": "hometown", "age": "age", "job": "occupation", "occupation": "occupation",
+    "profession": "occupation", "job title": "occupation", "major": "major",
+    "nationality": "nationality", "timezone": "timezone", "time zone": "timezone",
+    "native language": "native_language", "first language": "native_language",
+    "mother tongue": "native_language", "pronouns": "pronouns", "blood type": "blood_type",
+    "star sign": "zodiac_sign", "zodiac sign": "zodiac_sign", "username": "username",
+    "github": "github", "github username": "github", "github handle": "github",
+    "website": "website", "company": "employer", "employer": "employer", "school": "school",
+    "university": "school", "college": "school", "alma mater": "school", "nickname": "nickname",
+    "middle name": "middle_name", "last name": "last_name", "surname": "last_name",
+    "family name": "last_name", "first name": "name", "full name": "name", "height": "height",
+    "shoe size": "shoe_size", "anniversary": "anniversary", "wedding anniversary": "anniversary",
+    "dietary restriction": "diet", "diet": "diet", "religion": "religion", "mbti": "mbti",
+    "personality type": "mbti", "handle": "username",
+}
+_REL_RE = "|".join(sorted((re.escape(r) for r in _RELATIONS), key=len, reverse=True))
+_ATTR_RE = "|".join(sorted((re.escape(a) for a in _ATTRS), key=len, reverse=True))
+_EN_MY_REL_ATTR_RE = re.compile(rf"^(?P<rel>{_REL_RE})(?:'s|s'|')?\s+(?P<attr>{_ATTR_RE})$", re.I)
+_EN_MY_RE = re.compile(r"^my\s+(?P<attr>[a-z][\w' -]{0,40}?)\s+(?P<verb>is|are)\s+(?P<val>.+)$", re.I)
+_EN_MY_S_RE = re.compile(r"^my\s+(?P<attr>[a-z][\w-]{0,20})'s\s+(?P<val>(?!name\b)(?!birthday\b).+)$", re.I)
+_HAS = {
+    "dog": "dog", "dogs": "dog", "puppy": "dog", "puppies": "dog", "cat": "cat", "cats": "cat",
+    "kitten": "cat", "kittens": "cat", "parrot": "parrot", "rabbit": "rabbit", "bunny": "rabbit",
+    "hamster": "hamster", "goldfish": "fish", "fish": "fish", "bird": "bird", "birds": "bird",
+    "horse": "horse", "turtle": "turtle", "snake": "snake", "lizard": "lizard", "pet": "pet",
+    "pets": "pet", "kid": "children", "kids": "children", "child": "children",
+    "children": "children", "son": "son", "sons": "son", "daughter": "daughter",
+    "daughters": "daughter", "brother": "brother", "brothers": "brother", "sister": "sister",
+    "sisters": "sister", "twin": "twin", "wife": "wife", "husband": "husband",
+    "partner": "partner", "girlfriend": "girlfriend", "boyfriend": "boyfriend", "car": "car",
+    "bike": "bike", "bicycle": "bike", "motorcycle": "motorcycle", "house": "house",
+    "apartment": "apartment", "degree": "degree", "phd": "degree", "masters": "degree",
+    "master's": "degree", "bachelor's": "degree",
+}
+_EN_HAVE_RE = re.compile(
+    rf"^i(?:\s+{EN_ADV}(?:have|own)|'ve\s+got|\s+have\s+got)\s+"
+    r"(?P<obj>(?:a|an|one|two|three|four|five|six|\d+)\s+.+)$",
+    re.I,
+)
+_NAMED_RE = re.compile(r"\s+(?:named|called)\s+(?P<name>.+)$", re.I)
+_PLACE_CUT_RE = re.compile(r"\s+(?:with|for|since|because|to\s+be)\b", re.I)
+_FOR_DURATION_RE = re.compile(
+    r"\s+for\s+(?:\d|a\b|an\b|about|over|almost|nearly|the\s+past|the\s+last|years|months)", re.I
+)
+_EVALUATIVE = frozenset(
+    """boring great fine good bad ok okay terrible awesome amazing hard difficult easy stressful fun
+    important private secret complicated long weird strange simple tough changing unknown today
+    tomorrow yesterday tonight soon""".split()
+)
+
+
+def _place_ok(place: str) -> bool:
+    words = place.split()
+    return bool(words) and len(words) <= 6 and place.lower() not in _PLACE_BLACKLIST \
+        and not pronoun_led(place) and not place.isdigit()
+
+
+def _en_place(raw: str) -> str:
+    place = trim_time(_PLACE_CUT_RE.split(cut_clause(raw), maxsplit=1)[0]).strip()
+    return trim_fillers(place).strip()
+
+
+def _en_location(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _EN_LOC_RE.match(s)
+    if m is None:
+        return None
+    place = _en_place(m.group("place"))
+    if not _place_ok(place):
+        return []
+    verb = (m.group("v1") or m.group("v2") or m.group("v3")).lower()
+    content = {
+        "live": f"User lives in {place}.", "reside": f"User lives in {place}.",
+        "living": f"User lives in {place}.", "residing": f"User lives in {place}.",
+        "based": f"User is based in {place}.", "located": f"User is based in {place}.",
+        "moved": f"User moved to {place}.", "relocated": f"User relocated to {place}.",
+    }[verb]
+    moved = verb in ("moved", "relocated")
+    return [candidate(ctx, Kind.FACT, content, "fact:location", slot_value(place), f"where the user lives ({verb})",
+                      entities=entities_of(place), valid_from=ctx.now if moved else None)]
+
+
+def _en_from(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _EN_FROM_RE.match(s)
+    if m is None:
+        return None
+    place = _en_place(m.group("place"))
+    if not _place_ok(place) or re.search(r"\d", place):
+        return []
+    content = as_sentence(en_third(s[: m.start("place")] + place))
+    return [candidate(ctx, Kind.FACT, content, "fact:hometown", slot_value(place), "where the user is from",
+                      entities=entities_of(place))]
+
+
+def _en_work(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _EN_WORK_RE.match(s)
+    if m is None:
+        return None
+    org = trim_time(cut_clause(m.group("org"))).strip()
+    org = _FOR_DURATION_RE.split(org, maxsplit=1)[0]
+    if not org or org.lower() in _ORG_BLACKLIST or len(org.split()) > 6 or pronoun_led(org):
+        return []
+    prep = m.group("prep").lower()
+    out = [candidate(ctx, Kind.FACT, f"User works {prep} {org}.", "fact:employer", slot_value(org), "user's employer",
+                     entities=entities_of(org))]
+    job = m.group("job")
+    if job:
+        job = cut_clause(job)
+        if _job_ok(job):
+            out.append(candidate(ctx, Kind.FACT, f"User works as {article(job)} {job}.", "fact:occupation",
+                                 slot_value(job), "user's occupation", entities=[]))
+    return out
+
+
+def _job_ok(job: str) -> bool:
+    words = job.lower().split()
+    if not words or len(words) > 4 or any(w in _JOB_BAD_WORDS for w in words):
+        return False
+    return words[-1] in _JOB_HEADS
+
+
+def _en_job(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _EN_JOB_RE.match(s)
+    if m is None:
+        return None
+    job = trim_fillers(m.group("job")).strip()
+    if not _job_ok(job):
+        return None
+    det = m.group("det").lower()
+    verb_is = "works as" if re.search(r"\bwork\s+as\b", s[: m.start("det")], re.I) else "is"
+    out = [candidate(ctx, Kind.FACT, f"User {verb_is} {det} {job}.", "fact:occupation", slot_value(job),
+                     "user's occupation")]
+    prep, org = (m.group("prep") or "").lower(), m.group("org")
+    if org and prep in ("at", "for"):
+        org = trim_time(cut_clause(org)).strip()
+        if org and org.lower() not in _ORG_BLACKLIST and len(org.split()) <= 6:
+            if job.lower().split()[-1] == "student":
+                out.append(candidate(ctx, Kind.FACT, f"User studies at {org}.", "fact:school", slot_value(org),
+                                     "user's school", entities=entities_of(org)))
+            else:
+                out.append(candidate(ctx, Kind.FACT, f"User works {prep} {org}.", "fact:employer", slot_value(org),
+                                     "user's employer", entities=entities_of(org)))
+    return out
+
+
+def _en_diet(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _DIET_RE.match(s)
+    if m is None:
+        return None
+    diet = m.group("diet").lower().replace("pescetarian", "pescatarian")
+    return [candidate(ctx, Kind.FACT, f"User is {diet}.", "fact:diet", diet, "user's diet")]
+
+
+def _en_allergy(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _ALLERGY_RE.match(s)
+    if m is None:
+        return None
+    obj = trim_fillers(cut_clause(m.group("obj"))).strip()
+    slug = slugify(obj)
+    if not slug or pronoun_led(obj):
+        return []
+    return [candidate(ctx, Kind.FACT, f"User is allergic to {obj}.", "fact:allergy_" + slug, slot_value(obj),
+                      "user's allergy", entities=entities_of(obj))]
+
+
+def _en_have(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _EN_HAVE_RE.match(s)
+    if m is None:
+        return None
+    obj = trim_fillers(cut_clause(m.group("obj"))).strip()
+    name = None
+    nm = _NAMED_RE.search(obj)
+    if nm:
+        name, obj = nm.group("name").strip(), obj[: nm.start()].strip()
+    words = [w.lower() for w in obj.split()]
+    canon = next((_HAS[w] for w in words[1:5] if w in _HAS), None)
+    if canon is None or EN_TRANSIENT_RE.search(s):
+        return None
+    thing = " ".join(obj.split()[1:])
+    out = [candidate(ctx, Kind.FACT, f"User has {obj}" + (f" named {name}." if name else "."), "fact:has_" + canon,
+                     slot_value(obj if words[0] not in ("a", "an") else thing), f"the user has {thing}",
+                     entities=entities_of(thing))]
+    if name and valid_en_name(name) and words[0] in ("a", "an", "one"):
+        out.append(candidate(ctx, Kind.FACT, f"User's {thing} is named {name}.", f"fact:{canon}_name", slot_value(name),
+                             f"name of the user's {thing}", entities=[name]))
+    return out
+
+
+def _en_my(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _EN_MY_RE.match(s)
+    if m is None:
+        m = _EN_MY_S_RE.match(s)
+        if m is None:
+            return None
+    attr = WS_RE.sub(" ", m.group("attr").lower().strip())
+    shown = trim_fillers(cut_clause(m.group("val"))).strip()
+    val = shown
+    if not val or len(val.split()) > 8 or pronoun_led(val):
+        return None
+    key = None
+    named = re.match(r"^(?:called|named)\s+(?P<n>.+)$", val, re.I)
+    ra = _EN_MY_REL_ATTR_RE.match(attr)
+    if ra:
+        key = f"fact:{_RELATIONS[ra.group('rel').lower()]}_{_ATTRS[ra.group('attr').lower()]}"
+    elif attr in _RELATIONS and named:
+        val = named.group("n").strip()
+        key = f"fact:{_RELATIONS[attr]}_name"
+        if not valid_en_name(val):
+            return None
+    elif attr in _ATTRS:
+        key = "fact:" + _ATTRS[attr]
+        if key == "fact:name" and not valid_en_name(val):
+            return None
+        if key == "fact:occupation" and not _job_ok(ART_RE.sub("", val)):
+            return None  # "my job is boring"
+    if key is None or val.lower() in _EVALUATIVE:
+        return None
+    if key.endswith(("birthday", "anniversary")):
+        val = re.sub(r"^on\s+", "", val, flags=re.I)
+    content = en_third(s[: m.start("val")] + shown)
+    return [candidate(ctx, Kind.FACT, content, key, slot_value(val), f"user's {attr}",
+                      entities=entities_of(val) if key.endswith("name") else [])]
+
+
+def en_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """The first fact rule that matches an English clause starting with "I" or "my"."""
+    low = s[:2].lower()
+    if low.startswith("my"):
+        return _en_my(s, ctx)
+    if not low.startswith("i"):
+        return None
+    for fn in (_en_location, _en_from, _en_work, _en_diet, _en_allergy, _en_job, _en_have):
+        found = fn(s, ctx)
+        if found is not None:
+            return found
+    return None

@@ -1,0 +1,107 @@
+"""Guards that run before any rule: small talk, questions, hedges, the here-and-now.
+
+Rather miss than misremember: a question, a hypothetical ("if I lived in
+Paris"), an unsure or reported statement ("I think…", "听说…") or a mood of
+the moment ("I like it right now") is no fact to file. Greetings and fillers
+("oh, btw, …", "对了，…") are stripped so the statement behind them is seen.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.extract.keys import CJK_RE
+
+_EN_GREETINGS = "hi|hello|hey|hiya|howdy"
+_ZH_GREETINGS = "你好|您好|大家好|嗨|哈喽|哈啰|早上好|晚上好"
+_EN_FILLER_RE = re.compile(
+    rf"^(?:(?P<greet>{_EN_GREETINGS}|good (?:morning|afternoon|evening))\b[\s,!.:;-]*"
+    r"|(?:oh|well|so|yeah|yes|yep|ok|okay|hmm+|um+|uh+|actually|honestly|btw|by the way|also"
+    r"|and|but|lol|haha\w*|anyway|anyways|fyi|just fyi|for the record|just so you know|tbh|no"
+    r"|alright|right|oh and|plus|besides)\b[\s,!.:;-]*)+",
+    re.I,
+)
+_ZH_FILLER_RE = re.compile(
+    rf"^(?:(?P<greet>{_ZH_GREETINGS})[\s,，!！~。]*"
+    r"|(?:对了|其实|另外|还有|顺便说一下|顺便说|顺便|话说|说实话|老实说|然后|而且|不过|哈哈+|嘿)[\s,，!！~。]*"
+    r"|(?:嗯+|哦+|噢+|啊+|对|好的|好吧|好|是的|那个)(?:[\s,，!！~。]+|$))+"
+)
+
+_GREETING_RE = re.compile(rf"^(?:{_EN_GREETINGS}|good |{_ZH_GREETINGS})", re.I)
+
+_EN_QUESTION_START = frozenset(
+    """what when where who whom whose why how which do does did is are am was were can could
+    would should will shall have has had may might isn't aren't doesn't didn't won't wouldn't
+    shouldn't couldn't wasn't weren't hasn't haven't""".split()
+)
+
+_ZH_QUESTION_WORDS = ("什么", "为什么", "怎么", "哪", "谁", "多少", "几点", "几个", "几天", "几岁", "是不是",
+                      "有没有", "能不能", "会不会", "要不要", "对不对", "好不好", "行不行", "可不可以", "是否", "难道")
+_WORD_RE = re.compile(r"[a-z']+")
+_EN_HEDGE_WORDS = frozenset(
+    """if unless whether would wouldn't could couldn't might maybe perhaps probably possibly hopefully
+    suppose supposing imagine imagining pretend hypothetically wish wished wonder wondering guess
+    unsure dunno kinda sorta someday said says apparently allegedly dreamt dreamed""".split()
+)
+_EN_HEDGE_PHRASES = tuple(
+    f" {p} " for p in (
+        "not sure", "don't know", "do not know", "no idea", "not certain", "i think", "i thought",
+        "i feel like", "i believe", "i suspect", "i assume", "kind of", "sort of", "used to",
+        "some day", "one day", "as if", "told me", "tells me", "according to",
+    )
+)
+_ZH_HEDGES = (
+    "如果", "假如", "假设", "要是", "万一", "倘若", "假使", "的话", "可能", "也许", "或许", "大概", "说不定",
+    "不确定", "不知道", "不清楚", "好像", "似乎", "想象", "觉得", "认为", "我想", "曾经", "过去", "小时候",
+    "本来", "原来", "打算", "计划", "准备", "考虑", "想要", "据说", "听说", "他说", "她说", "告诉我", "梦想",
+    "梦见", "做梦", "不一定", "难道",
+)
+
+EN_TRANSIENT_RE = re.compile(
+    r"\b(?:right now|at the moment|today|tonight|this (?:morning|afternoon|evening))\b", re.I
+)
+ZH_TRANSIENT_RE = re.compile(r"今天|今晚|现在|刚才|刚刚|此刻|这会儿|明天|昨天")
+
+
+def strip_fillers(s: str, lang: str) -> tuple[str, bool]:
+    """`s` without its opening fillers ("oh, btw, …"), and whether they included a greeting."""
+    rx = _ZH_FILLER_RE if lang == "zh" else _EN_FILLER_RE
+    m = rx.match(s)
+    if m is None or not m.group():
+        if lang != "zh":
+            m2 = _ZH_FILLER_RE.match(s)
+            if m2 and m2.group():
+                return s[m2.end():].strip(), bool(m2.group("greet"))
+        return s, False
+    greeted = bool(m.group("greet")) or bool(_GREETING_RE.match(m.group()))
+    return s[m.end():].strip(), greeted
+
+
+def is_question(core: str, lang: str) -> bool:
+    """`core` has been through `strip_end`."""
+    if core.endswith("?"):
+        return True
+    if (lang == "zh" or CJK_RE.search(core)) and (
+        core.endswith(("吗", "呢", "么")) or any(q in core for q in _ZH_QUESTION_WORDS)
+    ):
+        return True
+    first = core.split(None, 1)[0].lower() if core else ""
+    return first in _EN_QUESTION_START
+
+
+def en_hedged(s: str) -> bool:
+    """Hypothetical, unsure, reported or habitual-past speech: not a fact to file."""
+    words = _WORD_RE.findall(s.lower())
+    if any(w in _EN_HEDGE_WORDS or w.endswith("'d") for w in words):
+        return True
+    padded = " " + " ".join(words) + " "
+    return any(p in padded for p in _EN_HEDGE_PHRASES)
+
+
+def zh_hedged(s: str) -> bool:
+    """如果…, 可能…, 听说…, 以前…, …吧: not a fact to file."""
+    return any(h in s for h in _ZH_HEDGES) or s.startswith("以前") or "我以前" in s or s.endswith("吧")
+
+
+def hedged(s: str, lang: str) -> bool:
+    return zh_hedged(s) if lang == "zh" else en_hedged(s)

@@ -1,0 +1,246 @@
+"""What the user asks of the assistant: a role, a tone, standing instructions, a nickname.
+
+"act as my editor" → identity:role; "talk to me like a pirate" → identity:tone;
+"always answer in Chinese" / "以后都用中文回答" → preference:answer_language;
+"never use emojis" → preference:<instruction> (polarity -1); "call me Bob" /
+"叫我小王" → preference:nickname.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.extract.candidate import Ctx, candidate, entities_of
+from engram.extract.filters import en_hedged
+from engram.extract.keys import WS_RE, slot_value, slugify
+from engram.extract.names import valid_en_name, valid_zh_name
+from engram.extract.phrases import PRONOUN_START, cut_clause, pronoun_led
+from engram.extract.rewrite import article, lcfirst, ucfirst, zh_third
+from engram.models import Candidate, Kind
+
+# "from now on", "by default"…: marks an instruction as standing, not a one-off
+_EN_STANDING = (
+    r"(?:from\s+now\s+on|going\s+forward|for\s+this\s+conversation|from\s+here\s+on"
+    r"|in\s+(?:the\s+)?future|by\s+default)"
+)
+_WANT_YOU_TO = r"i\s+want\s+you\s+to|i'd\s+like\s+you\s+to|i\s+would\s+like\s+you\s+to|i\s+need\s+you\s+to"
+_EN_ID_RE = re.compile(
+    rf"""^(?:please\s+)?(?:(?P<mark>{_EN_STANDING})\s*,?\s*)?(?:please\s+)?
+    (?:(?P<want>{_WANT_YOU_TO})\s+)?
+    (?:please\s+)?(?:always\s+)?
+    (?P<verb>act\s+as|act\s+like|serve\s+as|play\s+the\s+role\s+of|take\s+on\s+the\s+role\s+of|pretend\s+to\s+be
+      |pretend\s+you(?:'re|\s+are)|work\s+as|be|you\s+are\s+now|you're\s+now|you\s+are|you're
+      |you\s+will\s+be|you'll\s+be|you\s+are\s+going\s+to\s+be|become)
+    \s+(?P<det>my|a|an|the|our)\s+(?P<role>.+)$""",
+    re.I | re.X,
+)
+_EN_TONE_RE = re.compile(
+    r"^(?:please\s+)?(?:always\s+)?(?P<verb>talk|speak|write|respond|reply|answer|chat)\s+"
+    r"(?P<to>to\s+me\s+|with\s+me\s+)?(?P<how>like|as\s+if\s+you\s+were|as\s+though\s+you\s+were|as)\s+"
+    r"(?P<det>my\s+|a\s+|an\s+|the\s+)?(?P<role>.+)$",
+    re.I,
+)
+_ROLE_HEADS = frozenset(
+    """assistant editor tutor teacher coach expert translator reviewer consultant advisor adviser
+    mentor writer critic coder programmer engineer developer analyst therapist proofreader
+    interviewer examiner partner researcher planner secretary guide trainer instructor professor
+    copywriter marketer designer architect lawyer doctor accountant counselor counsellor chef
+    nutritionist strategist manager pm butler concierge sparring""".split()
+)
+_COMPLIMENTS = frozenset(
+    """hero lifesaver savior saviour favorite favourite best genius angel champion star legend man
+    guy buddy pal bro dude love darling sweetheart baby everything world friend idiot fool""".split()
+)
+_ROLE_TAIL_RE = re.compile(
+    rf"(?:\s+(?:for\s+me|please|today|here|now|for\s+now|{_EN_STANDING}|for\s+the\s+rest\s+of\s+(?:this|our)\s+conversation))+$",
+    re.I,
+)
+_ZH_ID_RE = re.compile(
+    r"^(?:请|麻烦)?你?(?P<mark>以后|今后|从现在开始|从现在起|接下来|现在|之后)?[,，]?(?:请)?你?(?:就)?"
+    r"(?P<verb>作为|当|做|扮演|担任|充当|成为)(?P<my>我的)?(?P<role>.+)$"
+)
+_ZH_YOU_ARE_RE = re.compile(
+    r"^(?P<mark>(?:以后|今后|从现在开始|从现在起|接下来|现在)[,，]?)?你(?:就)?(?P<mark2>现在|以后|从现在开始)?(?:就)?是"
+    r"(?P<my>我的)?(?P<role>.+)$"
+)
+_ZH_ROLE_CLEAN_RE = re.compile(r"^(?:一个|一名|一位|一|个|名|位)|(?:吧|好吗|了|就好|就行|可以吗)$")
+_ZH_COMPLIMENTS = frozenset("好人 天才 最棒的 最好的 朋友 好朋友 最好的朋友 宝贝 救星 英雄 谁 骗子 笨蛋".split())
+
+
+def identity(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """A role ("act as my editor", "你现在是我的英语老师") or a tone ("talk like a pirate")."""
+    if ctx.lang == "zh":
+        return _zh_identity(s, ctx)
+    m = _EN_ID_RE.match(s)
+    if m:
+        verb = WS_RE.sub(" ", m.group("verb").lower())
+        det = m.group("det").lower()
+        role = _ROLE_TAIL_RE.sub("", cut_clause(m.group("role"))).strip()
+        words = role.lower().split()
+        if not words or len(words) > 6 or en_hedged(role) or words[0] in PRONOUN_START:
+            return None
+        head = re.sub(r"[^a-z]", "", words[-1])
+        if head in _COMPLIMENTS:
+            return None
+        weak = verb in ("be", "you are", "you're", "you will be", "you'll be", "you are going to be",
+                        "become", "you are now", "you're now")
+        if weak and det != "my" and not (m.group("mark") or m.group("want")) and head not in _ROLE_HEADS:
+            return None
+        phrase = ("the " if det == "the" else article(role) + " ") + role
+        content = f"User wants the assistant to act as {phrase}."
+        return [candidate(ctx, Kind.IDENTITY, content, "identity:role", slot_value(role),
+                          f"identity instruction ({verb} …)", entities=entities_of(role))]
+    m = _EN_TONE_RE.match(s)
+    if m:
+        role = _ROLE_TAIL_RE.sub("", cut_clause(m.group("role"))).strip()
+        det = (m.group("det") or "").strip().lower()
+        how = WS_RE.sub(" ", m.group("how").lower())
+        if not role or (not det and how != "like") or len(role.split()) > 6:
+            return None
+        if not det and not role[:1].isupper():
+            return None  # "answer like this": a one-off, not a persona
+        if pronoun_led(role):
+            return None
+        verb = m.group("verb").lower()
+        to = " to them" if m.group("to") and "to" in m.group("to").lower() else (" with them" if m.group("to") else "")
+        det_out = "" if not det else ("a" if det == "my" else det) + " "
+        if det in ("a", "an", "my"):
+            det_out = article(role) + " "
+        content = f"User wants the assistant to {verb}{to} {how} {det_out}{role}."
+        return [candidate(ctx, Kind.IDENTITY, content, "identity:tone", slot_value(role),
+                          f"identity instruction ({verb} {how} …)", entities=entities_of(role))]
+    return None
+
+
+def _zh_identity(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _ZH_ID_RE.match(s)
+    kind = "verb"
+    if m is None:
+        m = _ZH_YOU_ARE_RE.match(s)
+        kind = "you_are"
+    if m is None:
+        return None
+    role = _ZH_ROLE_CLEAN_RE.sub("", _ZH_ROLE_CLEAN_RE.sub("", m.group("role").strip())).strip()
+    my = bool(m.group("my"))
+    if not role or len(role) > 16 or role in _ZH_COMPLIMENTS or re.match(r"^[我你他她它，,]", role):
+        return None
+    if kind == "verb":
+        verb = m.group("verb")
+        if verb not in ("扮演", "充当") and not my:
+            return None
+    elif not (my or m.group("mark") or m.group("mark2")):
+        return None
+    content = ("用户希望助手作为其" if my else "用户希望助手扮演") + role
+    return [candidate(ctx, Kind.IDENTITY, content, "identity:role", slot_value(role), "身份指令",
+                      entities=entities_of(role))]
+
+
+_LANGS = {"chinese": "zh", "mandarin": "zh", "english": "en", "japanese": "ja", "korean": "ko",
+          "french": "fr", "german": "de", "spanish": "es", "italian": "it", "portuguese": "pt",
+          "russian": "ru", "中文": "zh", "汉语": "zh", "普通话": "zh", "英文": "en", "英语": "en",
+          "日语": "ja", "日文": "ja", "韩语": "ko", "法语": "fr", "德语": "de", "西班牙语": "es"}
+_YOUR_RE = re.compile(r"\byour\b", re.I)
+_EN_LANG_RE = re.compile(
+    r"^(?:(?:answer|reply|respond|write|speak|talk|communicate|chat)(?:\s+(?:to\s+|with\s+)?(?:me|them))?"
+    rf"(?:\s+only)?\s+in|use)\s+(?P<lang>{'|'.join(k for k in _LANGS if k.isascii())})\b",
+    re.I,
+)
+_ZH_LANG_RE = re.compile(
+    rf"(?:用|使用|以)(?P<lang>{'|'.join(k for k in _LANGS if not k.isascii())})"
+    r"(?:来)?(?:回答|回复|交流|沟通|写|说|聊|跟我|和我|对话)"
+)
+_EN_VERBS = frozenset(
+    """answer reply respond write use speak talk keep be give format include avoid add show explain
+    summarise summarize start end sign stop refer address translate provide list put make send
+    ask check cite tell greet mention offer suggest number label return output structure break
+    limit wrap quote spell double-check proofread correct point call respond remind""".split()
+)
+_EN_INSTR_RE = re.compile(
+    rf"""^(?:please\s+)?(?:(?P<mark>{_EN_STANDING})\s*,?\s*)?(?:please\s+)?
+    (?:(?:{_WANT_YOU_TO})\s+)?
+    (?P<adv>always|never|don't\s+ever|do\s+not\s+ever|don't|do\s+not)?\s*(?P<body>.+?)
+    (?:\s*,?\s*(?P<mark2>{_EN_STANDING}|every\s+time|each\s+time|please))*$""",
+    re.I | re.X,
+)
+_EN_STANDING_HINTS = ("always", "ever", "from now on", "going forward", "future", "by default", "every time",
+                      "each time", "for this conversation", "from here on")
+_ZH_INSTR_RE = re.compile(
+    r"^(?:请|麻烦)?你?(?P<mark>以后|今后|从现在开始|从现在起|之后|往后|接下来|总是|始终|永远|一律|每次都|每次)"
+    r"[,，]?(?:请)?你?(?P<body>.+)$"
+)
+_ZH_NEG_RE = re.compile(r"^(?:都|也|一律|永远|再)*(?:不要|别|不用|不准|禁止|不许)")
+
+_EN_NICK_RE = re.compile(
+    r"^(?:please\s+)?(?:just\s+|you\s+can\s+(?:just\s+)?|feel\s+free\s+to\s+|always\s+)?"
+    rf"call\s+me\s+(?P<name>.+?)(?:\s*,?\s*(?:please|{_EN_STANDING}|instead))*$",
+    re.I,
+)
+_ZH_NICK_RE = re.compile(
+    r"^(?:请|麻烦)?你?(?:可以|就|以后|今后|以后就|从现在开始)?(?:请)?(?:就|都)?叫我(?P<name>.+?)(?:就好|就行|就可以|吧)?$"
+)
+
+
+def nickname(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"call me Bob", "叫我小王就好": how the user wants to be addressed."""
+    if ctx.lang == "zh":
+        m = _ZH_NICK_RE.match(s)
+        if m is None:
+            return None
+        name = m.group("name").strip()
+        if not valid_zh_name(name):
+            return None
+        return [candidate(ctx, Kind.PREFERENCE, f"用户希望被称呼为{name}", "preference:nickname",
+                          slot_value(name), "称呼偏好", polarity=1, entities=[name])]
+    m = _EN_NICK_RE.match(s)
+    if m is None:
+        return None
+    name = cut_clause(m.group("name"))
+    if not valid_en_name(name):
+        return None
+    return [candidate(ctx, Kind.PREFERENCE, f"User wants to be called {name}.", "preference:nickname",
+                      slot_value(name), "how to address the user", polarity=1, entities=[name])]
+
+
+def instruction(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """Standing instructions ("always answer in Chinese", "以后都用中文回答") are preferences."""
+    if ctx.lang == "zh":
+        m = _ZH_INSTR_RE.match(s)
+        if m is None:
+            return None
+        body = m.group("body").strip()
+        if len(body) < 3 or re.match(r"^[我他她它]", body) or len(body) > 30:
+            return None
+        neg = bool(_ZH_NEG_RE.match(body)) or (m.group("mark") == "永远" and "不" in body[:3])
+        content = "用户希望助手" + m.group("mark") + zh_third(body).replace("用户", "其")
+        lm = _ZH_LANG_RE.search(body)
+        if lm:
+            return [candidate(ctx, Kind.PREFERENCE, content, "preference:answer_language", _LANGS[lm.group("lang")],
+                              "回答语言偏好", polarity=-1 if neg else 1)]
+        core = _ZH_NEG_RE.sub("", body)
+        core = re.sub(r"^(?:都|也|一律|再|请|要|用)+", "", core) or body
+        return [candidate(ctx, Kind.PREFERENCE, content, "preference:" + slugify(core), "never" if neg else "always",
+                          "长期指令", polarity=-1 if neg else 1)]
+    low = s.lower()
+    if not any(w in low for w in _EN_STANDING_HINTS):
+        return None
+    m = _EN_INSTR_RE.match(s)
+    if m is None:
+        return None
+    adv = WS_RE.sub(" ", (m.group("adv") or "").lower())
+    marked = bool(m.group("mark") or (m.group("mark2") and m.group("mark2").lower() != "please"))
+    if not (marked or adv in ("always", "never", "don't ever", "do not ever")):
+        return None
+    body = m.group("body").strip()
+    first = body.split(None, 1)[0].lower() if body else ""
+    if first not in _EN_VERBS or en_hedged(body):
+        return None
+    neg = adv.startswith(("never", "don't", "do not"))
+    rest = _YOUR_RE.sub("its", lcfirst(body))
+    content = f"User wants the assistant to {'never' if neg else 'always'} {rest}."
+    lm = _EN_LANG_RE.match(body)
+    if lm:
+        return [candidate(ctx, Kind.PREFERENCE, content, "preference:answer_language",
+                          _LANGS[lm.group("lang").lower()], "standing instruction: answer language",
+                          polarity=-1 if neg else 1, entities=[ucfirst(lm.group("lang").lower())])]
+    return [candidate(ctx, Kind.PREFERENCE, content, "preference:" + slugify(body), "never" if neg else "always",
+                      "standing instruction", polarity=-1 if neg else 1)]

@@ -1,0 +1,76 @@
+"""The user's name: "my name is …", "我叫…", and what counts as a plausible name."""
+
+from __future__ import annotations
+
+import re
+
+from engram.extract.candidate import Ctx, candidate
+from engram.extract.keys import CJK_RE, slot_value
+from engram.extract.phrases import cut_clause
+from engram.extract.rewrite import zh_third
+from engram.models import Candidate, Kind
+
+_NAME_WORD_RE = re.compile(r"[A-Za-z\u00c0-\u024f][\w'.-]*")
+
+_NAME_STOP = frozenset(
+    """not a an the so very just here back fine good ok okay well tired sorry done ready home
+    great busy sure happy sad glad later tomorrow tonight now maybe when if at on anytime asap
+    whatever anything something nothing it that this you him her them""".split()
+)
+_EN_NAME_RE = re.compile(
+    r"^(?:my\s+name\s+is|my\s+name's|the\s+name's|i(?:'m|\s+am)\s+called|i(?:'m|\s+am)\s+named"
+    r"|(?P<nick>i\s+go\s+by|people\s+call\s+me|everyone\s+calls\s+me|my\s+friends\s+call\s+me))\s+(?P<name>.+)$",
+    re.I,
+)
+_EN_GREET_NAME_RE = re.compile(
+    r"^(?:[Ii]'m|[Ii]\s+am|[Tt]his\s+is|[Ii]t's)\s+(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)$"
+)
+_ZH_NAME_RE = re.compile(r"^我(?:的名字|名字)?(?:叫做|叫|是)(?P<name>.+)$")
+_ZH_NAME_BAD_RE = re.compile(r"[了过着的你他她它人车外卖不很在是吗呢吧啊个一]")
+
+
+def valid_en_name(name: str) -> bool:
+    """One to three name-like words ("Bob", "Mary Ann"), not "fine" or "tired"."""
+    words = name.split()
+    if not 1 <= len(words) <= 3:
+        return False
+    if CJK_RE.search(name):
+        return len(name) <= 6 and all(CJK_RE.match(c) for c in name)
+    return all(_NAME_WORD_RE.fullmatch(w) and w.lower() not in _NAME_STOP
+               for w in words)
+
+
+def valid_zh_name(name: str) -> bool:
+    """A short Chinese name without function characters (了, 的, 不…), or a valid English one."""
+    if not 1 <= len(name) <= 8 or re.search(r"[\s,，]", name):
+        return False
+    if CJK_RE.match(name):
+        return len(name) <= 5 and not _ZH_NAME_BAD_RE.search(name) and all(CJK_RE.match(c) for c in name)
+    return valid_en_name(name)
+
+
+def user_name(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"My name is Bob" → fact:name; "I go by Bob" → preference:nickname; a bare
+    "I'm Caroline" / "我是…" only right after a greeting."""
+    if ctx.lang == "zh":
+        m = _ZH_NAME_RE.match(s)
+        if m is None or (m.group(0).startswith("我是") and not ctx.greeted):
+            return None
+        name = m.group("name").strip()
+        if not valid_zh_name(name):
+            return None
+        return [candidate(ctx, Kind.FACT, zh_third(s), "fact:name", slot_value(name), "用户的名字", entities=[name])]
+    m = _EN_NAME_RE.match(s)
+    nick = bool(m and m.group("nick"))
+    if m is None and ctx.greeted:
+        m = _EN_GREET_NAME_RE.match(s)
+    if m is None:
+        return None
+    name = cut_clause(m.group("name"))
+    if not valid_en_name(name):
+        return None
+    if nick:
+        return [candidate(ctx, Kind.PREFERENCE, f"User goes by {name}.", "preference:nickname", slot_value(name),
+                          "how the user is called", polarity=1, entities=[name])]
+    return [candidate(ctx, Kind.FACT, f"User's name is {name}.", "fact:name", slot_value(name), "user's name",
+                      entities=[name])]

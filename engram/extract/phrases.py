@@ -1,0 +1,130 @@
+"""Trimming the phrases rules capture: clause ends, trailing fillers, second clauses.
+
+"I really like sushi lol, but …" should file "sushi"; these helpers cut a
+captured phrase down to the part that is the object, and hold the word lists
+the rules share to refuse objects that only make sense in context.
+"""
+
+from __future__ import annotations
+
+import re
+
+# adverbs allowed between "I" and the verb: "I really just love …"
+EN_ADV = (
+    r"(?:(?:really|truly|totally|absolutely|just|also|still|actually|genuinely|honestly|definitely"
+    r"|seriously|generally|usually|always|normally|mostly|currently|now|already|recently|so|super"
+    r"|quite|particularly|especially|even|officially|finally|do|kinda|pretty\s+much)\s+)*"
+)
+# an object starting with one of these refers to something said before
+PRONOUN_START = frozenset(
+    """it it's its that this these those them they you your yours u ur him her his us me myself
+    what how when where why who which whatever everything anything something nothing all both
+    either neither one ones here there so very too lots lot many most much more less some such
+    doing being""".split()
+)
+
+# an object containing one of these ("a picture of you") is not about the user alone
+CONTEXT_WORDS = frozenset("you your yours it that this them here there".split())
+
+_EN_TRAILING_FILLER_RE = re.compile(
+    r"(?:\s*,?\s+(?:obviously|of course|for sure|definitely|actually|a lot|so much|very much|that much"
+    r"|too much|too|as well|either|anymore|any more"
+    r"|though|anyway|anyways|really|honestly|tbh|btw|now|these days|nowadays|in general|generally"
+    r"|at all|lately|for real|to be honest|haha\w*|lol|lmao|right now|at the moment|currently))+$",
+    re.I,
+)
+_CUT_WORDS = tuple(
+    "and but because since so although though while when whereas which who where unless until except".split()
+)
+_EN_CUT_RE = re.compile(rf"\s*(?:[,;:(]|\s-\s|\s+(?:{'|'.join(_CUT_WORDS)})\b)", re.I)
+_CUT_SET = frozenset(_CUT_WORDS)
+_FILLER_LAST = frozenset(
+    """lot much too well either anymore more though anyway anyways really honestly tbh btw now days
+    nowadays general generally all lately real honest lol lmao moment currently obviously course sure
+    definitely actually""".split()
+)
+_TIME_LAST = frozenset(
+    """year years month months week weeks summer winter spring fall autumn ago recently yesterday
+    today now lately currently days nowadays moment day""".split()
+)
+_EN_TIME_TAIL_RE = re.compile(
+    r"(?:\s+(?:(?:last|this|next)\s+(?:year|month|week|summer|winter|spring|fall|autumn)"
+    r"|(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+|a few|several)\s+"
+    r"(?:days?|weeks?|months?|years?)\s+ago|in\s+\d{4}|recently|yesterday|today|now|lately"
+    r"|currently|these days|nowadays|at the moment|for now|for (?:a|an|one|two|three|\d+)\s+"
+    r"(?:days?|weeks?|months?|years?)))+$",
+    re.I,
+)
+
+_ZH_PARTICLES = "啊呀哦啦嘛哈呗哟噢喔嗯"  # sentence-final particles
+_ZH_END_PARTICLES = frozenset(_ZH_PARTICLES)
+ZH_PARTICLES_RE = re.compile(rf"[{_ZH_PARTICLES}~]+$")
+_END_JUNK_RE = re.compile(
+    r"(?:[\s.!。,;:~…、)\]\"'”’]+|\s+(?:lol|lmao|haha\w*|hehe|xd)\b|\s*(?::-?\)|:-?d|;-?\)|:p|<3|\^_?\^)"
+    rf"|[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+|[{_ZH_PARTICLES}]+(?=[\s.!。,~]*$))+$",
+    re.I,
+)
+_EN_END_JUNK = ("lol", "lmao", "xd", "hehe", "ha", ":d", ":p")
+
+ZH_CUT_RE = re.compile(r"[，,；;。]|因为|但是|不过|所以")
+
+ZH_OBJ_BAD_RE = re.compile(r"^(?:[你您他她它这那哪谁上过了着的得]|什么|自己|大家|人家)")
+
+
+def _rsub(rx: re.Pattern[str], s: str, window: int = 40) -> str:
+    """Strip an end-anchored pattern, scanning only the tail (``(…)+$`` is quadratic otherwise)."""
+    if len(s) <= window:
+        return rx.sub("", s)
+    cut = len(s) - window
+    return s[:cut] + rx.sub("", s[cut:])
+
+
+def strip_end(s: str) -> str:
+    """Drop trailing punctuation, emoji, "lol", sentence particles (keeps "?")."""
+    s = s.rstrip()
+    if not s:
+        return s
+    last = s[-1]
+    if last.isalnum() and last not in _ZH_END_PARTICLES and not s[-5:].lower().endswith(_EN_END_JUNK):
+        return s
+    return _rsub(_END_JUNK_RE, s).strip()
+
+
+def cut_clause(phrase: str) -> str:
+    """Keep the first clause of an object phrase ("Berlin, with my wife" → "Berlin")."""
+    words = phrase.lower().split()
+    if not _CUT_SET.intersection(words) and not any(ch in phrase for ch in ",;:(-"):
+        return phrase.strip()
+    return _EN_CUT_RE.split(phrase, 1)[0].strip()
+
+
+def _last_word(s: str) -> str:
+    i = s.rfind(" ")
+    return s[i + 1:].lower()
+
+
+def trim_fillers(s: str) -> str:
+    """"sushi lol" → "sushi", "coffee at all" → "coffee"."""
+    last = _last_word(s)
+    if last not in _FILLER_LAST and not last.startswith("haha"):
+        return s
+    return _rsub(_EN_TRAILING_FILLER_RE, s)
+
+
+def trim_time(s: str) -> str:
+    """"Munich last year" → "Munich"."""
+    last = _last_word(s)
+    if last not in _TIME_LAST and not last.isdigit():
+        return s
+    return _rsub(_EN_TIME_TAIL_RE, s)
+
+
+def pronoun_led(phrase: str) -> bool:
+    """"it", "that one", "something nice": an object that needs its context."""
+    return phrase.split()[0].lower() in PRONOUN_START
+
+
+def zh_object(obj: str) -> str:
+    """A Chinese object without trailing particles or 了/的 ("火锅了啊" → "火锅")."""
+    obj = ZH_PARTICLES_RE.sub("", obj.strip())
+    return obj[:-1].strip() if len(obj) > 2 and obj[-1] in "了的" else obj

@@ -1,0 +1,183 @@
+"""Likes, dislikes and favourites: preference:<object> and preference:favourite_<x>.
+
+"I love coffee" / "我不喜欢香菜" → preference:coffee / preference:香菜 with
+polarity +1/-1; "my favourite colour is blue" / "我最喜欢的颜色是蓝色" →
+preference:favourite_colour.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.extract.candidate import Ctx, candidate, entities_of
+from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
+from engram.extract.keys import WS_RE, slot_value, slugify
+from engram.extract.phrases import (
+    CONTEXT_WORDS,
+    EN_ADV,
+    ZH_CUT_RE,
+    ZH_OBJ_BAD_RE,
+    pronoun_led,
+    trim_fillers,
+    zh_object,
+)
+from engram.extract.rewrite import en_third, third_verb, zh_third
+from engram.models import Candidate, Kind
+
+_EN_FAV_RE = re.compile(
+    r"^my\s+(?:(?:all[- ]time|absolute|very|current|personal)\s+)?(?P<fav>favou?rite|fave|fav)\s+"
+    r"(?P<x>[a-z][a-z -]{0,30}?)\s+(?:is|are|'s|has\s+to\s+be)\s+(?P<y>.+)$",
+    re.I,
+)
+_FAV_CUT_RE = re.compile(r"\s*(?:[;:(]|\s+(?:but|because|since|although|though|while|which|who)\b)", re.I)
+_EN_FAV2_RE = re.compile(
+    r"^(?P<y>.+?)\s+(?:is|are)\s+my\s+(?:all[- ]time\s+)?(?:favou?rite|fave)\s+(?P<x>[a-z][a-z -]{0,30})$", re.I
+)
+_EN_PREF_RE = re.compile(
+    rf"^i\s+(?P<neg>don't|do\s+not|dont)?\s*{EN_ADV}"
+    r"(?P<verb>like|love|enjoy|adore|prefer|hate|dislike|detest|loathe|despise|can't\s+stand|cannot\s+stand"
+    r"|can\s+not\s+stand|can't\s+bear|care\s+for)\s+(?P<obj>.+)$",
+    re.I,
+)
+_EN_PREF2_RE = re.compile(
+    r"^i(?:'m|\s+am)\s+(?P<neg>not\s+)?(?:(?:really|so|totally|also|even|that|very|quite|super|such)\s+)*"
+    r"(?P<verb>(?:a\s+)?(?:(?:big|huge|massive|real|great)\s+)?fan\s+of|into|fond\s+of|obsessed\s+with"
+    r"|crazy\s+about|passionate\s+about|keen\s+on)\s+(?P<obj>.+)$",
+    re.I,
+)
+_EN_NEG_VERBS = frozenset(("hate", "dislike", "detest", "loathe", "despise", "can't stand", "cannot stand",
+                           "can not stand", "can't bear"))
+_EN_PREFER_SPLIT_RE = re.compile(r"\s+(?:over|rather\s+than|instead\s+of|more\s+than|to)\s+", re.I)
+_FAV_CANON = {"color": "colour", "colors": "colour", "colours": "colour", "颜色": "colour",
+              "食物": "food", "菜": "food", "电影": "movie", "书": "book", "歌": "song", "歌曲": "song",
+              "运动": "sport", "动物": "animal", "城市": "city", "饮料": "drink", "水果": "fruit",
+              "乐队": "band", "歌手": "singer", "季节": "season", "游戏": "game", "作家": "author",
+              "演员": "actor", "花": "flower", "国家": "country", "编程语言": "programming_language",
+              "语言": "language", "电视剧": "tv_show", "节目": "show", "咖啡": "coffee", "茶": "tea",
+              "movies": "movie", "films": "movie", "film": "movie"}
+_ZH_FAV_RE = re.compile(r"^我(?:最喜欢|最爱|最喜爱|最中意)的(?P<x>.{1,8}?)(?:是|叫|为)(?P<y>.+)$")
+_ZH_PREF_RE = re.compile(
+    r"^我(?P<adv>(?:也|还|还是|一直|向来|从来|特别|非常|很|超级|超|最|比较|挺|蛮|真的|真|更|就|本来就|都|一点都|一点也|实在|确实|完全|根本)*)"
+    r"(?P<verb>更喜欢|比较喜欢|喜欢|喜爱|热爱|爱好|爱|偏好|偏爱|钟爱|迷恋|讨厌|厌恶|反感|受不了|不喜欢|不爱|不太喜欢|不怎么喜欢"
+    r"|恨|忍不了|不能接受|不吃|不喝|希望)(?P<obj>.+)$"
+)
+_ZH_NEG_VERBS = frozenset("讨厌 厌恶 反感 受不了 不喜欢 不爱 不太喜欢 不怎么喜欢 恨 忍不了 不能接受 不吃 不喝".split())
+_ZH_PREFER_SPLIT_RE = re.compile(r"(?:而不是|胜过|多过|多于|超过|比起)")
+
+
+def _cut_list(phrase: str) -> str:
+    """Like `cut_clause`, but keeps short lists: "cats and dogs", "blue, green and red"."""
+    phrase = _FAV_CUT_RE.split(phrase, maxsplit=1)[0].strip()
+    if "," in phrase:
+        parts = [p.strip() for p in phrase.split(",")]
+        if not (" and " in parts[-1] or parts[-1].startswith(("and ", "or "))) or any(
+            len(p.split()) > 3 for p in parts
+        ):
+            phrase = parts[0]
+    low = phrase.lower()
+    if " and " in low:
+        i = low.index(" and ")
+        if len(phrase[i + 5:].split()) > 3:
+            phrase = phrase[:i]
+    return phrase.strip()
+
+
+def favourite(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"my favourite colour is blue", "blue is my favourite colour", "我最喜欢的颜色是蓝色"."""
+    if ctx.lang == "zh":
+        m = _ZH_FAV_RE.match(s)
+        if m is None:
+            return None
+        x, y = m.group("x"), zh_object(m.group("y"))
+        if not y or len(y) > 20 or ZH_OBJ_BAD_RE.match(y):
+            return None
+        key = "preference:favourite_" + (_FAV_CANON.get(x) or slugify(x))
+        return [candidate(ctx, Kind.PREFERENCE, zh_third(s), key, slot_value(y), "最喜欢的事物", polarity=1,
+                          entities=entities_of(y))]
+    m = _EN_FAV_RE.match(s)
+    if m is None:
+        m = _EN_FAV2_RE.match(s)
+        if m is None:
+            return None
+        y = m.group("y").strip()
+        content = f"User's favourite {m.group('x').strip()} is {y}."
+    else:
+        y = trim_fillers(_cut_list(m.group("y"))).strip()
+        content = None
+    x = m.group("x").strip().lower()
+    if not y or pronoun_led(y) or len(y.split()) > 8:
+        return None
+    canon = _FAV_CANON.get(x) or slugify(x)
+    if content is None:
+        content = en_third(s[: m.start("y")] + y)
+    return [candidate(ctx, Kind.PREFERENCE, content, "preference:favourite_" + canon, slot_value(y),
+                      f"favourite {x}", polarity=1, entities=entities_of(y))]
+
+
+def preference(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"I love coffee", "I'm not a fan of horror movies", "我讨厌香菜": a like or dislike."""
+    if ctx.lang == "zh":
+        return _zh_preference(s, ctx)
+    m = _EN_PREF_RE.match(s)
+    if m:
+        verb = WS_RE.sub(" ", m.group("verb").lower())
+        neg_verb = verb in _EN_NEG_VERBS
+        if m.group("neg"):
+            if neg_verb or verb == "prefer":
+                return None  # "I don't hate it": too subtle to file
+            polarity = -1
+        elif verb == "care for":
+            return None
+        else:
+            polarity = -1 if neg_verb else 1
+    else:
+        m = _EN_PREF2_RE.match(s)
+        if m is None:
+            return None
+        verb = "like"
+        polarity = -1 if m.group("neg") else 1
+    obj = trim_fillers(_cut_list(m.group("obj"))).strip()
+    words = obj.split()
+    if not words or len(words) > 8 or pronoun_led(obj):
+        return None
+    lowered = obj.lower()
+    if CONTEXT_WORDS.intersection(lowered.split()) or EN_TRANSIENT_RE.search(s):
+        return None
+    key_obj = obj
+    if verb == "prefer" and not lowered.startswith("to "):
+        key_obj = _EN_PREFER_SPLIT_RE.split(obj, 1)[0]
+    slug = slugify(key_obj, consume=True)
+    if not slug:
+        return None
+    if polarity < 0:
+        content = f"User dislikes {obj}."
+    elif verb in ("like", "love", "enjoy", "adore", "prefer"):
+        content = f"User {third_verb(verb)} {obj}."
+    else:
+        content = f"User likes {obj}."
+    return [candidate(ctx, Kind.PREFERENCE, content, "preference:" + slug, "like" if polarity > 0 else "dislike",
+                      f"{'likes' if polarity > 0 else 'dislikes'} {key_obj}", polarity=polarity,
+                      entities=entities_of(key_obj))]
+
+
+def _zh_preference(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _ZH_PREF_RE.match(s)
+    if m is None:
+        return None
+    verb, adv = m.group("verb"), m.group("adv")
+    obj = zh_object(ZH_CUT_RE.split(m.group("obj"), 1)[0])
+    if not obj or len(obj) > 20 or ZH_OBJ_BAD_RE.match(obj) or ZH_TRANSIENT_RE.search(s):
+        return None
+    negative = verb in _ZH_NEG_VERBS
+    if verb == "希望" and (re.match(r"^[你您]", obj) or len(obj) > 15):
+        return None  # a request to the assistant, unless standing (handled as an instruction)
+    if negative and "不" in adv:
+        return None
+    key_obj = _ZH_PREFER_SPLIT_RE.split(obj, 1)[0] or obj
+    slug = slugify(key_obj, consume=True)
+    if not slug:
+        return None
+    polarity = -1 if negative else 1
+    content = zh_third("我" + adv + verb + obj)
+    return [candidate(ctx, Kind.PREFERENCE, content, "preference:" + slug, "dislike" if negative else "like",
+                      f"{verb}{key_obj}", polarity=polarity, entities=entities_of(key_obj))]

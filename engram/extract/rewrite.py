@@ -1,0 +1,114 @@
+"""Rewriting what the user said as a statement about the user, in their language.
+
+"I love my job" → "User loves their job."; "我住在北京" → "用户住在北京";
+"you" (the assistant) becomes "the assistant" / "助手".
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.extract.keys import WS_RE
+
+
+def article(word: str) -> str:
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
+def ucfirst(s: str) -> str:
+    return s[:1].upper() + s[1:] if s else s
+
+
+def lcfirst(s: str) -> str:
+    return s[:1].lower() + s[1:] if s else s
+
+
+def as_sentence(s: str) -> str:
+    """Ends with a full stop unless it already ends with "." or "!"."""
+    s = s.strip()
+    return s if s.endswith((".", "!")) else s + "."
+
+
+_EN_MODALS = frozenset("can cannot can't will won't would should must may might could shall".split())
+_EN_IRREGULAR = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "go": "goes",
+                 "gotta": "has to", "'m": "is", "'ve": "has", "'d": "would", "'ll": "will"}
+_EN_PAST = frozenset("was were had did didn't went got made took came saw met grew began became".split())
+_EN_HEAD_RE = re.compile(
+    r"^i(?P<contr>'m|'ve|'d|'ll)?\b(?P<adv>(?:\s+(?:really|truly|totally|absolutely|just|also"
+    r"|still|actually|genuinely|honestly|definitely|seriously|generally|usually|always|never"
+    r"|normally|often|sometimes|currently|now|already|recently|even|only|finally))*)"
+    r"(?:\s+(?P<verb>[a-z']+))?",
+    re.I,
+)
+_EN_PRON_RE = re.compile(r"\b(?:(?P<i>I)(?P<c>'m|'ve|'ll|'d)?|(?P<w>myself|mine|my|me))\b", re.I)
+_PRON = {"myself": "themselves", "mine": "theirs", "my": "their", "me": "them", "": "they",
+         "'m": "they are", "'ve": "they have", "'ll": "they will", "'d": "they would"}
+_YOU = {"you're": "the assistant is", "you are": "the assistant is", "your": "the assistant's",
+        "yours": "the assistant's", "you": "the assistant"}
+_EN_YOU_RE = re.compile(rf"\b(?:{'|'.join(_YOU)})\b", re.I)
+
+_ZH_YOU_RE = re.compile(r"[你您](?!们)")
+
+
+def _pron_sub(m: re.Match[str]) -> str:
+    return _PRON[(m.group("w") or m.group("c") or "").lower()]
+
+
+def _you_sub(m: re.Match[str]) -> str:
+    return _YOU[WS_RE.sub(" ", m.group().lower())]
+
+
+def third_verb(verb: str) -> str:
+    """Third person singular: "love" → "loves", "have" → "has", "can" → "can"."""
+    lv = verb.lower()
+    if lv in _EN_IRREGULAR:
+        return _EN_IRREGULAR[lv]
+    if lv in _EN_MODALS or lv in _EN_PAST or lv.endswith("n't") or not lv.isalpha() \
+            or (lv.endswith("ed") and not lv.endswith("eed")):
+        return verb
+    if lv.endswith(("s", "sh", "ch", "x", "z", "o")):
+        return verb + "es"
+    if len(lv) > 1 and lv.endswith("y") and lv[-2] not in "aeiou":
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def en_third(clause: str) -> str:
+    """Rewrite a first-person English clause as a statement about "User"."""
+    s = clause.strip()
+    head = ""
+    m = _EN_HEAD_RE.match(s)
+    if m and (m.group("contr") or m.group("verb")):
+        contr, adv, verb = m.group("contr"), m.group("adv") or "", m.group("verb")
+        if contr:
+            head = "User " + _EN_IRREGULAR[contr.lower()] + adv + (" " + verb if verb else "")
+        else:
+            head = "User" + adv + " " + third_verb(verb)
+        s = s[m.end():]
+    elif s[:2].lower() in ("my", "me") and not s[2:3].isalnum():
+        head, s = ("User's" if s[1] in "yY" else "User"), s[2:]
+    s = en_rest(s)
+    if not head:
+        s = _EN_YOU_RE.sub(_you_sub, s)
+        return as_sentence(ucfirst(s))
+    return as_sentence(head + s)
+
+
+def en_rest(s: str) -> str:
+    """First person → "they" in the rest of a clause ("… before I leave" → "… before they leave")."""
+    return _EN_PRON_RE.sub(_pron_sub, s)
+
+
+def zh_third(clause: str, *, subject: bool = False) -> str:
+    """Rewrite a first-person Chinese clause about "用户"; `subject` adds one when missing."""
+    s = clause.replace("我们", "\0").replace("我", "用户").replace("\0", "我们")
+    if "你" in s or "您" in s:
+        s = _ZH_YOU_RE.sub("助手", s)
+    if subject and not s.startswith("用户"):
+        s = "用户" + s
+    return s
+
+
+def third_person(clause: str, lang: str, *, subject: bool = False) -> str:
+    """`en_third` or `zh_third` by language."""
+    return zh_third(clause, subject=subject) if lang == "zh" else en_third(clause)

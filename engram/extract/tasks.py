@@ -1,0 +1,198 @@
+"""Tasks: things the user has to do by a date, or again and again (task:<action>).
+
+"I need to submit the report by Friday", "I have a dentist appointment on May 5
+at 10am", "the essay is due next Monday", "I go running every Monday", "周五前
+要交报告", "每周五要交周报". A task needs a date or a recurrence, and (outside
+an explicit command) a modal verb, an appointment, a stated deadline or a habit.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.extract.candidate import Ctx, candidate, entities_of
+from engram.extract.dates import (
+    EN_DATE_RE,
+    EN_REC_RE,
+    ZH_DATE_RE,
+    ZH_REC_RE,
+    date_suffix,
+    due_datetime,
+    overlaps,
+    resolve_en,
+    resolve_recurrence,
+    resolve_zh,
+)
+from engram.extract.keys import slugify
+from engram.extract.phrases import (
+    CONTEXT_WORDS,
+    EN_ADV,
+    ZH_OBJ_BAD_RE,
+    ZH_PARTICLES_RE,
+    cut_clause,
+    pronoun_led,
+    trim_fillers,
+)
+from engram.extract.rewrite import as_sentence, en_third, lcfirst, zh_third
+from engram.models import Candidate, Kind
+
+_EN_MODAL_RE = re.compile(
+    r"^i\s*(?:(?:really|still|also|just|definitely|absolutely|seriously|urgently)\s+)*"
+    r"(?P<modal>need\s+to|have\s+to|must|'ve\s+got\s+to|have\s+got\s+to|got\s+to|gotta|'m\s+supposed\s+to"
+    r"|\s*am\s+supposed\s+to|'m\s+required\s+to|am\s+required\s+to|should|will\s+have\s+to|'ll\s+have\s+to)\s+(?P<rest>.+)$",
+    re.I,
+)
+_EN_APPT_RE = re.compile(
+    r"^i\s+(?:also\s+)?(?:have|'ve\s+got|have\s+got)\s+(?:a|an|my|the)\s+(?P<thing>(?:[\w'-]+\s+){0,3}?"
+    r"(?:meeting|appointment|exam|test|interview|deadline|presentation|call|flight|class|lecture|checkup|check-up"
+    r"|surgery|recital|concert|demo|review|standup|stand-up|workshop|conference|trip|party|wedding|session))\s+(?P<rest>.+)$",
+    re.I,
+)
+_EN_DEADLINE_RE = re.compile(
+    r"^(?:the\s+|my\s+|our\s+)?(?:deadline|due\s+date)\s+(?:for|of|on)\s+(?P<act>.+?)\s+is\s+(?P<rest>.+)$"
+    r"|^(?:the\s+|my\s+|our\s+)?(?P<act2>.+?)\s+(?:is|are)\s+due\s+(?P<rest2>.+)$",
+    re.I,
+)
+_DET_RE = re.compile(r"^(?:the|my|our)\s+", re.I)
+_ONBY_RE = re.compile(r"^(?:on|by)\s+", re.I)
+_NEGATED_RE = re.compile(r"n't\b|\b(?:not|never|no longer)\b", re.I)
+_EN_HABIT_RE = re.compile(rf"^i\s+{EN_ADV}(?P<verb>[a-z]+)\b", re.I)
+_HABIT_BAD_VERBS = frozenset("am feel think was were get seem hope wish want like love hate know guess".split())
+_ZH_MODAL_RE = re.compile(r"一定要|必须|需要|得要|应该|记得|要|得")
+_ZH_TASK_SUBJECT_RE = re.compile(
+    r"^(?:我(?!们)|每|周|星期|礼拜|今|明|后天|下|这|本|月|年底|\d|[一二三四五六七八九十]+(?:天|个))"
+)
+_ZH_DEADLINE_WORD_RE = re.compile(r"的?(?:截止日期|截止时间|截止|deadline|ddl|DDL)(?:是|在|为|到)?")
+_DIGIT_RE = re.compile(r"[0-9]")
+_EN_DATE_HINTS = ("day", "tonight", "tomorrow", "week", "month", "year", "eod", "eow", "jan", "feb", "mar",
+                  "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_EN_REC_HINTS = ("every", "each", "daily", "nightly", "weekly", "monthly", "yearly", "annually", "days")
+_ZH_DATE_HINT_RE = re.compile(r"[周星礼天今明月年号日0-9]")
+_DANGLING_PREP_RE = re.compile(r"\s+(?:by|before|on|until|till|due|at)\s*$", re.I)
+_ZH_ACT_LEAD_RE = re.compile(r"^(?:我的?|都|就|还|也|会|要|得|在|，|,)+")
+_ZH_SPAN_TAIL_RE = re.compile(r"(?:之前|以前|前|之内|以内|内)")
+
+
+def task(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """A task with its due date (UTC) and recurrence rule, or None."""
+    return _zh_task(s, ctx) if ctx.lang == "zh" else _en_task(s, ctx)
+
+
+def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
+    today = ctx.now.date()
+    low = s.lower()
+    dm = EN_DATE_RE.search(s) if _DIGIT_RE.search(low) or any(h in low for h in _EN_DATE_HINTS) else None
+    if dm and dm.start() == 0:  # "By Friday, I need to …": put the date last
+        s = s[dm.end():].lstrip(" ,") + " " + lcfirst(dm.group().strip())
+        dm = EN_DATE_RE.search(s)
+    rm = EN_REC_RE.search(s) if any(h in low for h in _EN_REC_HINTS) else None
+    if rm and rm.start() == 0:
+        s = s[rm.end():].lstrip(" ,") + " " + lcfirst(rm.group().strip())
+        rm = EN_REC_RE.search(s)
+        dm = EN_DATE_RE.search(s) if dm else None
+    if not dm and not rm:
+        return None
+    due = t = None
+    if dm:
+        d, t = resolve_en(dm, today)
+        due = due_datetime(d, t, ctx.now)
+        if due is None:
+            dm = None
+    if rm and dm and overlaps(dm, rm):
+        dm = None  # "every Monday" is a recurrence, not a date
+        due = t = None
+    rec = None
+    if rm:
+        rec, due = resolve_recurrence(rm, t, ctx.now)
+    span = rm or dm
+    if span is None:
+        return None
+    m = _EN_MODAL_RE.match(s)
+    if m:
+        act = _task_act(m.group("rest"), m.start("rest"), span)
+        reason = "task with a deadline" if dm else "recurring task"
+    elif (m := _EN_APPT_RE.match(s)) is not None:
+        act = m.group("thing")
+        reason = "appointment"
+    elif (m := _EN_DEADLINE_RE.match(s)) is not None:
+        act = m.group("act") or m.group("act2")
+        if pronoun_led(act) or not dm:
+            return None
+        due_phrase = (m.group("rest") or m.group("rest2")).strip()
+        if m.group("act"):
+            content = f"User's deadline for {act} is {due_phrase}"
+        else:
+            content = f"User's {_DET_RE.sub('', act)} is due {_ONBY_RE.sub('', due_phrase)}"
+        content = as_sentence(content + date_suffix(due, t, False))
+        return [candidate(ctx, Kind.TASK, content, "task:" + slugify(act), None, "deadline stated",
+                          due_at=due, recurrence=rec, entities=entities_of(act))]
+    elif rm and not _NEGATED_RE.search(s) and (m := _EN_HABIT_RE.match(s)) is not None \
+            and m.group("verb").lower() not in _HABIT_BAD_VERBS:
+        act = _task_act(s[m.start("verb"):], m.start("verb"), span)
+        reason = "recurring activity"
+    else:
+        return None
+    act = act.strip(" ,")
+    if not act or CONTEXT_WORDS.intersection(act.lower().split()) or pronoun_led(act):
+        return None
+    body = en_third(s).rstrip(".")
+    suffix = "" if rec else date_suffix(due, t, False)
+    content = as_sentence(body + ("" if suffix.strip(" ()") in body else suffix))
+    return [candidate(ctx, Kind.TASK, content, "task:" + slugify(act, limit=5), None, reason,
+                      due_at=due, recurrence=rec, entities=[])]
+
+
+def _task_act(rest: str, offset: int, span: re.Match[str]) -> str:
+    """The action phrase without its date: "submit the report by Friday" → "submit the report"."""
+    a, b = span.start() - offset, span.end() - offset
+    if 0 <= a <= len(rest):
+        rest = rest[:max(a, 0)] + rest[max(b, 0):]
+    more = EN_DATE_RE.search(rest) if _DIGIT_RE.search(rest) or "tomorrow" in rest.lower() else None
+    if more:  # "be at the airport by 6am tomorrow": both parts are the date
+        rest = rest[: more.start()] + rest[more.end():]
+    rest = _DANGLING_PREP_RE.sub("", rest.strip())
+    return cut_clause(trim_fillers(rest)) or rest
+
+
+def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
+    today = ctx.now.date()
+    deadline = _ZH_DEADLINE_WORD_RE.search(s)
+    if not _ZH_TASK_SUBJECT_RE.match(s) and not deadline:
+        return None
+    if not _ZH_DATE_HINT_RE.search(s) and "每" not in s:
+        return None
+    rm = ZH_REC_RE.search(s) if "每" in s or "工作日" in s or "天天" in s else None
+    dm = ZH_DATE_RE.search(s)
+    if rm and dm and overlaps(dm, rm):
+        dm = None  # "每周五" is a recurrence, not a date
+    if not rm and not dm:
+        return None
+    due = t = None
+    if dm:
+        d, t = resolve_zh(dm, today)
+        due = due_datetime(d, t, ctx.now)
+    rec = None
+    if rm:
+        rec, due = resolve_recurrence(rm, t, ctx.now)
+    modal = _ZH_MODAL_RE.search(s)
+    if not (modal or deadline or rm or ctx.relaxed or (dm and dm.group("hh"))):
+        return None
+    rest = s
+    for span in sorted((x for x in (dm, rm) if x), key=lambda x: -x.start()):
+        tail = _ZH_SPAN_TAIL_RE.match(rest[span.end():])
+        end = span.end() + (tail.end() if tail else 0)
+        start = span.start() - (1 if span.start() > 0 and rest[span.start() - 1] == "在" else 0)
+        rest = rest[:start] + rest[end:]
+    if deadline:
+        act = _ZH_DEADLINE_WORD_RE.sub("", rest)
+    else:
+        mm = _ZH_MODAL_RE.search(rest)
+        act = rest[mm.end():] if mm else rest
+    act = _ZH_ACT_LEAD_RE.sub("", act)
+    act = ZH_PARTICLES_RE.sub("", act[:-1] if act[-1:] in ("了", "的") else act).strip(" ,，")
+    if len(act) < 2 or ZH_OBJ_BAD_RE.match(act):
+        return None
+    body = zh_third(s, subject=not deadline) if s.startswith("我") or not deadline else "用户的" + zh_third(s)
+    content = body + ("" if rec else date_suffix(due, t, True))
+    return [candidate(ctx, Kind.TASK, content, "task:" + slugify(act, consume=True), None,
+                      "带截止日期的任务" if dm else "周期性任务", due_at=due, recurrence=rec)]
