@@ -183,7 +183,9 @@ def locomo(
 
 @bench_app.command("madial")
 def madial(
-    folder: Annotated[Path, typer.Argument(help="MADial folder: memory.jsonl + dialogue.jsonl, or zh/ and en/ of them")],
+    folder: Annotated[
+        Path, typer.Argument(help="MADial folder: memory.jsonl + dialogue.jsonl, or zh/ and en/ of them")
+    ],
     lang: Annotated[Optional[str], typer.Option("--lang", help="zh or en (default: each found)")] = None,
     out: OutOpt = Path("bench-results"),
     ks: KsOpt = "1,3,5,10,20",
@@ -200,7 +202,8 @@ def madial(
 
     if not folder.is_dir():
         _fail(f"{folder}: no such folder")
-    langs = [lang] if lang else [l for l in ("zh", "en") if (folder / l / "memory.jsonl").is_file()] or [None]
+    found = [code for code in ("zh", "en") if (folder / code / "memory.jsonl").is_file()]
+    langs: list[str | None] = [lang] if lang else found or [None]
     for one in langs:
         try:
             with _progress(f"MADial {one or ''}") as progress:
@@ -239,28 +242,27 @@ def scale(
         options.update(QUICK)
     with _progress("scale") as progress:
         report = run_scale(**options, batch=batch, workdir=workdir, out_dir=out, progress=progress)
-    table = Table(
-        title=f"scale ({report.wall_s:.0f} s) · latency ms p50/p95", title_justify="left",
-        box=box.SIMPLE_HEAD, pad_edge=False,
-    )
-    for column in (
-        "phase", "memories", "users", "ingest/s", "add", "add infer",
-        "search", "cold/warm p50", "peak RSS MB", "DB MB",
-    ):
-        table.add_column(column, justify="left" if column == "phase" else "right", no_wrap=column == "phase")
+    sizes_table = _table(f"scale ({report.wall_s:.0f} s)")
+    for column in ("phase", "memories", "users", "ingest/s", "peak RSS MB", "DB MB"):
+        sizes_table.add_column(column, justify="left" if column == "phase" else "right", no_wrap=True)
+    times = _table("latency, ms p50/p95 (infer: add with infer=True; cold: a user's first search)")
+    for column in ("phase", "add", "infer", "search", "cold", "warm"):
+        times.add_column(column, justify="left" if column == "phase" else "right", no_wrap=True)
 
     def pair(latency: Any) -> str:
         return "" if latency is None else f"{_ms(latency.p50)}/{_ms(latency.p95)}"
 
     for phase in report.phases:
-        table.add_row(
+        sizes_table.add_row(
             phase.name, f"{phase.memories:,}", f"{phase.users:,}", f"{phase.ingest_per_s:,.0f}",
-            pair(phase.add_ms), pair(phase.add_infer_ms), pair(phase.search_ms),
-            "" if phase.search_cold_ms is None
-            else f"{_ms(phase.search_cold_ms.p50)}/{_ms(phase.search_warm_ms.p50)}",
             f"{phase.peak_rss_mb:,.0f}", f"{phase.db_mb:,.0f}",
         )
-    console.print(table)
+        times.add_row(
+            phase.name, pair(phase.add_ms), pair(phase.add_infer_ms), pair(phase.search_ms),
+            pair(phase.search_cold_ms), pair(phase.search_warm_ms),
+        )
+    console.print(sizes_table)
+    console.print(times)
     for phase in report.phases:
         if phase.add_infer_actions:
             actions = ", ".join(f"{n} {a}" for a, n in sorted(phase.add_infer_actions.items()))
