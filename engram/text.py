@@ -17,12 +17,12 @@ import rjieba
 import Stemmer
 
 __all__ = [
+    "cjk_ratio",
     "detect_language",
+    "is_cjk",
     "lexical_tokens",
     "normalize",
     "split_sentences",
-    "is_cjk",
-    "cjk_ratio",
 ]
 
 # CJK unified ideographs (+ extension A, compatibility, extensions B..).
@@ -92,7 +92,9 @@ _EN_STOPWORDS = frozenset(
     """.replace("like?", "").split()
 )
 
-_ZH_STOP_CHARS = frozenset("的地得了着过吗呢吧啊呀哦嗯哈啦嘛么是我你您他她它们在和与及也就都很又还而但这那个把被让给对从于为以之其或并")
+_ZH_STOP_CHARS = frozenset(
+    "的地得了着过吗呢吧啊呀哦嗯哈啦嘛么是我你您他她它们在和与及也就都很又还而但这那个把被让给对从于为以之其或并"
+)
 _ZH_STOPWORDS = frozenset(
     """
     我们 你们 他们 她们 它们 咱们 自己 什么 怎么 怎么样 怎样 为什么 哪里 哪儿 哪个 这个 那个 这些 那些
@@ -147,13 +149,14 @@ def _cjk_tokens(run: str, out: list[str]) -> None:
         if run not in _ZH_STOP_CHARS:
             out.append(run)
         return
-    for w in _cut_for_search(run):
-        if len(w) > 1 and w not in _ZH_STOPWORDS and _CJK_RE.match(w):
-            out.append(w)
     stop = _ZH_STOP_CHARS
+    for w in _cut_for_search(run):
+        # one-character words are kept when they carry meaning (住, 吃, 猫)
+        if (w not in _ZH_STOPWORDS and w not in stop) and _CJK_RE.match(w):
+            out.append(w)
     for i in range(len(run) - 1):
         a, b = run[i], run[i + 1]
-        if a not in stop and b not in stop:
+        if a not in stop and b not in stop and a + b not in _ZH_STOPWORDS:
             out.append(a + b)
 
 
@@ -222,7 +225,7 @@ def _is_boundary(text: str, start: int, end: int) -> bool:
         return False  # 3.5, example.com, e.g
     if end - start > 1 or text[start] == "…":
         return True  # ellipsis followed by space or end
-    m = _PREV_WORD_RE.search(text, 0, start)
+    m = _PREV_WORD_RE.search(text, max(0, start - 24), start)  # a window: whole-text scans are quadratic
     if m is None:
         return True
     word = m.group(1).lower()

@@ -24,6 +24,9 @@ class Embedder(Protocol):
 
     name: str
     dim: int
+    # languages the model represents well; None = any. Retrieval skips dense
+    # search for queries in other languages.
+    languages: frozenset[str] | None
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
 
@@ -43,6 +46,8 @@ class WordLlamaEmbedder:
             raise ValueError(f"wordllama supports dimensions 64, 128 or 256, not {dim}")
         self.dim = dim
         self.name = f"wordllama-l2-supercat-{dim}"
+        # its vocabulary barely covers Chinese: near chance on MADial-zh
+        self.languages = frozenset({"en"})
         self._model = None
         self._lock = threading.Lock()
 
