@@ -1,0 +1,860 @@
+"""The memory capsule (OptMem): deltas at session end, promotion, the capsule, per-turn context.
+
+    session ends ─► compress: the session's memories → one structured delta
+                    (preferences · known facts · current task state · identity),
+                    stored as a `summary` memory that links its sources
+    add ──────────► promote: explicit, identity, and what a later session says
+                    again become `long_term`
+    capsule ──────► long-term memories + the current versions of the deltas'
+                    sources, deduplicated, ordered by section and score, packed
+                    into an exact token budget by evicting the lowest
+                    importance/use/recency; cached per user until memory changes
+    context ──────► capsule + the few memories most relevant to the message
+                    (+ clarifying questions, + recent turns when asked), packed
+                    into a budget and rendered by a Jinja2 template
+
+The capsule is built from the deltas' *sources*, not their frozen text, so a
+fact that changed after its session ended shows its new value, and a deleted
+memory leaves the capsule at once. Everything here is deterministic and needs
+no LLM.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from dataclasses import dataclass
+
+import jinja2
+from pydantic import BaseModel, Field
+
+from engram.models import (
+    Action,
+    Event,
+    Filters,
+    Kind,
+    Layer,
+    MemoryItem,
+    Message,
+    Source,
+    Status,
+    utcnow,
+)
+from engram.privacy import redact
+from engram.store.base import ItemRow, Scope
+from engram.text import detect_language, normalize
+from engram.tokens import TokenCounter, get_counter
+
+if TYPE_CHECKING:  # pragma: no cover
+    from engram.memory import Memory
+
+log = logging.getLogger("engram.capsule")
+
+__all__ = [
+    "Capsule",
+    "CapsuleEngine",
+    "Context",
+    "Delta",
+    "LeftOut",
+    "Line",
+    "SECTIONS",
+    "compress_items",
+    "keep_score",
+    "promotions",
+]
+
+SECTIONS = ("preferences", "facts", "task", "identity")
+SECTION_OF_KIND: dict[Kind, str] = {
+    Kind.PREFERENCE: "preferences",
+    Kind.FACT: "facts",
+    Kind.EVENT: "facts",
+    Kind.TASK: "task",
+    Kind.DECISION: "task",
+    Kind.IDENTITY: "identity",
+}
+_SECTION_OF_VALUE = {kind.value: section for kind, section in SECTION_OF_KIND.items()}
+# kinds that become long-term when a later session says them again
+_PROMOTE_AGAIN = {Kind.PREFERENCE, Kind.FACT, Kind.IDENTITY, Kind.DECISION}
+# markers as the bundled templates render them; used only to estimate line costs
+_MARKERS = {"zh": ("（已更新）", "（待确认）"), "en": (" (updated)", " (unconfirmed)")}
+_BUNDLED = Path(__file__).parent / "prompts"
+
+
+# --------------------------------------------------------------------------- models
+class Line(BaseModel):
+    """One line of a delta, a capsule or a context, and the memory it comes from."""
+
+    section: str
+    text: str
+    memory_id: str | None = None
+    kind: Kind | None = None
+    updated: bool = False  # replaced an earlier value ("已更新")
+    disputed: bool = False  # contradicts another memory, not settled
+    score: float = 0.0
+    tokens: int = 0
+    when: str | None = None  # date shown for events and raw turns in a context
+
+
+@dataclass(slots=True)
+class LeftOut:
+    """A memory that did not make it into a capsule or context, and why.
+
+    A plain dataclass: a capsule of a 10k-memory user reports thousands of these.
+    """
+
+    memory_id: str
+    content: str
+    section: str
+    score: float
+    reason: str  # "budget" | "duplicate of <id>" | "in capsule"
+    tokens: int = 0  # what its line would have cost (at least; not counted when clearly too long)
+
+
+class Delta(BaseModel):
+    """The compressed increment of a session (or of a day / a task)."""
+
+    user_id: str
+    agent_id: str | None = None
+    session_id: str | None = None
+    language: str = "en"
+    lines: list[Line] = Field(default_factory=list)
+    text: str = ""
+    summary: MemoryItem | None = None  # the stored `summary` memory; None when nothing to compress
+    sources: list[str] = Field(default_factory=list)
+    created_at: datetime = Field(default_factory=utcnow)
+    end_reason: str | None = None
+    already_ended: bool = False  # this call found the session ended already (idempotent end)
+
+    def section(self, name: str) -> list[Line]:
+        return [line for line in self.lines if line.section == name]
+
+
+class Capsule(BaseModel):
+    """What a user's long-term memory looks like inside a token budget."""
+
+    user_id: str
+    agent_id: str | None = None
+    language: str = "en"
+    text: str = ""  # exactly what is injected ("" when there is nothing to say)
+    token_count: int = 0
+    budget: int
+    encoding: str
+    lines: list[Line] = Field(default_factory=list)
+    memories: list[MemoryItem] = Field(default_factory=list)
+    left_out: list[LeftOut] = Field(default_factory=list)
+    last_updated: datetime | None = None
+    built_at: datetime = Field(default_factory=utcnow)
+    version: int = 0
+    cached: bool = False
+
+    @property
+    def memory_ids(self) -> list[str]:
+        return [m.id for m in self.memories]
+
+
+class Context(BaseModel):
+    """Everything to put in front of the LLM for one turn, inside a token budget."""
+
+    user_id: str
+    agent_id: str | None = None
+    session_id: str | None = None
+    query: str
+    language: str = "en"
+    text: str = ""  # the rendered system-prompt block ("" when there is nothing to say)
+    token_count: int = 0
+    budget: int
+    encoding: str
+    capsule: Capsule
+    relevant: list[Line] = Field(default_factory=list)
+    clarifications: list[str] = Field(default_factory=list)
+    reminders: list[str] = Field(default_factory=list)  # tasks due soon (engram.reminders)
+    paused: bool = False  # the user paused memory: nothing new is remembered
+    turns: list[Message] = Field(default_factory=list)
+    memories: list[MemoryItem] = Field(default_factory=list)  # every memory the text uses
+    left_out: list[LeftOut] = Field(default_factory=list)
+    built_at: datetime = Field(default_factory=utcnow)
+
+
+# --------------------------------------------------------------------------- templates
+@lru_cache(maxsize=8)
+def _environment(template_dir: str | None) -> jinja2.Environment:
+    """Bundled templates, overridden by file name from the user's folder."""
+    loaders: list[jinja2.BaseLoader] = []
+    if template_dir:
+        loaders.append(jinja2.FileSystemLoader(template_dir))
+    loaders.append(jinja2.FileSystemLoader(str(_BUNDLED)))
+    return jinja2.Environment(
+        loader=jinja2.ChoiceLoader(loaders),
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=False,
+        undefined=jinja2.StrictUndefined,
+    )
+
+
+def render(name: str, language: str, template_dir: Path | None, **values: Any) -> str:
+    """Render ``{name}.{language}.j2`` (English when the language has no template)."""
+    env = _environment(str(template_dir) if template_dir else None)
+    try:
+        template = env.get_template(f"{name}.{language}.j2")
+    except jinja2.TemplateNotFound:
+        template = env.get_template(f"{name}.en.j2")
+    return template.render(**values).strip()
+
+
+def _sections(lines: Iterable[Line]) -> list[dict[str, Any]]:
+    by_section: dict[str, list[Line]] = {}
+    for line in lines:
+        by_section.setdefault(line.section, []).append(line)
+    return [{"key": key, "lines": by_section[key]} for key in SECTIONS if key in by_section]
+
+
+# --------------------------------------------------------------------------- scoring
+def majority_language(items: Iterable[MemoryItem]) -> str:
+    """The language most of `items` are in; English on a tie or when empty."""
+    return _majority(i.language for i in items)
+
+
+def _majority(languages: Iterable[str]) -> str:
+    counts = Counter(languages)
+    return "zh" if counts.get("zh", 0) > counts.get("en", 0) else "en"
+
+
+def keep_score(item: MemoryItem, now: datetime, half_life_days: float = 30.0) -> float:
+    """What a memory is worth keeping in a capsule: importance, use and recency.
+
+    Use counts retrievals and reinforcements (a statement said again);
+    recency runs from the last use or change. The lowest score is evicted first.
+    """
+    return _keep_score(
+        item.importance, item.access_count, item.strength, item.updated_at.timestamp(),
+        item.last_accessed.timestamp() if item.last_accessed else None, now.timestamp(),
+        half_life_days, bool(item.metadata.get("pinned")),
+    )
+
+
+def _keep_score(
+    importance: float, access_count: int, strength: float, updated_at: float,
+    last_accessed: float | None, now: float, half_life_days: float, pinned: bool = False,
+) -> float:
+    uses = access_count + max(0.0, strength - 1.0)
+    use = 1.0 - 1.0 / (1.0 + math.log1p(uses))
+    age_days = max(0.0, (now - max(updated_at, last_accessed or updated_at)) / 86400.0)
+    recency = math.pow(0.5, age_days / half_life_days) if half_life_days > 0 else 0.0
+    # a pinned memory (the user asked to keep it) outranks everything else
+    return 0.5 * importance + 0.25 * use + 0.25 * recency + (1.0 if pinned else 0.0)
+
+
+def _line(
+    item: MemoryItem, counter: TokenCounter | None, line_tokens: int, **extra: Any
+) -> Line:
+    """A line for `item`, cut to `line_tokens`; with `counter=None` it is cut (and
+    counted) later by `_measure`, so that lines never considered cost nothing."""
+    line = Line(
+        section=SECTION_OF_KIND.get(item.kind, "facts"),
+        text=item.content.strip(),
+        memory_id=item.id,
+        kind=item.kind,
+        updated=item.supersedes is not None,
+        disputed=item.status is Status.DISPUTED,
+        **extra,
+    )
+    if counter is not None:
+        _measure(line, counter, line_tokens)
+    return line
+
+
+def _measure(line: Line, counter: TokenCounter, line_tokens: int) -> int:
+    """Cut the line to `line_tokens` and set `line.tokens` to its estimated rendered cost."""
+    if line.tokens:
+        return line.tokens
+    n = counter.count(line.text)
+    if n > line_tokens:
+        line.text = counter.truncate(line.text, line_tokens)
+        n = counter.count(line.text)
+    # "- " and the newline, a marker or a date at most a few more; the exact render is checked
+    line.tokens = n + 2 + 5 * (line.updated + line.disputed) + (6 if line.when else 0)
+    return line.tokens
+
+
+def _line_cost(line: Line, counter: TokenCounter, language: str, prefix: str = "- ") -> int:
+    """Estimated tokens of a rendered line (the exact render is checked afterwards)."""
+    updated, disputed = _MARKERS.get(language, _MARKERS["en"])
+    text = prefix + (f"[{line.when}] " if line.when else "") + line.text
+    text += (updated if line.updated else "") + (disputed if line.disputed else "")
+    return counter.count(text + "\n")
+
+
+# --------------------------------------------------------------------------- compression
+def compress_items(
+    items: Sequence[MemoryItem], *, counter: TokenCounter, line_tokens: int
+) -> list[Line]:
+    """Merge a session's memories into delta lines, deterministically.
+
+    - only what the four sections hold (no turns, no summaries, nothing archived);
+    - superseded memories give way to their successor (latest wins);
+    - one line per slot (`key`): the latest, marked updated when the slot
+      changed value in these items or replaced an older memory;
+    - the same statement once.
+    """
+    ordered = sorted(items, key=lambda i: (i.created_at, i.updated_at))
+    latest_by_key: dict[str, MemoryItem] = {}
+    values_by_key: dict[str, set[str]] = {}
+    for item in ordered:
+        if item.kind in SECTION_OF_KIND and item.key:
+            values_by_key.setdefault(item.key, set()).add(normalize(item.value or item.content))
+            if item.status in (Status.ACTIVE, Status.DISPUTED):
+                latest_by_key[item.key] = item
+    lines: list[Line] = []
+    seen_text: set[str] = set()
+    for item in ordered:
+        if item.kind not in SECTION_OF_KIND or item.status not in (Status.ACTIVE, Status.DISPUTED):
+            continue
+        if item.key and latest_by_key.get(item.key) is not item:
+            continue
+        text = normalize(item.content)
+        if text in seen_text:
+            continue
+        seen_text.add(text)
+        line = _line(item, counter, line_tokens)
+        if item.key and len(values_by_key.get(item.key, ())) > 1:
+            line.updated = True
+        lines.append(line)
+    order = {name: i for i, name in enumerate(SECTIONS)}
+    lines.sort(key=lambda ln: order[ln.section])  # stable: within a section, in the order said
+    return lines
+
+
+# --------------------------------------------------------------------------- promotion
+def promotions(events: Sequence[Event], session_id: str | None) -> list[tuple[int, MemoryItem, str]]:
+    """Which of `add`'s events make a memory long-term: (event index, promoted copy, reason).
+
+    - explicit ("remember …") and identity memories at once;
+    - a memory that replaces a long-term one (its slot is established);
+    - a preference, fact, identity or decision said again (NOOP) in a session
+      other than the ones it was seen in (recorded in ``metadata["seen_in"]``).
+    """
+    out: list[tuple[int, MemoryItem, str]] = []
+    for index, event in enumerate(events):
+        item = event.memory
+        if item.layer is Layer.LONG_TERM or item.status is not Status.ACTIVE:
+            continue
+        reason = None
+        extra: dict[str, Any] = {}
+        if event.action in (Action.ADD, Action.SUPERSEDE, Action.UPDATE):
+            if item.source is Source.EXPLICIT:
+                reason = "explicit: the user asked to remember it"
+            elif item.kind is Kind.IDENTITY:
+                reason = "identity"
+            elif (
+                event.action is Action.SUPERSEDE
+                and event.previous is not None
+                and event.previous.layer is Layer.LONG_TERM
+            ):
+                reason = f"replaces long-term memory {event.previous.id}"
+        elif event.action is Action.NOOP and session_id is not None and item.kind in _PROMOTE_AGAIN:
+            seen = [s for s in [item.session_id, *item.metadata.get("seen_in", [])] if s]
+            if seen and session_id not in seen:
+                reason = f"seen again in a later session ({session_id})"
+                extra["seen_in"] = list(dict.fromkeys([*seen, session_id]))
+        if reason is not None:
+            promoted = item.model_copy(
+                update={
+                    "layer": Layer.LONG_TERM,
+                    "updated_at": utcnow(),
+                    "metadata": {**item.metadata, **extra, "promoted": reason},
+                }
+            )
+            out.append((index, promoted, reason))
+    return out
+
+
+# --------------------------------------------------------------------------- engine
+class CapsuleEngine:
+    """Builds deltas, capsules and contexts for one `Memory`; caches capsules per user."""
+
+    def __init__(self, memory: Memory, cache_size: int = 1024) -> None:
+        self.memory = memory
+        self._cache: OrderedDict[tuple[Any, ...], tuple[int, Capsule]] = OrderedDict()
+        self._cache_size = cache_size
+        self._lock = threading.Lock()
+        self._daily_checked: dict[Scope, Any] = {}  # scope -> day its daily delta was checked
+
+    @property
+    def settings(self) -> Any:
+        return self.memory.settings
+
+    @property
+    def counter(self) -> TokenCounter:
+        return get_counter(self.settings.token_encoding)
+
+    # -- promotion -------------------------------------------------------------------
+    def promote(self, events: list[Event], session_id: str | None) -> list[Event]:
+        """Apply `promotions` to freshly written events; returns the events with the promoted copies."""
+        found = promotions(events, session_id)
+        if not found:
+            return events
+        memory = self.memory
+        memory.store.write(
+            updates=[memory._record(item) for _, item, _ in found],
+            events=[memory._history(item, "PROMOTE", None, reason) for _, item, reason in found],
+        )
+        events = list(events)
+        for index, item, reason in found:
+            log.debug("promoted %s to long_term: %s", item.id, reason)
+            events[index] = events[index].model_copy(update={"memory": item})
+        return events
+
+    # -- compression -----------------------------------------------------------------
+    def compress(
+        self,
+        scope: Scope,
+        items: Sequence[MemoryItem],
+        *,
+        session_id: str | None,
+        of: str,
+        end_reason: str | None = None,
+    ) -> Delta:
+        """Compress `items` into a delta and store it as a `summary` memory linking its sources."""
+        s = self.settings
+        language = majority_language(i for i in items if i.kind in SECTION_OF_KIND)
+        lines = compress_items(items, counter=self.counter, line_tokens=s.line_tokens)
+        sources = [ln.memory_id for ln in lines if ln.memory_id]
+        # with an LLM: its delta (OptMem's compress prompt) when it validates, else these lines;
+        # the capsule follows the same sources either way (engram.compress_llm)
+        tasks = getattr(self.memory, "llm_tasks", None)
+        written = tasks.compress(scope, items, lines, language) if lines and tasks is not None else None
+        if written:
+            lines = written
+        delta = Delta(
+            user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id,
+            language=language, lines=lines, sources=sources,
+            end_reason=end_reason,
+        )
+        if not lines:
+            log.debug("compressed %s %s: nothing to remember", of, session_id or scope.user_id)
+            return delta
+        delta.text = render(
+            "delta", language, s.template_dir, sections=_sections(lines),
+            session_id=session_id, date=delta.created_at.strftime("%Y-%m-%d"),
+        )
+        agent_ids = {i.agent_id for i in items}
+        summary = MemoryItem(
+            user_id=scope.user_id,
+            agent_id=scope.agent_id or (agent_ids.pop() if len(agent_ids) == 1 else None),
+            session_id=session_id, content=delta.text, kind=Kind.SUMMARY, language=language,
+            importance=0.6, confidence=1.0, source=Source.LLM if written else Source.RULE,
+            sources=delta.sources,
+            metadata={
+                "delta_of": of,
+                "compressed_by": "llm" if written else "rules",
+                "lines": [ln.model_dump(mode="json", include={"section", "text", "memory_id", "kind", "updated", "disputed"}) for ln in lines],
+            },
+            created_at=delta.created_at, updated_at=delta.created_at,
+        )
+        memory = self.memory
+        # Not indexed for search: its text is frozen at compression time and would
+        # surface stale values; its sources are searchable one by one.
+        record = memory._record(summary)
+        record.tokens = []
+        memory.store.write(
+            inserts=[record],
+            events=[memory._history(summary, "ADD", None, f"delta of {of} {session_id or ''}".strip())],
+        )
+        delta.summary = summary
+        log.debug(
+            "compressed %s %s: %d memories -> %d lines (summary %s)",
+            of, session_id or scope.user_id, len(items), len(lines), summary.id,
+        )
+        return delta
+
+    @staticmethod
+    def delta_from_summary(summary: MemoryItem, **extra: Any) -> Delta:
+        """Rebuild a stored delta (an idempotent `end_session` returns the same delta again)."""
+        lines = [Line.model_validate(ln) for ln in summary.metadata.get("lines", [])]
+        return Delta(
+            user_id=summary.user_id, agent_id=summary.agent_id, session_id=summary.session_id,
+            language=summary.language, lines=lines, text=summary.content, summary=summary,
+            sources=list(summary.sources), created_at=summary.created_at, **extra,
+        )
+
+    def compress_session(self, scope: Scope, session_id: str, since: datetime | None, reason: str) -> Delta:
+        """The delta of one session: its memories written since its last compression."""
+        user = Scope(scope.user_id)  # session ids are unique per user
+        items = self.memory.store.list(user, Filters(session_id=session_id, status=[]))
+        if since is not None:
+            items = [i for i in items if i.updated_at >= since]
+        return self.compress(scope, items, session_id=session_id, of="session", end_reason=reason)
+
+    def last_user_delta(self, scope: Scope) -> MemoryItem | None:
+        found = self.memory.store.list(
+            scope, Filters(kind=[Kind.SUMMARY], status=[], metadata={"delta_of": "user"}), limit=1
+        )
+        return found[0] if found else None
+
+    def compress_user(self, scope: Scope, *, reason: str) -> Delta:
+        """The delta of everything written since the user's last user-level delta (daily / task)."""
+        last = self.last_user_delta(scope)
+        items = self.memory.store.list(scope, Filters(status=[]))
+        if last is not None:
+            items = [i for i in items if i.updated_at > last.created_at]
+        items = [i for i in items if i.kind in SECTION_OF_KIND]
+        return self.compress(scope, items, session_id=None, of="user", end_reason=reason)
+
+    def maybe_compress_daily(self, scope: Scope, now: datetime) -> Delta | None:
+        """With ``compression = "daily"``: one user-level delta per (UTC) day."""
+        if self.settings.compression != "daily":
+            return None
+        if self._daily_checked.get(scope) == now.date():
+            return None
+        last = self.last_user_delta(scope)
+        self._daily_checked[scope] = now.date()
+        if last is not None and last.created_at.date() >= now.date():
+            return None
+        return self.compress_user(scope, reason="daily")
+
+    # -- capsule ---------------------------------------------------------------------
+    def candidates(self, scope: Scope) -> list[ItemRow]:
+        """Long-term memories + the current versions of every delta's sources (light rows)."""
+        rows = self.memory.store.item_rows(scope, [Status.ACTIVE.value, Status.SUPERSEDED.value])
+        by_id = {r.id: r for r in rows}
+        kinds = {k.value for k in SECTION_OF_KIND}
+        found = {
+            r.id for r in rows
+            if r.status == "active" and r.layer == Layer.LONG_TERM.value and r.kind in kinds
+        }
+        for row in rows:
+            if row.kind != Kind.SUMMARY.value or row.status != "active":
+                continue
+            for source in row.sources:
+                current = by_id.get(source)
+                for _ in range(16):  # follow superseded_by to the current version
+                    if current is None or current.status == "active" or not current.superseded_by:
+                        break
+                    current = by_id.get(current.superseded_by)
+                if current is not None and current.status == "active" and current.kind in kinds:
+                    found.add(current.id)
+        return [by_id[i] for i in found]
+
+    def capsule(self, scope: Scope, *, budget: int | None = None, language: str | None = None) -> Capsule:
+        """The user's capsule within `budget` tokens; cached until the user's memory changes."""
+        s = self.settings
+        budget = s.capsule_budget if budget is None else budget
+        if not isinstance(budget, int) or isinstance(budget, bool) or budget < 0:
+            from engram.errors import InvalidInput
+
+            raise InvalidInput(f"budget must be a non-negative integer, not {budget!r}")
+        self.maybe_compress_daily(scope, utcnow())
+        version = self.memory.store.user_version(scope.user_id)
+        key = (scope.user_id, scope.agent_id, budget, language, s.token_encoding, s.template_dir, s.line_tokens)
+        with self._lock:
+            hit = self._cache.get(key)
+            if hit is not None and hit[0] == version:
+                self._cache.move_to_end(key)
+                return hit[1].model_copy(update={"cached": True})
+        capsule = self._build(scope, budget, language, version)
+        with self._lock:
+            self._cache[key] = (version, capsule)
+            self._cache.move_to_end(key)
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return capsule
+
+    def _build(self, scope: Scope, budget: int, language: str | None, version: int) -> Capsule:
+        s, counter, now = self.settings, self.counter, utcnow()
+        rows = self.candidates(scope)
+        language = language or _majority(r.language for r in rows)
+        capsule = Capsule(
+            user_id=scope.user_id, agent_id=scope.agent_id, language=language, budget=budget,
+            encoding=s.token_encoding, version=version, built_at=now,
+        )
+        stamp = now.timestamp()
+        scored = sorted(
+            (
+                (_keep_score(r.importance, r.access_count, r.strength, r.updated_at, r.last_accessed,
+                             stamp, s.recency_half_life_days, r.pinned), r)
+                for r in rows
+            ),
+            key=lambda pair: (-pair[0], -pair[1].updated_at, pair[1].id),
+        )
+        by_id = {row.id: row for _, row in scored}
+        if rows:
+            capsule.last_updated = datetime.fromtimestamp(max(r.updated_at for r in rows), UTC)
+        privacy = self.memory.privacy
+
+        def render_lines(chosen: list[Line]) -> str:
+            if not chosen:
+                return ""
+            order = {name: i for i, name in enumerate(SECTIONS)}
+            ordered = sorted(chosen, key=lambda ln: (order[ln.section], -ln.score))
+            return render(
+                "capsule", language, s.template_dir, sections=_sections(ordered),
+                last_updated=(capsule.last_updated or now).strftime("%Y-%m-%d"),
+            )
+
+        # Best score first, a line goes in when it fits the room the lines above it
+        # left; so a line is left out only when it is longer than that room, and
+        # eviction hits the lowest scores first. One memory per slot and per
+        # statement (the better-scored kept). Lines that cannot fit by a lower
+        # bound are never counted, which keeps 10k candidates cheap.
+        room = budget
+        if scored:
+            first = scored[0][1]
+            probe = Line(section=SECTION_OF_KIND[Kind(first.kind)], text=first.content.strip())
+            _measure(probe, counter, s.line_tokens)
+            header = counter.count(render_lines([probe])) - _line_cost(probe, counter, language)
+            room -= max(0, header - self._heading_cost(probe.section, language))
+        chosen: list[Line] = []
+        rest: list[Line] = []
+        sections: set[str] = set()
+        seen_keys: dict[str, str] = {}
+        seen_text: dict[str, str] = {}
+        half = s.line_tokens // 2
+        for score, item in scored:
+            section = _SECTION_OF_VALUE[item.kind]
+            dup_of = seen_keys.get(item.key) if item.key else None
+            if dup_of is None:
+                heading = 0 if section in sections else self._heading_cost(section, language)
+                lower = min(len(item.content.split()), half) + 1  # each word is a token at least
+                if lower + heading > room:
+                    capsule.left_out.append(LeftOut(item.id, item.content, section, score, "budget", lower))
+                    continue
+                canonical = normalize(item.content)
+                dup_of = seen_text.get(canonical)
+            if dup_of is not None:
+                capsule.left_out.append(LeftOut(item.id, item.content, section, score, f"duplicate of {dup_of}"))
+                continue
+            if item.key:
+                seen_keys[item.key] = item.id
+            seen_text[canonical] = item.id
+            line = Line(
+                section=section, text=redact(item.content.strip(), privacy), memory_id=item.id,
+                kind=Kind(item.kind), updated=item.supersedes is not None, score=score,
+            )  # redacted again: memories stored before a policy change
+            need = _measure(line, counter, s.line_tokens) + heading
+            if need <= room:
+                room -= need
+                chosen.append(line)
+                sections.add(section)
+            else:
+                rest.append(line)
+        text = render_lines(chosen)
+        tokens = counter.count(text)
+        while tokens > budget:  # the estimate was short: evict the lowest score and re-check
+            evicted = min(chosen, key=lambda ln: ln.score)
+            chosen.remove(evicted)
+            rest.append(evicted)
+            text = render_lines(chosen)
+            tokens = counter.count(text)
+        capsule.text, capsule.token_count = text, tokens
+        order = {name: i for i, name in enumerate(SECTIONS)}
+        capsule.lines = sorted(chosen, key=lambda ln: (order[ln.section], -ln.score))
+        chosen_ids = [ln.memory_id for ln in capsule.lines if ln.memory_id]
+        full = {m.id: self.memory._shown(m) for m in self.memory.store.get_many(chosen_ids)}
+        capsule.memories = [full[i] for i in chosen_ids if i in full]
+        capsule.left_out += [
+            LeftOut(ln.memory_id or "", by_id[ln.memory_id].content, ln.section, ln.score, "budget", ln.tokens)  # type: ignore[index]
+            for ln in rest
+        ]
+        capsule.left_out.sort(key=lambda x: -x.score)
+        log.debug(
+            "capsule for %s: %d memories, %d/%d tokens, %d left out (version %d)",
+            scope.user_id, len(capsule.lines), tokens, budget, len(capsule.left_out), version,
+        )
+        return capsule
+
+    def _heading_cost(self, section: str, language: str) -> int:
+        return _heading_tokens(self.settings.token_encoding, section, language)
+
+    # -- context ---------------------------------------------------------------------
+    def context(
+        self,
+        scope: Scope,
+        query: str,
+        *,
+        session_id: str | None = None,
+        budget: int | None = None,
+        limit: int | None = None,
+        turns: bool = False,
+        language: str | None = None,
+    ) -> Context:
+        """Capsule + the most relevant memories not in it (+ turns), packed into `budget`."""
+        from engram.errors import InvalidInput
+
+        s, counter, memory = self.settings, self.counter, self.memory
+        budget = s.context_budget if budget is None else budget
+        limit = s.context_memories if limit is None else limit
+        for name, value in (("budget", budget), ("limit", limit)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise InvalidInput(f"{name} must be a non-negative integer, not {value!r}")
+        if not isinstance(query, str) or not query.strip():
+            raise InvalidInput("query must be a non-empty string")
+        now = utcnow()
+        if language is None and detect_language(query) == "zh":
+            language = "zh"
+
+        paused = memory.is_paused(scope.user_id)
+        kept_rem: list[str] = []  # reminders packed below (engram.reminders)
+
+        def render_context(capsule_text: str, relevant: list[Line], clar: list[str], recent: list[Message]) -> str:
+            if not (capsule_text or relevant or clar or recent or kept_rem or paused):
+                return ""
+            return render(
+                "context", lang, s.template_dir, capsule=capsule_text, relevant=relevant,
+                clarifications=clar, turns=recent, reminders=kept_rem, paused=paused,
+            )
+
+        # the capsule gets what the bare template leaves, up to its own budget
+        capsule = self.capsule(scope, budget=min(s.capsule_budget, budget), language=language)
+        lang = language or capsule.language
+        bare = counter.count(
+            render("context", lang, s.template_dir, capsule="", relevant=[], clarifications=[], turns=[])
+        )
+        if capsule.token_count > budget - bare:
+            capsule = self.capsule(scope, budget=max(0, min(s.capsule_budget, budget - bare)), language=lang)
+        context = Context(
+            user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id, query=query,
+            language=lang, budget=budget, encoding=s.token_encoding, capsule=capsule, built_at=now,
+        )
+        in_capsule = set(capsule.memory_ids)
+
+        # the memories most relevant to the query that the capsule does not already say
+        relevant: list[Line] = []
+        items: dict[str, MemoryItem] = {}
+        clarifications: list[str] = []
+        if limit > 0:
+            depth = limit + len(in_capsule) + 5
+            results = memory.retriever.search(
+                scope, query, Filters(status=[Status.ACTIVE, Status.DISPUTED]), depth, now
+            )
+            for result in results:
+                item = memory._shown(result.memory)
+                if item.kind is Kind.SUMMARY:
+                    continue
+                if item.id in in_capsule:
+                    context.left_out.append(LeftOut(
+                        memory_id=item.id, content=item.content,
+                        section=SECTION_OF_KIND.get(item.kind, "facts"), score=result.score, reason="in capsule",
+                    ))
+                    continue
+                if item.status is Status.DISPUTED:
+                    other_id = item.metadata.get("disputes")
+                    other = memory.store.get(other_id) if other_id else None
+                    if other is not None and other.status is Status.DISPUTED:
+                        question = _clarify(item, memory._shown(other), lang)
+                        if question not in clarifications:
+                            clarifications.append(question)
+                            items[item.id], items[other.id] = item, memory._shown(other)
+                    continue
+                if len(relevant) >= limit:
+                    continue
+                when = item.created_at.strftime("%Y-%m-%d") if item.kind in (Kind.TURN, Kind.EVENT) else None
+                relevant.append(_line(item, counter, s.line_tokens, score=result.score, when=when))
+                items[item.id] = item
+
+        recent: list[Message] = []
+        if turns and session_id is not None:
+            recent = [
+                Message(role=t.role, content=t.content)
+                for t in memory.store.turns_list(scope, session_id)
+            ]
+
+        # pack: capsule first, then clarifications, relevant memories by rank, newest turns
+        base = counter.count(render_context(capsule.text, [], [], []) or "") if capsule.text else bare
+        room = budget - base
+        kept_clar = []
+        for question in clarifications:
+            need = counter.count("- " + question + "\n") + (8 if not kept_clar else 0)
+            if need <= room:
+                room -= need
+                kept_clar.append(question)
+        for reminder in memory.reminders(user_id=scope.user_id, agent_id=scope.agent_id, now=now):
+            need = counter.count("- " + reminder.text + "\n") + (8 if not kept_rem else 0)
+            if need <= room:
+                room -= need
+                kept_rem.append(reminder.text)
+        kept_rel: list[Line] = []
+        for line in relevant:
+            need = _line_cost(line, counter, lang) + (12 if not kept_rel else 0)
+            if need <= room:
+                room -= need
+                line.tokens = need
+                kept_rel.append(line)
+            else:
+                context.left_out.append(_left(line, items, "budget"))
+        kept_turns: list[Message] = []
+        for turn in reversed(recent):
+            need = counter.count(turn.content) + 4 + (8 if not kept_turns else 0)
+            if need > room:
+                break
+            room -= need
+            kept_turns.insert(0, turn)
+
+        text = render_context(capsule.text, kept_rel, kept_clar, kept_turns)
+        tokens = counter.count(text)
+        while tokens > budget:  # estimates were short: drop the least useful part and re-check
+            if kept_turns:
+                kept_turns.pop(0)
+            elif kept_rel:
+                context.left_out.append(_left(kept_rel.pop(), items, "budget"))
+            elif kept_rem:
+                kept_rem.pop()
+            elif kept_clar:
+                kept_clar.pop()
+            elif capsule.lines:
+                capsule = self.capsule(scope, budget=max(0, capsule.token_count - (tokens - budget)), language=lang)
+                context.capsule = capsule
+            else:
+                text, tokens = "", 0
+                break
+            text = render_context(capsule.text, kept_rel, kept_clar, kept_turns)
+            tokens = counter.count(text)
+
+        used_ids = [ln.memory_id for ln in kept_rel if ln.memory_id]
+        if s.reinforce and used_ids and not paused:
+            memory.store.record_access(used_ids, now)
+        context.text, context.token_count = text, tokens
+        context.reminders, context.paused = kept_rem, paused
+        context.relevant, context.clarifications, context.turns = kept_rel, kept_clar, kept_turns
+        clar_items = [i for i in items.values() if i.status is Status.DISPUTED and kept_clar]
+        context.memories = list(capsule.memories) + [items[i] for i in used_ids] + clar_items
+        log.debug(
+            "injected context for %s (session %s): capsule %d lines, %d relevant, %d clarifications,"
+            " %d turns, %d/%d tokens",
+            scope.user_id, session_id, len(capsule.lines), len(kept_rel), len(kept_clar),
+            len(kept_turns), tokens, budget,
+        )
+        return context
+
+
+@lru_cache(maxsize=64)
+def _heading_tokens(encoding: str, section: str, language: str) -> int:
+    titles = {
+        "zh": {"preferences": "【用户偏好】", "facts": "【已知事实】", "task": "【当前任务状态】", "identity": "【身份设定】"},
+        "en": {"preferences": "[User preferences]", "facts": "[Known facts]", "task": "[Current task state]", "identity": "[Identity]"},
+    }
+    return get_counter(encoding).count(titles.get(language, titles["en"])[section] + "\n")
+
+
+def _left(line: Line, items: dict[str, MemoryItem], reason: str) -> LeftOut:
+    item = items.get(line.memory_id or "")
+    return LeftOut(
+        memory_id=line.memory_id or "", content=item.content if item else line.text,
+        section=line.section, score=line.score, reason=reason, tokens=line.tokens,
+    )
+
+
+def _clarify(a: MemoryItem, b: MemoryItem, language: str) -> str:
+    from engram.disputes import question
+
+    first, second = sorted((a, b), key=lambda i: i.created_at)
+    return question(first, second, language)
