@@ -1,0 +1,343 @@
+"""Export and import: engram's own JSON format, and OptMem's JSON memory file.
+
+engram format (lossless; ``engram export --user U [--history] FILE``)::
+
+    {
+      "format": "engram",
+      "version": 1,
+      "exported_at": "2026-11-29T20:27:00Z",
+      "scope": {"user_id": "alice", "agent_id": null},
+      "memories": [ {every field of MemoryItem, as MemoryItem.model_dump(mode="json")} ],
+      "history": [ {"memory_id", "user_id", "action", "old_content", "new_content",
+                    "reason", "created_at", "related_id"} ]        # only with --history
+    }
+
+Memories come oldest first, in every status (active, superseded, disputed,
+archived), with their ids and links (supersedes, superseded_by, sources,
+``metadata.disputes`` / ``merged_into``). Vectors are not exported: import
+embeds the text again with the configured embedder (``embedding_model``
+records which). History rows keep their order and time; their integer row
+ids are not part of the format. Everything exported passes the privacy
+filter on the way out, and everything imported passes it again on the way in.
+
+OptMem file (the format of OptMem's ``memory_storage.json``)::
+
+    [ {"id", "content", "category", "source_session", "created_at", "access_count",
+       "embedding": null} ]
+
+``category`` is one of OptMem's preference / fact / task_context / identity;
+engram writes its other kinds (decision, event, summary, turn) by name and
+reads unknown categories as facts. Only live (active and disputed) memories
+are written; OptMem has no status. A file holding a list, ``{"memories": [...]}``
+or ``{id: item}`` is accepted.
+
+Import keeps ids. An id already in the database is skipped (``on_conflict=
+"skip"``, the default), replaced (``"replace"``: only a memory of the same
+user) or given a new id (``"new_id"``: links inside the file follow). A file
+can never touch another user's memory: a clash with one always gets a new id.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ValidationError
+
+from engram.errors import InvalidInput
+from engram.models import Filters, Kind, MemoryItem, Source, Status, new_id, utcnow
+from engram.privacy import apply as apply_privacy
+from engram.privacy import redact
+from engram.store.base import HistoryEvent, Record, Scope
+from engram.text import detect_language
+
+if TYPE_CHECKING:  # pragma: no cover
+    from engram.memory import Memory
+
+__all__ = ["FORMAT", "VERSION", "ImportReport", "export_data", "import_data", "load"]
+
+FORMAT = "engram"
+VERSION = 1
+_TO_OPTMEM = {Kind.TASK: "task_context"}
+_FROM_OPTMEM = {"task_context": Kind.TASK, "task": Kind.TASK, "preference": Kind.PREFERENCE,
+                "fact": Kind.FACT, "identity": Kind.IDENTITY, "decision": Kind.DECISION,
+                "event": Kind.EVENT, "summary": Kind.SUMMARY, "turn": Kind.TURN}
+_OPTMEM_IMPORTANCE = {Kind.IDENTITY: 0.85, Kind.PREFERENCE: 0.7, Kind.FACT: 0.7, Kind.TASK: 0.75}
+_HISTORY_FIELDS = ("memory_id", "user_id", "action", "old_content", "new_content", "reason", "created_at", "related_id")
+_BATCH = 500
+
+
+class ImportReport(BaseModel):
+    format: str
+    added: int = 0
+    replaced: int = 0
+    renamed: int = 0  # imported under a new id
+    skipped: int = 0  # id already there (on_conflict="skip")
+    dropped: int = 0  # refused by the privacy policy
+    history: int = 0  # history rows written
+
+
+# --------------------------------------------------------------------------- export
+def _clean(memory: Memory, value: Any) -> Any:
+    """Redact every string inside a JSON-like value."""
+    if isinstance(value, str):
+        return redact(value, memory.privacy)
+    if isinstance(value, list):
+        return [_clean(memory, v) for v in value]
+    if isinstance(value, dict):
+        return {k: _clean(memory, v) for k, v in value.items()}
+    return value
+
+
+def export_data(
+    memory: Memory, scope: Scope, *, format: str = FORMAT, history: bool = False
+) -> dict[str, Any] | list[dict[str, Any]]:
+    items = memory.store.list(scope, Filters(status=[]), newest_first=False)
+    if format == "optmem":
+        return [
+            {
+                "id": i.id,
+                "content": redact(i.content, memory.privacy),
+                "category": _TO_OPTMEM.get(i.kind, i.kind.value),
+                "source_session": i.session_id,
+                "created_at": i.created_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
+                "access_count": i.access_count,
+                "embedding": None,
+            }
+            for i in items
+            if i.status in (Status.ACTIVE, Status.DISPUTED)
+        ]
+    if format != FORMAT:
+        raise InvalidInput(f"unknown export format {format!r}; expected 'engram' or 'optmem'")
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": utcnow().isoformat().replace("+00:00", "Z"),
+        "scope": {"user_id": scope.user_id, "agent_id": scope.agent_id},
+        "memories": [_clean(memory, i.model_dump(mode="json")) for i in items],
+    }
+    if history:
+        ids = {i.id for i in items}
+        rows = memory.store.user_history(scope.user_id)
+        data["history"] = [
+            _clean(memory, {
+                "memory_id": h.memory_id, "user_id": h.user_id, "action": h.action,
+                "old_content": h.old_content, "new_content": h.new_content, "reason": h.reason,
+                "created_at": h.created_at.isoformat().replace("+00:00", "Z"), "related_id": h.related_id,
+            })
+            for h in rows
+            if h.memory_id in ids or scope.agent_id is None
+        ]
+    return data
+
+
+# --------------------------------------------------------------------------- import
+def load(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> Any:
+    """The JSON data of a file path, a JSON string, or data as is."""
+    if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith(("{", "["))):
+        path = Path(source).expanduser()
+        if not path.is_file():
+            raise InvalidInput(f"no such file: {path}")
+        text = path.read_text(encoding="utf-8")
+    elif isinstance(source, str):
+        text = source
+    else:
+        return source
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(f"not JSON: {exc}") from None
+
+
+def detect_format(data: Any) -> str:
+    if isinstance(data, Mapping) and data.get("format") == FORMAT:
+        return FORMAT
+    if isinstance(data, Mapping) and "format" in data:
+        raise InvalidInput(f"unknown format {data['format']!r}")
+    return "optmem"
+
+
+def _optmem_items(data: Any) -> list[Mapping[str, Any]]:
+    if isinstance(data, Mapping):
+        if isinstance(data.get("memories"), list):
+            data = data["memories"]
+        else:
+            data = [{"id": k, **v} for k, v in data.items() if isinstance(v, Mapping)]
+    if not isinstance(data, list) or not all(isinstance(x, Mapping) for x in data):
+        raise InvalidInput("an OptMem file holds a list of memory objects")
+    return data
+
+
+def _time(value: Any, index: int) -> datetime:
+    if value is None:
+        return utcnow()
+    try:
+        if isinstance(value, int | float):
+            return datetime.fromtimestamp(value, UTC)
+        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except (ValueError, OverflowError, OSError):
+        raise InvalidInput(f"memory {index}: unreadable created_at {value!r}") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+def _from_optmem(entry: Mapping[str, Any], index: int, user_id: str, agent_id: str | None) -> MemoryItem:
+    content = entry.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise InvalidInput(f"memory {index}: content must be a non-empty string")
+    kind = _FROM_OPTMEM.get(str(entry.get("category", "fact")).lower(), Kind.FACT)
+    created = _time(entry.get("created_at"), index)
+    access = entry.get("access_count", 0)
+    if not isinstance(access, int) or access < 0:
+        raise InvalidInput(f"memory {index}: access_count must be a non-negative integer")
+    session = entry.get("source_session")
+    return MemoryItem(
+        id=str(entry.get("id") or new_id()), user_id=user_id, agent_id=agent_id,
+        session_id=str(session) if session is not None else None, content=content.strip(), kind=kind,
+        language=detect_language(content), importance=_OPTMEM_IMPORTANCE.get(kind, 0.5),
+        access_count=access, created_at=created, updated_at=created, valid_from=created,
+        source=Source.IMPORT,
+    )
+
+
+def _remap(item: MemoryItem, ids: Mapping[str, str]) -> MemoryItem:
+    def m(value: str | None) -> str | None:
+        return ids.get(value, value) if value else value
+
+    meta = dict(item.metadata)
+    for name in ("disputes", "merged_into"):
+        if isinstance(meta.get(name), str):
+            meta[name] = m(meta[name])
+        elif isinstance(meta.get(name), list):
+            meta[name] = [m(v) for v in meta[name]]
+    return item.model_copy(update={
+        "id": m(item.id), "supersedes": m(item.supersedes), "superseded_by": m(item.superseded_by),
+        "sources": [m(s) for s in item.sources], "metadata": meta,
+    })
+
+
+def import_data(
+    memory: Memory,
+    data: Any,
+    *,
+    user_id: str | None = None,
+    agent_id: str | None = None,
+    on_conflict: str = "skip",
+) -> ImportReport:
+    if on_conflict not in ("skip", "replace", "new_id"):
+        raise InvalidInput(f"on_conflict must be skip, replace or new_id, not {on_conflict!r}")
+    fmt = detect_format(data)
+    report = ImportReport(format=fmt)
+    history_rows: list[Mapping[str, Any]] = []
+    if fmt == FORMAT:
+        if data.get("version") != VERSION:
+            raise InvalidInput(f"engram export version {data.get('version')!r} is not supported (expected {VERSION})")
+        raw = data.get("memories")
+        if not isinstance(raw, list):
+            raise InvalidInput("an engram export needs a 'memories' list")
+        items = []
+        for index, entry in enumerate(raw):
+            if not isinstance(entry, Mapping):
+                raise InvalidInput(f"memory {index}: not an object")
+            entry = dict(entry)
+            if user_id is not None:
+                entry["user_id"] = user_id
+            if agent_id is not None:
+                entry["agent_id"] = agent_id
+            try:
+                items.append(MemoryItem.model_validate(entry))
+            except ValidationError as exc:
+                error = exc.errors()[0]
+                raise InvalidInput(
+                    f"memory {index}: {'.'.join(map(str, error['loc']))}: {error['msg']}"
+                ) from None
+        history_rows = data.get("history") or []
+        if not isinstance(history_rows, list):
+            raise InvalidInput("'history' must be a list")
+    else:
+        if user_id is None:
+            raise InvalidInput("an OptMem file names no user: give user_id")
+        items = [_from_optmem(e, i, user_id, agent_id) for i, e in enumerate(_optmem_items(data))]
+
+    # conflicts: ids already stored
+    store = memory.store
+    existing = {i.id: i for start in range(0, len(items), _BATCH)
+                for i in store.get_many([x.id for x in items[start : start + _BATCH]])}
+    ids: dict[str, str] = {}
+    replace: list[str] = []
+    kept: list[MemoryItem] = []
+    for item in items:
+        old = existing.get(item.id)
+        if old is None:
+            kept.append(item)
+        elif old.user_id != item.user_id or on_conflict == "new_id":
+            ids[item.id] = new_id()
+            report.renamed += 1
+            kept.append(item)
+        elif on_conflict == "replace":
+            replace.append(item.id)
+            report.replaced += 1
+            kept.append(item)
+        else:
+            report.skipped += 1
+    if ids:
+        kept = [_remap(i, ids) for i in kept]
+    if replace:
+        at = utcnow()
+        store.delete(replace, [HistoryEvent(i, existing[i].user_id, "DELETE", None, None, "replaced by import", at)
+                               for i in replace])
+
+    # privacy on the way in
+    clean: list[MemoryItem] = []
+    for item in kept:
+        filtered = apply_privacy(item.content, memory.privacy)
+        if filtered.dropped or not (filtered.text or "").strip():
+            report.dropped += 1
+            continue
+        clean.append(item.model_copy(update={
+            "content": filtered.text,
+            "value": redact(item.value, memory.privacy) if item.value else item.value,
+            "metadata": _clean(memory, item.metadata),
+            "entities": _clean(memory, item.entities),
+            "tags": _clean(memory, item.tags),
+        }))
+
+    stored = {i.id for i in clean}
+    in_file = {i.id for i in items}
+    events_in_order: list[HistoryEvent] = []
+    has_history: set[str] = set()
+    for index, row in enumerate(history_rows):
+        if not isinstance(row, Mapping) or not all(k in row for k in _HISTORY_FIELDS[:4]):
+            raise InvalidInput(f"history {index}: needs {', '.join(_HISTORY_FIELDS)}")
+        original = row["memory_id"]
+        mid = ids.get(original, original)
+        if original in in_file and mid not in stored:
+            continue  # its memory was skipped or refused
+        if original not in in_file and store.get(mid) is not None:
+            continue  # belongs to a memory of this database the file does not hold
+        related = row.get("related_id")
+        has_history.add(mid)
+        events_in_order.append(HistoryEvent(
+            memory_id=mid, user_id=user_id or str(row["user_id"]), action=str(row["action"]),
+            old_content=_clean(memory, row.get("old_content")), new_content=_clean(memory, row.get("new_content")),
+            reason=_clean(memory, str(row.get("reason") or "")), at=_time(row.get("created_at"), index),
+            related_id=ids.get(related, related) if related else None,
+        ))
+    for start in range(0, len(clean), _BATCH):
+        chunk = clean[start : start + _BATCH]
+        records: list[Record] = [memory._record(i) for i in chunk]
+        memory._embed_records(records)
+        events = [
+            HistoryEvent(r.item.id, r.item.user_id, "ADD", None, r.item.content, f"imported ({fmt})", utcnow())
+            for r in records
+            if r.item.id not in has_history
+        ]
+        store.write(inserts=records, events=events)
+        report.added += len(records)
+        report.history += len(events)
+    for start in range(0, len(events_in_order), _BATCH * 4):
+        store.write(events=events_in_order[start : start + _BATCH * 4])
+    report.history += len(events_in_order)
+    return report
