@@ -261,6 +261,17 @@ def _recurrence(m: re.Match[str]) -> tuple[str, list[int]]:
     return rule, days
 
 
+def find_recurrence(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
+    """The most specific recurrence in `text`: named weekdays beat a bare unit, so
+    "I send the weekly report every Friday" is weekly on Fridays, not just weekly."""
+    matches = list(pattern.finditer(text))
+    for m in matches:
+        g = m.groupdict()
+        if g.get("wds") or g.get("plural") or g.get("wd"):
+            return m
+    return matches[0] if matches else None
+
+
 def resolve_recurrence(m: re.Match[str], t: time | None, now: datetime) -> tuple[str, datetime | None]:
     """An `EN_REC_RE`/`ZH_REC_RE` match: its rule, and its next weekday as the due date (if any)."""
     rule, days = _recurrence(m)

@@ -14,6 +14,7 @@ from engram.extract.candidate import Ctx, candidate, entities_of
 from engram.extract.dates import (
     EN_DATE_RE,
     EN_REC_RE,
+    find_recurrence,
     ZH_DATE_RE,
     ZH_REC_RE,
     date_suffix,
@@ -85,10 +86,10 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     if dm and dm.start() == 0:  # "By Friday, I need to …": put the date last
         s = s[dm.end():].lstrip(" ,") + " " + lcfirst(dm.group().strip())
         dm = EN_DATE_RE.search(s)
-    rm = EN_REC_RE.search(s) if any(h in low for h in _EN_REC_HINTS) else None
+    rm = find_recurrence(EN_REC_RE, s) if any(h in low for h in _EN_REC_HINTS) else None
     if rm and rm.start() == 0:
         s = s[rm.end():].lstrip(" ,") + " " + lcfirst(rm.group().strip())
-        rm = EN_REC_RE.search(s)
+        rm = find_recurrence(EN_REC_RE, s)
         dm = EN_DATE_RE.search(s) if dm else None
     if not dm and not rm:
         return None
@@ -161,7 +162,7 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     if not _ZH_DATE_HINT_RE.search(s) and "每" not in s:
         return None
-    rm = ZH_REC_RE.search(s) if "每" in s or "工作日" in s or "天天" in s else None
+    rm = find_recurrence(ZH_REC_RE, s) if "每" in s or "工作日" in s or "天天" in s else None
     dm = ZH_DATE_RE.search(s)
     if rm and dm and overlaps(dm, rm):
         dm = None  # "每周五" is a recurrence, not a date
