@@ -24,8 +24,10 @@ from __future__ import annotations
 import logging
 import math
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import bpe_openai
+if TYPE_CHECKING:  # imported on first use: loading its tables costs ~1 s at start-up
+    import bpe_openai
 
 log = logging.getLogger("engram.tokens")
 
@@ -39,6 +41,8 @@ _ELLIPSIS = "…"
 
 def _resolve(name: str) -> tuple[str, bool]:
     """(encoding name to load, exact?) for an encoding or model name."""
+    import bpe_openai
+
     known = set(bpe_openai.list_encoding_names())
     if name in known:
         return name, True
@@ -52,6 +56,8 @@ class TokenCounter:
     """Counts and truncates text in one encoding; thread-safe to share."""
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
+        import bpe_openai
+
         self.requested = encoding
         name, exact = _resolve(encoding)
         try:

@@ -8,6 +8,7 @@ tokenizer in the wrong folder and then tries to download it; pointing
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
@@ -54,8 +55,15 @@ class WordLlamaEmbedder:
     def _load(self):
         with self._lock:
             if self._model is None:
+                root = logging.getLogger()
+                handlers, level = list(root.handlers), root.level
                 import wordllama
                 from wordllama import WordLlama
+
+                # wordllama calls logging.basicConfig(level=INFO) on import,
+                # which would reconfigure the application's logging: undo it
+                root.handlers[:] = handlers
+                root.setLevel(level)
 
                 self._model = WordLlama.load(
                     cache_dir=Path(wordllama.__file__).parent,
