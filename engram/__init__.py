@@ -9,9 +9,12 @@
 from engram.aio import AsyncMemory
 from engram.config import Settings
 from engram.errors import EngramError, InvalidInput, NotFound
+from engram.lifecycle import MaintenanceReport
 from engram.memory import Memory
 from engram.models import (
     Action,
+    Clarification,
+    Command,
     Event,
     Filters,
     HistoryEntry,
@@ -23,20 +26,27 @@ from engram.models import (
     Source,
     Status,
 )
+from engram.portability import ImportReport
+from engram.reminders import Reminder
 
 __all__ = [
     "Action",
     "AsyncMemory",
+    "Clarification",
+    "Command",
     "EngramError",
     "Event",
     "Filters",
     "HistoryEntry",
+    "ImportReport",
     "InvalidInput",
     "Kind",
     "Layer",
+    "MaintenanceReport",
     "Memory",
     "MemoryItem",
     "NotFound",
+    "Reminder",
     "ScoreParts",
     "SearchResult",
     "Settings",

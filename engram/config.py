@@ -84,18 +84,49 @@ class Settings(BaseSettings):
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
-    llm_timeout: float = 30.0
-    llm_max_retries: int = 2
+    llm_timeout: float = Field(default=30.0, gt=0)
+    llm_max_retries: int = Field(default=2, ge=0)
+    llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
+    llm_json_mode: bool = Field(default=True, description="ask for response_format=json_object (dropped if refused)")
+    llm_price_per_1k_prompt: float | None = Field(default=None, ge=0, description="cost per 1k prompt tokens")
+    llm_price_per_1k_completion: float | None = Field(default=None, ge=0, description="cost per 1k completion tokens")
+    llm_call_budget: int | None = Field(default=None, ge=0, description="most LLM calls (per process)…")
+    llm_budget_scope: Literal["user", "global"] = Field(default="user", description="…per user, or all users together")
+    llm_extraction: Literal["per_turn", "batch", "off"] = Field(
+        default="per_turn", description="LLM extraction: one call per add(), one per batch of turns, or rules only"
+    )
+    llm_batch_turns: int = Field(default=8, ge=1, description="batch mode: turns per extraction call (and at session end)")
+    llm_compress: bool = Field(default=True, description="session deltas through the compress prompt (falls back to rules)")
+    llm_compress_tokens: int = Field(default=300, ge=16, description="largest delta the LLM may write")
+    llm_reconcile: bool = Field(default=True, description="LLM decides candidates in the similarity grey zone")
+    llm_grey_zone: float = Field(
+        default=0.75, ge=0.0, le=1.0, description="cosine from which (up to duplicate_similarity) the LLM judges"
+    )
+    background_workers: int = Field(default=1, ge=1, le=16, description="threads for add(..., background=True)")
+    background_poll_s: float = Field(default=1.0, gt=0, description="how often an idle worker looks for jobs")
+    background_max_attempts: int = Field(default=3, ge=1, description="tries before a job is marked failed")
+    background_lease_s: float = Field(
+        default=300.0, gt=0, description="a running job older than this is retried (its worker died)"
+    )
 
     # retrieval
     search_limit: int = 5
+    fusion: Literal["relative", "rrf"] = Field(
+        default="relative",
+        description="relative: BM25 share of the best hit + min-max cosine; rrf: reciprocal ranks",
+    )
     rrf_k: int = 60
     weight_lexical: float = 1.0
-    weight_dense: float = 1.0
+    weight_dense: float = Field(
+        default=0.2, description="wordllama is weaker than BM25 on conversation; see README figures"
+    )
     weight_importance: float = 0.05
     weight_recency: float = 0.05
     weight_use: float = 0.05
     recency_half_life_days: float = 30.0
+    weight_context: float = Field(
+        default=0.6, description="lexical weight of a turn's neighbouring turns in its session"
+    )
     candidates: int = Field(default=50, description="candidates taken from each retriever")
     reinforce: bool = Field(default=True, description="retrieval bumps access counts")
 
@@ -141,7 +172,8 @@ class Settings(BaseSettings):
         default=0.9, ge=0.0, le=1.0, description="memories this important never decay"
     )
     reinforce_strength: float = Field(
-        default=0.2, ge=0.0, description="strength added each time a memory is retrieved"
+        default=0.2, ge=0.0,
+        description="strength each retrieval adds (lazily: strength + this x access_count)",
     )
     archive_threshold: float = Field(
         default=0.05, ge=0.0, le=1.0, description="maintain archives below this decayed score…"

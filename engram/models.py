@@ -157,6 +157,7 @@ class Command(BaseModel):
     name: str
     target: str | None = None
     language: str = "en"
+    message: str = ""  # a confirmation for the agent to relay, in the user's language
 
 
 class Event(BaseModel):

@@ -15,20 +15,30 @@ Choices worth knowing:
   Maestro, Mir), valid by Luhn. The first-digit rule keeps ms timestamps,
   ISBN-13s (978/979) and many order numbers out. RuPay 8x and UATP 1x are not
   covered.
-* Numbers right after an order/tracking/invoice/ISBN keyword (EN/ZH) are not
-  cards, IDs or phones, unless a card/ID/phone keyword is nearer.
+* Chinese IDs: 18 characters with a province code, a real past birth date and
+  the ISO 7064 MOD 11-2 check character; the old 15-digit form with a real
+  date. An 18-digit number valid as both ID and card is an ID.
+* A number is not a card, ID or phone when it is an amount (`¥…`, `…元`) or
+  when the nearest keyword before it in the same clause says order, tracking,
+  invoice, ISBN… (EN/ZH) rather than card/phone.
 * Hex strings (git SHAs, checksums, digests), UUIDs and `0x` addresses are not
   secrets on their own: in a developer conversation they are identifiers.
   Hex secrets are still caught with a known prefix (`sk-…`) or a key=value
-  context (`api_key=…`, `token: …`).
+  context (`api_key=…`, `token: …`). Neither are SSH public keys, SRI hashes
+  (`sha512-…`), data URIs, paths and slugs made of words, or tokens in a URL.
+* Generic tokens: 24+ characters mixing letters and digits, entropy near that
+  of a random string of that length, and not made of English/pinyin words.
 * International phones need a leading `+`; North-American numbers are
-  accepted without it only in the `(415) 555-0132` / `415-555-0132` shapes.
-* Tokens inside a URL are not generic secrets (paths, document ids); URL
-  credentials (`scheme://user:pass@host`) are a `password` and query values
+  accepted without it only in the `(415) 555-0132` / `415-555-0132` shapes;
+  Chinese landlines need a separator after the area code.
+* URL credentials (`scheme://user:pass@host`) are a `password`; query values
   after `token=`, `key=`, `sig=`… an `api_key`.
-* Passwords: only the value is replaced, the sentence stays. In prose forms
-  ("my password is …") an unquoted value that is a function word or reads as a
-  description ("…is wrong", "…is stored in the vault") is not a password.
+* Passwords: only the value is replaced, the sentence stays. A value that is a
+  function word, a description ("…is wrong", "…is stored in the vault"), a
+  type or a code reference (`password: str`, `os.environ[…]`) is not one.
+* Placeholders are never detected, so applying twice changes nothing. One
+  limit: in text glued without spaces, a redacted value may have swallowed the
+  context that excused its neighbour (`…密码: Root!234ssh-rsa AAAA…`).
 """
 
 from __future__ import annotations
@@ -38,10 +48,10 @@ import re
 from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
+from itertools import accumulate
 
 from pydantic import BaseModel, ConfigDict
 
@@ -179,7 +189,7 @@ _NUM_CONTEXT = re.compile(
     r"电话|手机|联系|微信)"
 )
 
-_CLAUSE_ENDS = "，。；！？,;!?\n"
+_CLAUSE_TAIL = re.compile(r"[^，。；！？,;!?\n]*$")
 _AMOUNT_BEFORE = re.compile(r"(?:[¥￥$€£]|rmb|usd|cny|eur)\s*$", re.I)
 _AMOUNT_AFTER = re.compile(
     r"\s*(?:元|块|万|亿|美元|円|圆|次|yuan|dollars|usd|rmb|cny|eur|euros|bytes)", re.I
@@ -330,17 +340,12 @@ _CN_REGIONS = frozenset(
 )
 _CN_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
 _CN_CHECK = "10X98765432"
+_LUHN_DOUBLED = (0, 2, 4, 6, 8, 1, 3, 5, 7, 9)
 
 
 def _luhn(digits: str) -> bool:
-    total = 0
-    for i, ch in enumerate(reversed(digits)):
-        d = ord(ch) - 48
-        if i & 1:
-            d *= 2
-            if d > 9:
-                d -= 9
-        total += d
+    rev = digits[::-1]
+    total = sum(map(int, rev[0::2])) + sum(_LUHN_DOUBLED[int(c)] for c in rev[1::2])
     return total % 10 == 0
 
 
@@ -413,9 +418,8 @@ def _numbers_context_ok(text: str, start: int, end: int) -> bool:
     keyword before the number, in the same clause, calls it an order/tracking number."""
     if _AMOUNT_BEFORE.search(text, max(0, start - 6), start) or _AMOUNT_AFTER.match(text, end):
         return False
-    window = text[max(0, start - 32) : start].lower()
-    cut = max(window.rfind(ch) for ch in _CLAUSE_ENDS)  # same clause only
-    window = window[cut + 1 :]
+    clause = _CLAUSE_TAIL.search(text, max(0, start - 32), start)  # same clause only
+    window = clause.group().lower() if clause else ""
     last = None
     for m in _NUM_CONTEXT.finditer(window):
         last = m
@@ -444,24 +448,38 @@ def _number_windows(text: str) -> list[tuple[int, int]]:
 def _numeric(text: str, out: list[_Cand]) -> None:
     """Cards, ID numbers and phones, looked for only around long digit stretches."""
     for pos, endpos in _number_windows(text):
-        for m in _CN_ID18.finditer(text, pos, endpos):
-            number = m.group(1) + m.group(2) + m.group(3) + m.group(4) + m.group(5)
-            if _cn_id18_valid(number) and _numbers_context_ok(text, m.start(), m.end()):
-                out.append((0, 0, m.start(), m.end(), SecretKind.CN_ID))
-        for m in _CARD.finditer(text, pos, endpos):
-            digits = m.group().replace(" ", "").replace("-", "")
-            if _luhn(digits) and _numbers_context_ok(text, m.start(), m.end()):
-                out.append((0, 1, m.start(), m.end(), SecretKind.CARD))
-        for m in _CN_ID15.finditer(text, pos, endpos):
-            if (
-                m.group(1)[:2] in _CN_REGIONS
-                and _valid_date(1900 + int(m.group(2)), int(m.group(3)), int(m.group(4)))
-                and _numbers_context_ok(text, m.start(), m.end())
-            ):
-                out.append((0, 2, m.start(), m.end(), SecretKind.CN_ID))
-        for rx in (_PHONE_CN, _PHONE_LANDLINE_CN, _PHONE_NANP, _PHONE_INTL):
+        chunk = text[pos:endpos]
+        digits = len(_DIGIT.findall(chunk))
+        if digits >= 15:
+            for m in _CN_ID18.finditer(text, pos, endpos):
+                number = m.group(1) + m.group(2) + m.group(3) + m.group(4) + m.group(5)
+                if _cn_id18_valid(number) and _numbers_context_ok(text, m.start(), m.end()):
+                    out.append((0, 0, m.start(), m.end(), SecretKind.CN_ID))
+            for m in _CN_ID15.finditer(text, pos, endpos):
+                if (
+                    m.group(1)[:2] in _CN_REGIONS
+                    and _valid_date(1900 + int(m.group(2)), int(m.group(3)), int(m.group(4)))
+                    and _numbers_context_ok(text, m.start(), m.end())
+                ):
+                    out.append((0, 2, m.start(), m.end(), SecretKind.CN_ID))
+        if digits >= 13:
+            for m in _CARD.finditer(text, pos, endpos):
+                if _luhn(m.group().replace(" ", "").replace("-", "")) and _numbers_context_ok(
+                    text, m.start(), m.end()
+                ):
+                    out.append((0, 1, m.start(), m.end(), SecretKind.CARD))
+        phones: list[re.Pattern[str]] = []
+        if digits >= 11 and "1" in chunk:
+            phones.append(_PHONE_CN)
+        if digits >= 10 and "0" in chunk:
+            phones.append(_PHONE_LANDLINE_CN)
+        if digits >= 10 and ("-" in chunk or "." in chunk or "(" in chunk):
+            phones.append(_PHONE_NANP)
+        if "+" in chunk:
+            phones.append(_PHONE_INTL)
+        for rx in phones:
             for m in rx.finditer(text, pos, endpos):
-                if rx is _PHONE_INTL and not 8 <= sum(c.isdigit() for c in m.group()) <= 15:
+                if rx is _PHONE_INTL and not 8 <= len(_DIGIT.findall(m.group())) <= 15:
                     continue
                 if _numbers_context_ok(text, m.start(), m.end()):
                     out.append((2, 0, m.start(), m.end(), SecretKind.PHONE))

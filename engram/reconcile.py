@@ -12,11 +12,22 @@ similar vectors), so every backend gets the same decisions:
 
 from __future__ import annotations
 
+import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, field_validator
 
 from engram.models import Action, Candidate, MemoryItem
 from engram.text import normalize
+
+if TYPE_CHECKING:  # pragma: no cover
+    from engram.providers.openai_compat import OpenAICompatLLM
+
+log = logging.getLogger("engram.reconcile")
 
 # words that say the newer statement replaces the older one
 _CHANGE_MARKERS = re.compile(
@@ -31,6 +42,12 @@ class Decision:
     action: Action
     target: MemoryItem | None
     reason: str
+    content: str | None = None  # UPDATE: the refined statement that replaces the target's text
+
+
+# A judge decides the hard cases (see `llm_judge`): the candidate and its grey-zone
+# neighbours in, a Decision out (None: no opinion, the candidate is added).
+Judge = Callable[[Candidate, str, list[tuple[MemoryItem, float]]], "Decision | None"]
 
 
 def signals_change(text: str) -> bool:
@@ -49,10 +66,14 @@ def decide(
     same_key: list[MemoryItem],
     similar: list[tuple[MemoryItem, float]],
     duplicate_similarity: float,
+    judge: Judge | None = None,
+    grey_zone: float = 1.0,
 ) -> Decision:
     """The action for `candidate`, given its neighbours (all live memories of the scope).
 
     `said` is the user's original sentence, used to spot words of change.
+    When the rules would ADD but a neighbour's cosine lies in the grey zone
+    [`grey_zone`, `duplicate_similarity`), `judge` (the LLM) decides, if given.
     """
     if exact:
         return Decision(Action.NOOP, exact[0], "already remembered (same statement)")
@@ -80,4 +101,96 @@ def decide(
             return Decision(
                 Action.NOOP, item, f"near-duplicate of an existing memory (cosine {similarity:.2f})"
             )
+    if judge is not None:
+        grey = [(item, sim) for item, sim in similar if grey_zone <= sim < duplicate_similarity]
+        if grey:
+            judged = judge(candidate, said, grey)
+            if judged is not None:
+                return judged
     return Decision(Action.ADD, None, candidate.reason or "new memory")
+
+
+# --------------------------------------------------------------------------- LLM judge
+class Judgement(BaseModel):
+    """The judge's answer (documented in ``prompts/reconcile.*.j2``)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    action: Literal["ADD", "UPDATE", "SUPERSEDE", "DISPUTE", "NOOP"]
+    target: int | None = None
+    content: str | None = None
+    reason: str = ""
+
+    @field_validator("action", mode="before")
+    @classmethod
+    def _upper(cls, value: Any) -> Any:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("target", mode="before")
+    @classmethod
+    def _target(cls, value: Any) -> Any:
+        if value in (None, "", "null"):
+            return None
+        return int(str(value).lstrip("#"))
+
+    @field_validator("reason", mode="before")
+    @classmethod
+    def _reason(cls, value: Any) -> Any:
+        return "" if value is None else str(value)[:200]
+
+
+def llm_judge(
+    llm: OpenAICompatLLM,
+    *,
+    template_dir: Path | None = None,
+    user_id: str | None = None,
+    on_result: Callable[[str], None] | None = None,
+) -> Judge:
+    """A `Judge` that asks the LLM; any failure or invalid answer is no opinion (ADD).
+
+    `on_result` is told what happened ("ADD", "UPDATE", … or "failed"/"invalid").
+    """
+    from engram.capsule import render
+    from engram.extract.llm import has_cjk
+    from engram.providers.openai_compat import LLMError
+
+    def note(what: str) -> None:
+        if on_result is not None:
+            on_result(what)
+
+    def judge(candidate: Candidate, said: str, grey: list[tuple[MemoryItem, float]]) -> Decision | None:
+        prompt = render(
+            "reconcile", candidate.language, template_dir, candidate=candidate.content, said=said.strip()[:500],
+            neighbours=[
+                {"n": n, "content": item.content, "kind": item.kind.value,
+                 "time": item.created_at.strftime("%Y-%m-%d"), "similarity": round(sim, 2)}
+                for n, (item, sim) in enumerate(grey, 1)
+            ],
+        )
+        try:
+            answer = llm.chat_json([{"role": "user", "content": prompt}], schema=Judgement, user_id=user_id)
+        except LLMError as err:
+            log.warning("LLM reconciliation failed (%s); adding the memory", err)
+            note("failed")
+            return None
+        action = Action(answer.action)
+        if action is Action.ADD:
+            note("ADD")
+            return Decision(Action.ADD, None, f"llm: {answer.reason}".strip() if answer.reason else "llm: new memory")
+        if answer.target is None or not 1 <= answer.target <= len(grey):
+            log.info("LLM reconciliation named no valid target (%r); adding the memory", answer.target)
+            note("invalid")
+            return None
+        target = grey[answer.target - 1][0]
+        content = (answer.content or "").strip() or None
+        if action is Action.UPDATE:
+            content = content or candidate.content
+            if candidate.language == "zh" and not has_cjk(content):
+                log.info("LLM reconciliation merged into another language; adding the memory instead")
+                note("invalid")
+                return None
+        note(action.value)
+        reason = f"llm: {answer.reason}" if answer.reason else f"llm: {action.value.lower()}"
+        return Decision(action, target, reason, content if action is Action.UPDATE else None)
+
+    return judge

@@ -113,8 +113,22 @@ class Retriever:
         if not found:
             return []
         shortlist = sorted(found, key=lambda i: found[i].fused, reverse=True)[: max(limit * 3, 20)]
-        scored: list[tuple[float, str, ScoreParts]] = []
+        scored: list[tuple[float, str, Signals]] = []
         for memory_id, signals in self.store.signals(shortlist).items():
+            score = (
+                found[memory_id].fused
+                + s.weight_importance * signals.importance
+                + s.weight_recency * recency_score(signals, now, s.recency_half_life_days)
+                + s.weight_use * use_score(signals)
+            )
+            scored.append((score, memory_id, signals))
+        scored.sort(key=lambda t: t[0], reverse=True)
+        top = scored[:limit]
+        items = {m.id: m for m in self.store.get_many([t[1] for t in top])}
+        results = []
+        for score, memory_id, signals in top:
+            if memory_id not in items:
+                continue
             c = found[memory_id]
             parts = ScoreParts(
                 lexical=c.lexical,
@@ -126,18 +140,5 @@ class Retriever:
                 lexical_rank=c.lexical_rank,
                 dense_rank=c.dense_rank,
             )
-            score = (
-                parts.fused
-                + s.weight_importance * parts.importance
-                + s.weight_recency * parts.recency
-                + s.weight_use * parts.use
-            )
-            scored.append((score, memory_id, parts))
-        scored.sort(key=lambda t: t[0], reverse=True)
-        top = scored[:limit]
-        items = {m.id: m for m in self.store.get_many([t[1] for t in top])}
-        return [
-            SearchResult(memory=items[memory_id], score=score, parts=parts)
-            for score, memory_id, parts in top
-            if memory_id in items
-        ]
+            results.append(SearchResult(memory=items[memory_id], score=score, parts=parts))
+        return results

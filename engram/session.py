@@ -253,7 +253,9 @@ class SessionManager:
             if record.ended_at is not None or not store.session_end(scope, session_id, self.clock(), reason):
                 return self._ended(scope, session_id)
             # turns waiting for batched LLM extraction are extracted before the delta is made
-            self.memory.queue.flush_group(scope, session_id)
+            queue = getattr(self.memory, "queue", None)
+            if queue is not None:
+                queue.flush_group(scope, session_id)
             engine = self.memory.capsules
             mode = self.memory.settings.compression
             delta: Delta | None = None

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from engram.cli import render
+from engram.cli.chat import chat as _chat
 from engram.cli.render import console, print_json
+from engram.cli.bench import bench_app
 from engram.config import Settings
 from engram.errors import EngramError
 
@@ -19,7 +22,11 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
+app.add_typer(bench_app, name="bench")
+
 _state: dict[str, Path | None] = {"db": None}
+
+app.command("chat")(_chat)  # engram chat --user U: terminal chat with memory (engram.cli.chat)
 
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="whose memory (required)")]
 AgentOpt = Annotated[Optional[str], typer.Option("--agent", help="narrow to one agent")]
@@ -80,6 +87,8 @@ def add(
         print_json(events)
     elif events:
         console.print(render.events_table(events))
+        for message in dict.fromkeys(e.command.message for e in events if e.command is not None):
+            console.print(message)
     else:
         console.print("[dim]nothing worth remembering in that (no memory stored)[/]")
 
@@ -91,15 +100,20 @@ def search(
     agent: AgentOpt = None,
     k: Annotated[int, typer.Option("-k", "--limit", min=1)] = 5,
     kind: Annotated[Optional[list[str]], typer.Option("--kind")] = None,
+    as_of: Annotated[Optional[datetime], typer.Option("--as-of", help="what was true then (ISO date)")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Find the memories most relevant to QUERY."""
-    filters = {"kind": kind} if kind else None
-    results = run(lambda m: m.search(query, user_id=user, agent_id=agent, limit=k, filters=filters))
+    filters: dict = {"kind": kind} if kind else {}
+    if as_of is not None:
+        filters["as_of"] = as_of
+    results = run(lambda m: m.search(query, user_id=user, agent_id=agent, limit=k, filters=filters or None))
     if as_json:
         print_json(results)
     elif results:
         console.print(render.results_table(results))
+        for question in dict.fromkeys(r.clarification.question for r in results if r.clarification):
+            console.print(f"[magenta]to clarify:[/] {question}")
     else:
         console.print("[dim]no memories found[/]")
 
@@ -112,9 +126,17 @@ def list_(
     kind: Annotated[Optional[list[str]], typer.Option("--kind")] = None,
     every: Annotated[bool, typer.Option("--all", help="every status")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 100,
+    by_kind: Annotated[bool, typer.Option("--by-kind", help="what is remembered, grouped by kind")] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """List a user's memories, newest first."""
+    """List a user's memories, newest first (live ones: active and disputed, by default)."""
+    if by_kind:
+        grouped = run(lambda m: m.view(user_id=user, agent_id=agent))
+        if as_json:
+            print_json({k.value: [i.model_dump(mode="json") for i in v] for k, v in grouped.items()})
+        else:
+            render.print_grouped(grouped, user)
+        return
     filters: dict = {}
     if every:
         filters["status"] = []
@@ -156,9 +178,19 @@ def delete(
     user: Annotated[Optional[str], typer.Option("--user", "-u")] = None,
     agent: AgentOpt = None,
     everything: Annotated[bool, typer.Option("--all", help="delete every memory of --user")] = False,
+    kind: Annotated[Optional[str], typer.Option("--kind", help="delete every memory of this kind of --user")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask")] = False,
 ) -> None:
-    """Delete one memory, or with --all --user U every memory of a user. Deletion is real."""
+    """Delete one memory, every memory of a kind (--kind K --user U) or of a user (--all --user U).
+    Deletion is real."""
+    if kind:
+        if not user:
+            fail("--kind needs --user")
+        if not yes:
+            typer.confirm(f"Delete every {kind} memory of {user}?", abort=True)
+        events = run(lambda m: m.delete_by_kind(kind, user_id=user, agent_id=agent))
+        console.print(render.events_table(events) if events else f"no {kind} memories of {user}")
+        return
     if everything:
         if not user:
             fail("--all needs --user")
@@ -206,6 +238,59 @@ def config(as_json: JsonOpt = False) -> None:
 
 
 @app.command()
+def capsule(
+    user: UserOpt,
+    agent: AgentOpt = None,
+    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=0, help="tokens (default: capsule_budget)")] = None,
+    details: Annotated[bool, typer.Option("--details", help="also list each line and what was left out")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print exactly the memory capsule that would be injected for USER, and its token count."""
+    built = run(lambda m: m.capsule(user, agent_id=agent, budget=budget))
+    if as_json:
+        print_json(built)
+        return
+    render.injected_text(built.text, built.token_count, built.budget, built.encoding, "capsule")
+    if details:
+        console.print(render.lines_table(built.lines, title="in the capsule"))
+        if built.left_out:
+            console.print(render.left_out_table(built.left_out))
+
+
+@app.command()
+def context(
+    query: str,
+    user: UserOpt,
+    agent: AgentOpt = None,
+    session: Annotated[Optional[str], typer.Option("--session", "-s")] = None,
+    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=0, help="tokens (default: context_budget)")] = None,
+    turns: Annotated[bool, typer.Option("--turns", help="include the session's recent turns")] = False,
+    show_prompt: Annotated[bool, typer.Option("--show-prompt", help="print the exact text injected into the system prompt")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """What an agent would put in front of its LLM for QUERY: capsule + relevant memories."""
+    built = run(
+        lambda m: m.context(query, user_id=user, agent_id=agent, session_id=session, budget=budget, turns=turns)
+    )
+    if as_json:
+        print_json(built)
+        return
+    if show_prompt:
+        render.injected_text(built.text, built.token_count, built.budget, built.encoding, "context")
+        return
+    console.print(render.lines_table(built.capsule.lines, title="from the capsule", origin="capsule"))
+    console.print(render.lines_table(built.relevant, title=f"relevant to {query!r}", origin="search"))
+    for question in built.clarifications:
+        console.print(f"[magenta]to confirm:[/] {question}", markup=True, highlight=False)
+    if built.turns:
+        console.print(f"[dim]{len(built.turns)} recent turns[/]")
+    console.print(
+        f"[bold]{built.token_count}[/] tokens of {built.budget} ({built.encoding}); "
+        "--show-prompt prints the exact text"
+    )
+
+
+@app.command()
 def demo(
     db: Annotated[Optional[Path], typer.Option("--db", help="keep the demo database here (default: a temporary file)")] = None,
 ) -> None:
@@ -213,3 +298,139 @@ def demo(
     from engram.cli.demo import run_demo
 
     run_demo(db)
+
+
+
+# -- lifecycle and user control ----------------------------------------------------------
+@app.command()
+def maintain(
+    user: Annotated[Optional[str], typer.Option("--user", "-u", help="one user (default: everyone)")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Archive decayed memories, enforce capacity, merge near-duplicates. Safe while engram is in use."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=console, transient=True, disable=as_json,
+    ) as bar:
+        task = bar.add_task("maintaining", total=None)
+
+        def progress(done: int, total: int, what: str) -> None:
+            bar.update(task, completed=done, total=total, description=what)
+
+        report = run(lambda m: m.maintain(user, progress=progress))
+    if as_json:
+        print_json(report)
+    else:
+        console.print(render.maintenance_table(report))
+
+
+@app.command()
+def pause(user: UserOpt) -> None:
+    """Stop remembering for a user until `engram resume` (retrieval keeps working)."""
+    run(lambda m: m.pause(user))
+    console.print(f"memory paused for {user}: nothing new is stored")
+
+
+@app.command()
+def resume(user: UserOpt) -> None:
+    """Remember again for a user."""
+    run(lambda m: m.resume(user))
+    console.print(f"memory resumed for {user}")
+
+
+@app.command()
+def forget(
+    about: Annotated[str, typer.Argument(help="what to forget, e.g. \"coffee\" or \"我的工作\"")],
+    user: UserOpt,
+    agent: AgentOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Delete exactly the memories about a topic, for real, and list what was deleted."""
+    events = run(lambda m: m.forget(about, user_id=user, agent_id=agent))
+    if as_json:
+        print_json(events)
+    elif events:
+        console.print(render.events_table(events, title=f"forgotten ({len(events)})"))
+    else:
+        console.print(f"nothing remembered about {about!r}; nothing deleted")
+
+
+@app.command()
+def resolve(
+    memory_id: str,
+    keep: Annotated[str, typer.Option("--keep", help="this (MEMORY_ID), newer, older, both, neither, or an id")] = "this",
+) -> None:
+    """Settle a dispute between contradicting memories (history keeps every version)."""
+    events = run(lambda m: m.resolve(memory_id, keep=keep))
+    console.print(render.events_table(events))
+
+
+@app.command()
+def restore(memory_id: str) -> None:
+    """Bring an archived memory back (for a merged one: undo the merge)."""
+    events = run(lambda m: m.restore(memory_id))
+    console.print(render.events_table(events))
+
+
+@app.command()
+def reminders(
+    user: UserOpt,
+    agent: AgentOpt = None,
+    hours: Annotated[Optional[float], typer.Option("--hours", help="look ahead this many hours")] = None,
+    tz: Annotated[Optional[str], typer.Option("--tz", help="time zone for days, e.g. Asia/Shanghai")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Tasks due (or overdue) now."""
+    from datetime import timedelta
+
+    horizon = None if hours is None else timedelta(hours=hours)
+    found = run(lambda m: m.reminders(user_id=user, agent_id=agent, horizon=horizon, tz=tz))
+    if as_json:
+        print_json(found)
+    elif found:
+        console.print(render.reminders_table(found))
+    else:
+        console.print("[dim]nothing due[/]")
+
+
+@app.command()
+def done(memory_id: str) -> None:
+    """Mark a task done (a recurring one: this occurrence)."""
+    event = run(lambda m: m.complete(memory_id))
+    console.print(render.events_table([event]))
+
+
+@app.command()
+def export(
+    file: Annotated[Path, typer.Argument(help="where to write the JSON")],
+    user: UserOpt,
+    agent: AgentOpt = None,
+    fmt: Annotated[str, typer.Option("--format", help="engram (lossless) or optmem")] = "engram",
+    with_history: Annotated[bool, typer.Option("--history", help="include the audit trail")] = False,
+) -> None:
+    """Export a user's memories (engram JSON, or an OptMem memory file)."""
+    data = run(lambda m: m.export(user_id=user, agent_id=agent, format=fmt, history=with_history, path=file))
+    count = len(data) if isinstance(data, list) else len(data["memories"])
+    console.print(f"exported {count} memories of {user} to {file} ({fmt})")
+
+
+@app.command("import")
+def import_(
+    file: Annotated[Path, typer.Argument(help="an engram export or an OptMem memory file")],
+    user: Annotated[Optional[str], typer.Option("--user", "-u", help="import into this user (required for OptMem)")] = None,
+    agent: AgentOpt = None,
+    on_conflict: Annotated[str, typer.Option("--on-conflict", help="skip, replace or new_id")] = "skip",
+    as_json: JsonOpt = False,
+) -> None:
+    """Import memories (privacy filter applied again on the way in)."""
+    report = run(lambda m: m.import_(file, user_id=user, agent_id=agent, on_conflict=on_conflict))
+    if as_json:
+        print_json(report)
+    else:
+        console.print(
+            f"imported {report.added} memories ({report.format}); skipped {report.skipped}, "
+            f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}; "
+            f"{report.history} history rows"
+        )

@@ -6,6 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import typer
 from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
@@ -16,7 +17,8 @@ console = Console()
 
 _ACTION_STYLE = {
     "ADD": "green", "UPDATE": "cyan", "SUPERSEDE": "yellow", "DISPUTE": "magenta",
-    "NOOP": "dim", "DELETE": "red",
+    "NOOP": "dim", "DELETE": "red", "RESOLVE": "cyan", "ARCHIVE": "dim", "RESTORE": "green",
+    "MERGE": "blue", "VIEW": "", "PAUSE": "yellow", "RESUME": "green",
 }
 _STATUS_STYLE = {"active": "green", "superseded": "yellow", "disputed": "magenta", "archived": "dim"}
 
@@ -43,9 +45,10 @@ def events_table(events: Sequence[Event], title: str = "") -> Table:
     table.add_column("id", style="dim")
     for event in events:
         style = _ACTION_STYLE.get(event.action.value, "")
+        item = event.memory
         table.add_row(
-            f"[{style}]{event.action.value}[/]", event.memory.kind.value, event.memory.content,
-            event.reason, event.memory.id,
+            f"[{style}]{event.action.value}[/]", item.kind.value if item else "",
+            item.content if item else "", event.reason, item.id if item else "",
         )
     return table
 
@@ -97,4 +100,87 @@ def history_table(entries: Sequence[HistoryEntry], title: str = "") -> Table:
             entry.created_at.strftime("%Y-%m-%d %H:%M:%S"), f"[{style}]{entry.action}[/]",
             entry.old_content or "", entry.new_content or "", entry.reason,
         )
+    return table
+
+
+# -- capsule and context (what is injected, exactly) ---------------------------------
+def injected_text(text: str, tokens: int, budget: int, encoding: str, what: str) -> None:
+    """Print the injected block verbatim (no markup interpretation), then its size."""
+    if text:
+        typer.echo(text)  # verbatim: no wrapping, no markup
+    else:
+        console.print(f"[dim](empty {what}: nothing would be injected)[/]")
+    console.print(f"[dim]── {what}: {tokens} tokens of {budget} ({encoding})[/]")
+
+
+def lines_table(lines: Sequence[Any], title: str = "", origin: str = "") -> Table:
+    table = Table(title=title or None)
+    table.add_column("section")
+    table.add_column("line")
+    table.add_column("score", justify="right", style="dim")
+    table.add_column("tokens", justify="right", style="dim")
+    if origin:
+        table.add_column("from", style="dim")
+    table.add_column("id", style="dim")
+    for line in lines:
+        marks = (" (updated)" if line.updated else "") + (" (unconfirmed)" if line.disputed else "")
+        row = [line.section, line.text + marks, f"{line.score:.3f}", str(line.tokens)]
+        if origin:
+            row.append(origin)
+        table.add_row(*row, line.memory_id or "")
+    return table
+
+
+def left_out_table(left_out: Sequence[Any], title: str = "left out") -> Table:
+    table = Table(title=title)
+    table.add_column("reason")
+    table.add_column("memory")
+    table.add_column("score", justify="right", style="dim")
+    table.add_column("id", style="dim")
+    for entry in left_out:
+        table.add_row(entry.reason, entry.content, f"{entry.score:.3f}", entry.memory_id)
+    return table
+
+
+
+def print_grouped(grouped: dict[Any, Sequence[MemoryItem]], user: str) -> None:
+    """`engram list --by-kind`: what is remembered about a user, one table per kind."""
+    if not grouped:
+        console.print(f"[dim]nothing remembered about {user}[/]")
+        return
+    for kind, items in grouped.items():
+        table = Table(title=f"{getattr(kind, 'value', kind)} ({len(items)})", title_justify="left")
+        table.add_column("memory")
+        table.add_column("status")
+        table.add_column("when", style="dim")
+        table.add_column("id", style="dim")
+        for item in items:
+            style = _STATUS_STYLE.get(item.status.value, "")
+            table.add_row(item.content, f"[{style}]{item.status.value}[/]", _when(item), item.id)
+        console.print(table)
+
+
+def maintenance_table(report: Any) -> Table:
+    table = Table(title=f"maintenance ({report.seconds:.2f}s)")
+    table.add_column("what")
+    table.add_column("count", justify="right")
+    for label, value in (
+        ("users", report.users), ("memories scanned", report.scanned),
+        ("archived (decayed, unused)", report.archived), ("evicted (capacity)", report.evicted),
+        ("summaries made by merging", report.merged_groups), ("memories merged", report.merged_sources),
+        ("left alone (changed meanwhile)", report.skipped),
+    ):
+        table.add_row(label, str(value))
+    return table
+
+
+def reminders_table(found: Sequence[Any]) -> Table:
+    table = Table(title="reminders")
+    table.add_column("due")
+    table.add_column("task")
+    table.add_column("id", style="dim")
+    for r in found:
+        style = "red" if r.overdue else "yellow"
+        when = r.due_at.strftime("%Y-%m-%d %H:%M") + (" (recurring)" if r.recurring else "")
+        table.add_row(f"[{style}]{when}[/]", r.text, r.memory.id)
     return table

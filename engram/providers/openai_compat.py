@@ -451,6 +451,8 @@ def _repair(span: str) -> str:
 class OpenAICompatEmbedder:
     """Embedder over an OpenAI-compatible /embeddings endpoint; rows are float32, L2-normalised."""
 
+    languages: frozenset[str] | None = None  # hosted models are multilingual
+
     def __init__(self, settings: EmbeddingSettings) -> None:
         self.settings = settings
         self._client = _make_client(settings.base_url, settings.api_key, settings.timeout, settings.max_retries)

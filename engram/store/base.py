@@ -11,7 +11,7 @@ import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -44,6 +44,18 @@ def scope_token(prefix: str, value: str) -> str:
     return prefix + hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
 
 
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """The few numbers rescoring needs, without materialising whole memories."""
+
+    kind: str
+    importance: float
+    strength: float
+    access_count: int
+    created_at: datetime
+    last_accessed: datetime | None
+
+
 @dataclass(slots=True)
 class Record:
     """A memory as written: the item plus what the indexes need."""
@@ -64,6 +76,91 @@ class HistoryEvent:
     new_content: str | None
     reason: str
     at: datetime
+    # the other memory this event concerns (supersede, dispute, merge, resolve): when
+    # that one is deleted, this row loses its content and reason too
+    related_id: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LifeRow:
+    """What maintenance needs of a memory, without content or vector (cheap to scan)."""
+
+    id: str
+    agent_id: str | None
+    kind: str
+    status: str
+    importance: float
+    strength: float
+    access_count: int
+    last_accessed: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    due_at: datetime | None
+    recurrence: str | None
+    key: str | None
+    merged_kind: str | None  # metadata["merged_kind"] of merge summaries
+    pinned: bool  # metadata["pinned"]: never archived or evicted
+
+
+# columns a Transition may set besides status (never content)
+TRANSITION_FIELDS = frozenset(
+    {"valid_to", "superseded_by", "supersedes", "importance", "last_accessed"}
+)
+
+
+@dataclass(slots=True)
+class Transition:
+    """A guarded status change: applied only if the memory is still in one of
+    `from_status` (and, when `seen_updated_at`/`seen_last_accessed` are given,
+    was not edited or used since it was read), so maintenance can run while
+    the engine is in use without undoing anything done meanwhile.
+    """
+
+    memory_id: str
+    status: str
+    action: str  # history action written for it, e.g. ARCHIVE
+    reason: str
+    at: datetime
+    from_status: tuple[str, ...] = ("active",)
+    metadata: dict[str, Any] | None = None  # JSON merge patch (a None value removes the key)
+    fields: dict[str, Any] | None = None  # subset of TRANSITION_FIELDS
+    related_id: str | None = None
+    guard: bool = False
+    seen_updated_at: datetime | None = None
+    seen_last_accessed: datetime | None = None
+
+
+@dataclass(slots=True)
+class TransitionGroup:
+    """Transitions with the inserts and events that go with them (a merge: the summary,
+    its sources archived); `atomic`: all of it or none."""
+
+    transitions: Sequence[Transition]
+    inserts: Sequence[Record] = ()
+    events: Sequence[HistoryEvent] = ()
+    atomic: bool = False
+
+
+@dataclass(slots=True, frozen=True)
+class ItemRow:
+    """What ranking a user's memories needs, without building `MemoryItem`s (10k rows in ms)."""
+
+    id: str
+    content: str
+    kind: str
+    layer: str
+    status: str
+    key: str | None
+    language: str
+    importance: float
+    access_count: int
+    strength: float
+    updated_at: float  # POSIX seconds
+    last_accessed: float | None
+    supersedes: str | None
+    superseded_by: str | None
+    sources: tuple[str, ...]
+    pinned: bool = False  # metadata["pinned"]: kept in the capsule before anything else
 
 
 @dataclass(slots=True)
@@ -105,6 +202,8 @@ class Store(Protocol):
 
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
 
+    def signals(self, memory_ids: Sequence[str]) -> dict[str, Signals]: ...
+
     def list(
         self,
         scope: Scope,
@@ -143,8 +242,49 @@ class Store(Protocol):
 
     def user_ids(self) -> list[str]: ...
 
+    # -- lifecycle and user control ------------------------------------------------
+    def lifecycle_rows(self, scope: Scope, statuses: Sequence[str]) -> list[LifeRow]: ...
+
+    def transition(
+        self,
+        transitions: Sequence[Transition],
+        *,
+        inserts: Sequence[Record] = (),
+        events: Sequence[HistoryEvent] = (),
+        atomic: bool = False,
+    ) -> list[str]:
+        """Apply guarded status changes (plus inserts and events) in one transaction;
+        returns the ids changed. `atomic`: all or nothing (nothing is written when a
+        single transition's guard fails)."""
+        ...
+
+    def transition_groups(self, groups: Sequence[TransitionGroup]) -> list[list[str]]:
+        """Several groups in one transaction, each all-or-nothing when atomic; returns
+        the ids changed per group ([] for an atomic group that failed)."""
+        ...
+
+    def derived_from(self, scope: Scope, memory_ids: Sequence[str]) -> list[MemoryItem]:
+        """Memories whose `sources` list any of `memory_ids` (summaries)."""
+        ...
+
+    def user_history(self, user_id: str) -> list[HistoryEntry]: ...
+
+    def get_state(self, user_id: str, name: str) -> str | None: ...
+
+    def set_state(self, user_id: str, name: str, value: str | None, at: datetime) -> None: ...
+
+    def turns_rows(self, scope: Scope) -> list[tuple[int, str, str]]:
+        """(id, session_id, content) of the user's working-memory turns (forget scrubs them)."""
+        ...
+
+    def turns_delete(self, scope: Scope, turn_ids: Sequence[int]) -> None: ...
+
     # -- sessions, working memory and change tracking --------------------------------
     # Session ids are unique per user; every call is scoped by `scope.user_id`.
+    def item_rows(self, scope: Scope, statuses: Sequence[str]) -> list[ItemRow]:
+        """Every memory of the scope with one of `statuses`, as light rows (capsule ranking)."""
+        ...
+
     def user_version(self, user_id: str) -> int:
         """A number that changes whenever any memory of the user changes (any process)."""
         ...
