@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 import time
 import zlib
 from collections import Counter, defaultdict
@@ -52,7 +51,6 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import rjieba
 from pydantic import BaseModel, Field
 
 from engram.config import Settings
@@ -66,7 +64,7 @@ from engram.store.base import (
     Transition,
     TransitionGroup,
 )
-from engram.text import lexical_tokens
+from engram.text import content_words, restates
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.memory import Memory
@@ -270,39 +268,10 @@ def _enforce_capacity(
 
 
 # --------------------------------------------------------------------------- merge
-_CONTAINMENT = 1.0  # every word of the shorter statement is in the longer one
-_NUMBER = frozenset("0123456789")
-
-
-_CJK_RUN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
-
-
-def merge_tokens(text: str) -> frozenset[str]:
-    """What two statements are compared on: English stems, Chinese words (jieba, no
-    character bigrams, so "喜欢在周末爬山" and "周末喜欢爬山" read the same)."""
-    tokens = set(lexical_tokens(_CJK_RUN.sub(" ", text)))
-    for run in _CJK_RUN.findall(text):
-        tokens.update(w for w in rjieba.cut_for_search(run) if len(w) > 1)
-    return frozenset(tokens)
-
-
-def _numbers(tokens: frozenset[str]) -> frozenset[str]:
-    return frozenset(t for t in tokens if t[0] in _NUMBER)
-
-
-def _similar_sets(a: frozenset[str], b: frozenset[str], threshold: float) -> bool:
-    """Near-duplicate wording: Jaccard ≥ threshold, every word of the shorter inside the
-    longer ("hiking event" and "cycling event" are different facts), the same numbers."""
-    inter = len(a & b)
-    if not inter:
-        return False
-    if inter / (len(a) + len(b) - inter) < threshold or inter / min(len(a), len(b)) < _CONTAINMENT:
-        return False
-    return _numbers(a) == _numbers(b)
 
 
 def _jaccard_pairs(token_sets: list[frozenset[str]], threshold: float) -> dict[int, list[int]]:
-    """Pairs of near-duplicate token sets (see `_similar_sets`), by prefix filtering.
+    """Pairs of near-duplicate token sets (see `engram.text.restates`), by prefix filtering.
 
     Two sets with Jaccard ≥ t share a token among the first |x| − ⌈t·|x|⌉ + 1 of
     each when tokens are in one global order (rarest first), so only those are
@@ -327,7 +296,7 @@ def _jaccard_pairs(token_sets: list[frozenset[str]], threshold: float) -> dict[i
             for j in index[token]:
                 if j not in seen:
                     seen.add(j)
-                    if _similar_sets(tokens, token_sets[j], threshold):
+                    if restates(tokens, token_sets[j], threshold):
                         pairs[i].append(j)
                         pairs[j].append(i)
             index[token].append(i)
@@ -361,7 +330,7 @@ def _merge_near_duplicates(
     items = [i for i in items if i.status is Status.ACTIVE and not i.metadata.get("no_merge")]
     if len(items) < 2:
         return
-    token_sets = [merge_tokens(i.content) for i in items]
+    token_sets = [content_words(i.content) for i in items]
     pairs = _jaccard_pairs(token_sets, settings.merge_overlap)
     if not pairs:
         store.set_state(user, "merge_checked", signature, now)

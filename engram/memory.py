@@ -470,6 +470,7 @@ class Memory:
             duplicate_similarity=self.settings.duplicate_similarity,
             judge=self.llm_tasks.judge(scope),
             grey_zone=self.settings.llm_grey_zone,
+            overlap=self.settings.merge_overlap,
         )
         log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)
         event = self._apply(decision, record, candidate, now)
@@ -486,7 +487,9 @@ class Memory:
     def _similar(self, scope: Scope, record: Record, filters: Filters) -> list[tuple[MemoryItem, float]]:
         # only neighbours close enough to matter are materialised (a duplicate, or
         # the LLM judge's grey zone when one is configured)
-        floor = min(self.settings.duplicate_similarity, self.settings.llm_grey_zone)
+        floor = self.settings.duplicate_similarity
+        if self.llm is not None and self.settings.llm_reconcile:
+            floor = min(floor, self.settings.llm_grey_zone)
         hits = [h for h in self.store.dense_search(scope, record.embedding, filters, 3) if h[1] >= floor]
         items = {m.id: m for m in self.store.get_many([h[0] for h in hits])}
         return [(items[i], score) for i, score in hits if i in items]

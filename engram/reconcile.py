@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from engram.models import Action, Candidate, MemoryItem
-from engram.text import normalize
+from engram.text import content_words, normalize, restates
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.providers.openai_compat import OpenAICompatLLM
@@ -68,6 +68,7 @@ def decide(
     duplicate_similarity: float,
     judge: Judge | None = None,
     grey_zone: float = 1.0,
+    overlap: float = 0.5,
 ) -> Decision:
     """The action for `candidate`, given its neighbours (all live memories of the scope).
 
@@ -96,13 +97,19 @@ def decide(
             Action.SUPERSEDE, current,
             f"{candidate.key}: {current.value!s} -> {candidate.value!s} (latest wins)",
         )
+    words = content_words(candidate.content)
     for item, similarity in similar:
-        if similarity >= duplicate_similarity and item.kind == candidate.kind:
+        if (
+            similarity >= duplicate_similarity
+            and item.kind == candidate.kind
+            and restates(words, content_words(item.content), overlap)
+        ):
             return Decision(
                 Action.NOOP, item, f"near-duplicate of an existing memory (cosine {similarity:.2f})"
             )
     if judge is not None:
-        grey = [(item, sim) for item, sim in similar if grey_zone <= sim < duplicate_similarity]
+        # close vectors with different wording ("tea number 1" / "tea number 2") are for the judge
+        grey = [(item, sim) for item, sim in similar if grey_zone <= sim]
         if grey:
             judged = judge(candidate, said, grey)
             if judged is not None:

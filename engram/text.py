@@ -185,6 +185,32 @@ def lexical_tokens(text: str) -> list[str]:
     return out
 
 
+# --------------------------------------------------------------------------- comparing statements
+
+_CJK_RUN_RE = re.compile(f"[{_CJK_CLASS}]+")
+_DIGITS = frozenset("0123456789")
+
+
+@lru_cache(maxsize=8192)
+def content_words(text: str) -> frozenset[str]:
+    """What two statements are compared on: English stems and Chinese words (jieba,
+    no character bigrams, so "喜欢在周末爬山" and "周末喜欢爬山" read the same)."""
+    words = set(lexical_tokens(_CJK_RUN_RE.sub(" ", text)))
+    for run in _CJK_RUN_RE.findall(text):
+        words.update(w for w in _cut_for_search(run) if len(w) > 1)
+    return frozenset(words)
+
+
+def restates(a: frozenset[str], b: frozenset[str], overlap: float) -> bool:
+    """Near-duplicate wording: Jaccard ≥ `overlap`, every word of the shorter inside the
+    longer ("hiking event" and "cycling event" are different facts), the same numbers
+    ("tea number 1" is not "tea number 2", however close their vectors are)."""
+    shared = len(a & b)
+    if not shared or shared / (len(a) + len(b) - shared) < overlap or shared < min(len(a), len(b)):
+        return False
+    return {w for w in a if w[0] in _DIGITS} == {w for w in b if w[0] in _DIGITS}
+
+
 # --------------------------------------------------------------------------- normalize
 
 _PUNCT_RE = re.compile(r"[^\w\s]|_")

@@ -24,10 +24,8 @@ from __future__ import annotations
 import logging
 import math
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # imported on first use: loading its tables costs ~1 s at start-up
-    import bpe_openai
+# bpe_openai is imported on first use: loading its tables costs ~1 s at start-up
 
 log = logging.getLogger("engram.tokens")
 

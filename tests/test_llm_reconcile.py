@@ -42,11 +42,15 @@ def test_decide_asks_the_judge_only_in_the_grey_zone():
         return Decision(Action.NOOP, grey[0][0], "llm: same")
 
     candidate = Candidate(content="User likes tea.", kind=Kind.PREFERENCE)
-    near, grey, far = _item("a"), _item("b"), _item("c")
+    near, grey, far = _item("User likes tea!"), _item("b"), _item("c")
     kwargs = {"said": "I like tea", "exact": [], "same_key": [], "duplicate_similarity": 0.93}
     # a near-duplicate is settled by the rules, no judge
     assert decide(candidate, similar=[(near, 0.95)], judge=judge, grey_zone=0.75, **kwargs).action is Action.NOOP
     assert calls == []
+    # a close vector with other wording is not a duplicate: the judge decides
+    decide(candidate, similar=[(_item("User likes tea number 2."), 0.95)], judge=judge, grey_zone=0.75, **kwargs)
+    assert calls == [[0.95]]
+    calls.clear()
     # nothing in the zone: ADD without a call
     assert decide(candidate, similar=[(far, 0.5)], judge=judge, grey_zone=0.75, **kwargs).action is Action.ADD
     assert calls == []

@@ -291,3 +291,10 @@ def test_bad_input_raises_a_clear_error_and_changes_nothing(memory, call):
 def test_unknown_ids_raise_not_found(memory, call):
     with pytest.raises(NotFound, match="nope"):
         call(memory)
+
+
+def test_close_vectors_with_different_numbers_are_not_duplicates(memory):
+    first = memory.add("I really like green tea number 1.", user_id="u1")
+    second = memory.add("I really like green tea number 2.", user_id="u1")
+    assert [e.action for e in first + second] == [Action.ADD] * 2
+    assert [e.action for e in memory.add("I really like green tea number 2!", user_id="u1")] == [Action.NOOP]

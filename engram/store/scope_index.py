@@ -100,6 +100,7 @@ class ScopeIndex:
         self.context_len = np.zeros(0, dtype=np.float32)
         self.last_turn: dict[str, int] = {}
         self._prefix: np.ndarray | None = None
+        self._stats: dict[str, tuple[np.ndarray, int, np.ndarray]] = {}
 
     # -- building ----------------------------------------------------------------
     def _grow(self, extra: int) -> None:
@@ -152,6 +153,7 @@ class ScopeIndex:
         self.agent[start:end] = [self.agent_codes.setdefault(a, len(self.agent_codes)) for a in agents]
         self.size = end
         self._prefix = None
+        self._stats.clear()
 
     def _index_tokens(self, index: int, words: Sequence[str]) -> None:
         counts: dict[str, int] = {}
@@ -187,6 +189,8 @@ class ScopeIndex:
         index = self.position.get(rowid)
         if index is not None:
             self.status[index] = GONE if status is None else STATUS_CODES[status]
+            if status is None:
+                self._stats.clear()
 
     def replace(self, rowid: int, vector: np.ndarray | None, words: Sequence[str]) -> None:
         """Content changed: the old row goes, a new one takes its rowid."""
@@ -208,13 +212,16 @@ class ScopeIndex:
         self.ids.append(self.ids[index])
         self.size += 1
         self._prefix = None
+        self._stats.clear()
 
     # -- searching ---------------------------------------------------------------
     def _mask(self, statuses: list[str], agent_id: str | None, allowed: Allowed | None) -> np.ndarray | None:
         n = self.size
         codes = [STATUS_CODES[s] for s in statuses]
         status = self.status[:n]
-        mask = status == codes[0] if len(codes) == 1 else np.isin(status, codes)
+        mask = status == codes[0]
+        for code in codes[1:]:  # a few codes: comparisons beat np.isin's sort
+            mask |= status == code
         if agent_id is not None:
             code = self.agent_codes.get(agent_id)
             if code is None:
@@ -259,17 +266,24 @@ class ScopeIndex:
             indexes = np.flatnonzero(mask)
             return self._top((self.matrix[:n] @ query)[indexes], indexes, limit)
 
-    @staticmethod
+    def _field_stats(self, name: str, lengths: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
+        """(length norm per row, live row count, live mask) of a field; kept until the next write."""
+        stats = self._stats.get(name)
+        if stats is None:
+            count = int(live.sum())
+            average = float(lengths[live].mean()) if count else 0.0
+            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths / average) if average > 0 else lengths
+            stats = self._stats[name] = (norm, count if average > 0 else 0, live)
+        return stats
+
     def _bm25(
-        field: dict[str, _Postings], lengths: np.ndarray, live: np.ndarray, terms: Sequence[str],
-        weights: Sequence[float] | None, scores: np.ndarray, scale: float,
+        self, name: str, field: dict[str, _Postings], lengths: np.ndarray, live: np.ndarray,
+        terms: Sequence[str], weights: Sequence[float] | None, scores: np.ndarray, scale: float,
     ) -> bool:
         """Add `scale` × BM25 of `terms` over one field into `scores`; False if no term hit."""
-        count = int(live.sum())
-        average = float(lengths[live].mean()) if count else 0.0
-        if average <= 0.0:
+        norm, count, live = self._field_stats(name, lengths, live)
+        if count == 0:
             return False
-        norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths / average)
         hit = False
         for position, term in enumerate(terms):
             postings = field.get(term)
@@ -301,11 +315,12 @@ class ScopeIndex:
             return []
         live = self.status[:n] != GONE
         scores = np.zeros(n, dtype=np.float32)
-        hit = self._bm25(self.postings, self.doc_len[:n], live, terms, weights, scores, 1.0)
+        hit = self._bm25("own", self.postings, self.doc_len[:n], live, terms, weights, scores, 1.0)
         if context_weight > 0 and self.context:
             with_context = live & (self.context_len[:n] > 0)
             hit |= self._bm25(
-                self.context, self.context_len[:n], with_context, terms, weights, scores, context_weight
+                "context", self.context, self.context_len[:n], with_context, terms, weights, scores,
+                context_weight,
             )
         if not hit:
             return []
