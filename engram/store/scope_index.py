@@ -78,6 +78,19 @@ class _Postings:
         return self._frozen
 
 
+def _post(field: dict[str, _Postings], index: int, words: Sequence[str]) -> int:
+    """Add one row's words (with their counts) to a field's postings; returns the length."""
+    counts: dict[str, int] = {}
+    for word in words:
+        counts[word] = counts.get(word, 0) + 1
+    for word, tf in counts.items():
+        postings = field.get(word)
+        if postings is None:
+            postings = field[word] = _Postings()
+        postings.append(index, tf)
+    return len(words)
+
+
 class ScopeIndex:
     """One user's rows: vectors, token postings and the columns searches filter on."""
 
@@ -156,33 +169,14 @@ class ScopeIndex:
         self._stats.clear()
 
     def _index_tokens(self, index: int, words: Sequence[str]) -> None:
-        counts: dict[str, int] = {}
-        for word in words:
-            counts[word] = counts.get(word, 0) + 1
-        for word, tf in counts.items():
-            postings = self.postings.get(word)
-            if postings is None:
-                postings = self.postings[word] = _Postings()
-            postings.append(index, tf)
-        self.doc_len[index] = len(words)
+        self.doc_len[index] = _post(self.postings, index, words)
 
     def _link(self, index: int, conversation: str) -> None:
         previous = self.last_turn.get(conversation)
         self.last_turn[conversation] = index
         if previous is not None:
-            self._index_context(index, self.words[previous])
-            self._index_context(previous, self.words[index])
-
-    def _index_context(self, index: int, words: Sequence[str]) -> None:
-        counts: dict[str, int] = {}
-        for word in words:
-            counts[word] = counts.get(word, 0) + 1
-        for word, tf in counts.items():
-            postings = self.context.get(word)
-            if postings is None:
-                postings = self.context[word] = _Postings()
-            postings.append(index, tf)
-        self.context_len[index] += len(words)
+            self.context_len[index] += _post(self.context, index, self.words[previous])
+            self.context_len[previous] += _post(self.context, previous, self.words[index])
 
     def set_status(self, rowid: int, status: str | None) -> None:
         """`None` marks the row deleted; its postings are skipped from then on."""
