@@ -16,7 +16,8 @@ import numpy as np
 from engram.config import Settings
 from engram.models import Filters, MemoryItem, ScoreParts, SearchResult
 from engram.providers.embedders import Embedder
-from engram.store.base import Scope, Signals, Store
+from engram.lifecycle import decayed_importance
+from engram.store.base import LifeRow, Scope, Store
 from engram.text import detect_language, lexical_tokens
 
 
@@ -29,14 +30,14 @@ class _Candidate:
     dense_rank: int | None = None
 
 
-def recency_score(signals: Signals | MemoryItem, now: datetime, half_life_days: float) -> float:
+def recency_score(signals: LifeRow | MemoryItem, now: datetime, half_life_days: float) -> float:
     """1.0 for a memory from now, 0.5 after one half-life (from its last use or creation)."""
     moment = signals.last_accessed or signals.created_at
     age_days = max(0.0, (now - moment).total_seconds() / 86400.0)
     return math.pow(0.5, age_days / half_life_days) if half_life_days > 0 else 0.0
 
 
-def use_score(signals: Signals | MemoryItem) -> float:
+def use_score(signals: LifeRow | MemoryItem) -> float:
     """Saturating in the number of uses: 0 for never, → 1 for often."""
     return 1.0 - 1.0 / (1.0 + math.log1p(signals.access_count))
 
@@ -113,11 +114,11 @@ class Retriever:
         if not found:
             return []
         shortlist = sorted(found, key=lambda i: found[i].fused, reverse=True)[: max(limit * 3, 20)]
-        scored: list[tuple[float, str, Signals]] = []
+        scored: list[tuple[float, str, LifeRow]] = []
         for memory_id, signals in self.store.signals(shortlist).items():
             score = (
                 found[memory_id].fused
-                + s.weight_importance * signals.importance
+                + s.weight_importance * decayed_importance(signals, now, s)
                 + s.weight_recency * recency_score(signals, now, s.recency_half_life_days)
                 + s.weight_use * use_score(signals)
             )
@@ -134,7 +135,7 @@ class Retriever:
                 lexical=c.lexical,
                 dense=c.dense,
                 fused=c.fused,
-                importance=signals.importance,
+                importance=decayed_importance(signals, now, s),
                 recency=recency_score(signals, now, s.recency_half_life_days),
                 use=use_score(signals),
                 lexical_rank=c.lexical_rank,

@@ -71,3 +71,12 @@ def test_rrf_fusion_remains_available(db_path, embedder):
         m.add("I live in Berlin.", user_id="u1")
         m.add("I am a nurse.", user_id="u1")
         assert "Berlin" in m.search("Berlin", user_id="u1", limit=1)[0].memory.content
+
+
+def test_ranking_uses_importance_after_decay(memory):
+    long_ago = datetime.now(UTC) - timedelta(days=400)
+    old = memory.add("We chatted about the weather in Oslo.", user_id="u1", infer=False, timestamp=long_ago)[0].memory
+    new = memory.add("We chatted about the weather in Oslo!", user_id="u1", infer=False)[0].memory
+    parts = {h.memory.id: h.parts for h in memory.search("weather in Oslo", user_id="u1", limit=2)}
+    assert parts[old.id].importance < 0.5 * old.importance  # a turn halves in 30 days
+    assert abs(parts[new.id].importance - new.importance) < 0.01

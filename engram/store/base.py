@@ -44,18 +44,6 @@ def scope_token(prefix: str, value: str) -> str:
     return prefix + hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
-class Signals:
-    """The few numbers rescoring needs, without materialising whole memories."""
-
-    kind: str
-    importance: float
-    strength: float
-    access_count: int
-    created_at: datetime
-    last_accessed: datetime | None
-
-
 @dataclass(slots=True)
 class Record:
     """A memory as written: the item plus what the indexes need."""
@@ -202,7 +190,7 @@ class Store(Protocol):
 
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
 
-    def signals(self, memory_ids: Sequence[str]) -> dict[str, Signals]: ...
+    def signals(self, memory_ids: Sequence[str]) -> dict[str, LifeRow]: ...
 
     def list(
         self,

@@ -34,7 +34,6 @@ from engram.store.base import (
     LifeRow,
     Record,
     Scope,
-    Signals,
     SessionRecord,
     StoreError,
     Transition,
@@ -302,6 +301,16 @@ def _copy(item: MemoryItem) -> MemoryItem:
             "metadata": dict(item.metadata), "entities": list(item.entities),
             "tags": list(item.tags), "sources": list(item.sources),
         }
+    )
+
+
+def _life_row(item: MemoryItem) -> LifeRow:
+    return LifeRow(
+        id=item.id, agent_id=item.agent_id, kind=item.kind.value, status=item.status.value,
+        importance=item.importance, strength=item.strength, access_count=item.access_count,
+        last_accessed=item.last_accessed, created_at=item.created_at, updated_at=item.updated_at,
+        due_at=item.due_at, recurrence=item.recurrence, key=item.key,
+        merged_kind=item.metadata.get("merged_kind"), pinned=bool(item.metadata.get("pinned")),
     )
 
 
@@ -626,14 +635,14 @@ class SQLiteStore:
             found = self._cached(list(memory_ids))
         return [_copy(found[i]) for i in memory_ids if i in found]
 
-    def signals(self, memory_ids: Sequence[str]) -> dict[str, Signals]:
+    def signals(self, memory_ids: Sequence[str]) -> dict[str, LifeRow]:
+        """What ranking needs of each memory (from the item cache: no content copied)."""
         if not memory_ids:
             return {}
         with self._lock:
             found = self._cached(list(memory_ids))
         return {
-            i: Signals(m.kind.value, m.importance, m.strength, m.access_count, m.created_at, m.last_accessed)
-            for i, m in found.items()
+            i: _life_row(m) for i, m in found.items()
         }
 
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
