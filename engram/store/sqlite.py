@@ -430,6 +430,9 @@ class SQLiteStore:
             rows = self._db.execute(
                 f"SELECT {_SELECT} FROM memories WHERE id IN {_JSON_LIST}", (json.dumps(missing),)
             ).fetchall()
+            if len(rows) > _ITEM_CACHE // 2:  # a bulk read (export, maintenance): not kept
+                found.update((row[0], _item_from_row(row)) for row in rows)
+                return found
             if len(self._items) + len(rows) > _ITEM_CACHE:
                 self._items.clear()
             for row in rows:
@@ -712,13 +715,14 @@ class SQLiteStore:
     ) -> list[MemoryItem]:
         where, params = self._filter_where(scope, filters)
         order = "DESC" if newest_first else "ASC"
-        sql = f"SELECT {_SELECT} FROM memories WHERE {where} ORDER BY created_at {order}, rowid {order}"
+        sql = f"SELECT id FROM memories WHERE {where} ORDER BY created_at {order}, rowid {order}"
         if limit is not None:
             sql += " LIMIT ? OFFSET ?"
             params += [limit, offset]
         with self._lock:
-            rows = self._db.execute(sql, params).fetchall()
-        return [_item_from_row(r) for r in rows]
+            ids = [r[0] for r in self._db.execute(sql, params)]
+            found = self._cached(ids)
+        return [_copy(found[i]) for i in ids if i in found]
 
     def count(self, scope: Scope, filters: Filters) -> int:
         where, params = self._filter_where(scope, filters)
