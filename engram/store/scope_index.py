@@ -114,6 +114,7 @@ class ScopeIndex:
         self.last_turn: dict[str, int] = {}
         self._prefix: np.ndarray | None = None
         self._stats: dict[str, tuple[np.ndarray, int, np.ndarray]] = {}
+        self._masks: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
 
     # -- building ----------------------------------------------------------------
     def _grow(self, extra: int) -> None:
@@ -167,6 +168,7 @@ class ScopeIndex:
         self.size = end
         self._prefix = None
         self._stats.clear()
+        self._masks.clear()
 
     def _index_tokens(self, index: int, words: Sequence[str]) -> None:
         self.doc_len[index] = _post(self.postings, index, words)
@@ -185,6 +187,7 @@ class ScopeIndex:
             self.status[index] = GONE if status is None else STATUS_CODES[status]
             if status is None:
                 self._stats.clear()
+        self._masks.clear()
 
     def replace(self, rowid: int, vector: np.ndarray | None, words: Sequence[str]) -> None:
         """Content changed: the old row goes, a new one takes its rowid."""
@@ -207,9 +210,22 @@ class ScopeIndex:
         self.size += 1
         self._prefix = None
         self._stats.clear()
+        self._masks.clear()
 
     # -- searching ---------------------------------------------------------------
     def _mask(self, statuses: list[str], agent_id: str | None, allowed: Allowed | None) -> np.ndarray | None:
+        """Rows passing the filters (a fresh array: callers may change it)."""
+        key = (tuple(statuses), agent_id)
+        if allowed is None and key in self._masks:
+            return self._masks[key].copy()
+        mask = self._compute_mask(statuses, agent_id, allowed)
+        if allowed is None and mask is not None:
+            self._masks[key] = mask.copy()
+        return mask
+
+    def _compute_mask(
+        self, statuses: list[str], agent_id: str | None, allowed: Allowed | None
+    ) -> np.ndarray | None:
         n = self.size
         codes = [STATUS_CODES[s] for s in statuses]
         status = self.status[:n]
@@ -251,9 +267,10 @@ class ScopeIndex:
                 if self._prefix is None:
                     self._prefix = np.ascontiguousarray(self.matrix[:n, :PREFIX_DIM])
                 rough = self._prefix @ query[:PREFIX_DIM]
-                rough[~mask] = -np.inf
+                if not mask.all():
+                    rough[~mask] = -np.inf
                 keep = min(SHORTLIST, n)
-                indexes = np.argpartition(-rough, keep - 1)[:keep]
+                indexes = np.argpartition(rough, n - keep)[n - keep :]
                 indexes = indexes[mask[indexes]]
                 return self._top(self.matrix[indexes] @ query, indexes, limit)
             # one product over all rows beats copying the permitted ones out first

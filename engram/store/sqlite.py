@@ -314,6 +314,22 @@ def _life_row(item: MemoryItem) -> LifeRow:
     )
 
 
+_LIFE_COLUMNS = (
+    "id, agent_id, kind, status, importance, strength, access_count, last_accessed, created_at,"
+    " updated_at, due_at, recurrence, key, json_extract(metadata, '$.merged_kind'),"
+    " json_extract(metadata, '$.pinned')"
+)
+
+
+def _life_row_from(r: Sequence[Any]) -> LifeRow:
+    return LifeRow(
+        id=r[0], agent_id=r[1], kind=r[2], status=r[3], importance=r[4], strength=r[5],
+        access_count=r[6], last_accessed=_dt(r[7]), created_at=_dt(r[8]),
+        updated_at=_dt(r[9]), due_at=_dt(r[10]), recurrence=r[11], key=r[12],
+        merged_kind=r[13], pinned=bool(r[14]),
+    )
+
+
 def _item_from_row(row: Sequence[Any]) -> MemoryItem:
     """Rows were validated on the way in; rebuilding without validation is ~10x faster."""
     return MemoryItem.model_construct(
@@ -639,14 +655,20 @@ class SQLiteStore:
         return [_copy(found[i]) for i in memory_ids if i in found]
 
     def signals(self, memory_ids: Sequence[str]) -> dict[str, LifeRow]:
-        """What ranking needs of each memory (from the item cache: no content copied)."""
+        """What ranking needs of each memory: from the item cache, else light columns only."""
         if not memory_ids:
             return {}
         with self._lock:
-            found = self._cached(list(memory_ids))
-        return {
-            i: _life_row(m) for i, m in found.items()
-        }
+            self._sync_caches()
+            found = {i: _life_row(self._items[i]) for i in memory_ids if i in self._items}
+            missing = [i for i in memory_ids if i not in found]
+            if missing:
+                rows = self._db.execute(
+                    f"SELECT {_LIFE_COLUMNS} FROM memories WHERE id IN {_JSON_LIST}",
+                    (json.dumps(missing),),
+                ).fetchall()
+                found.update((r[0], _life_row_from(r)) for r in rows)
+        return found
 
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not memory_ids:
@@ -844,21 +866,9 @@ class SQLiteStore:
             params += list(statuses)
         with self._lock:
             rows = self._db.execute(
-                "SELECT id, agent_id, kind, status, importance, strength, access_count, last_accessed,"
-                " created_at, updated_at, due_at, recurrence, key,"
-                " json_extract(metadata, '$.merged_kind'), json_extract(metadata, '$.pinned')"
-                f" FROM memories WHERE {where} ORDER BY rowid",
-                params,
+                f"SELECT {_LIFE_COLUMNS} FROM memories WHERE {where} ORDER BY rowid", params
             ).fetchall()
-        return [
-            LifeRow(
-                id=r[0], agent_id=r[1], kind=r[2], status=r[3], importance=r[4], strength=r[5],
-                access_count=r[6], last_accessed=_dt(r[7]), created_at=_dt(r[8]),
-                updated_at=_dt(r[9]), due_at=_dt(r[10]), recurrence=r[11], key=r[12],
-                merged_kind=r[13], pinned=bool(r[14]),
-            )
-            for r in rows
-        ]
+        return [_life_row_from(r) for r in rows]
 
     def transition(
         self,
