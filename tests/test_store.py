@@ -69,3 +69,28 @@ def test_user_ids_with_fts_syntax_are_harmless(memory):
     memory.add("I live in Berlin.", user_id=tricky)
     memory.add("I live in Berlin.", user_id="bob")
     assert [r.memory.user_id for r in memory.search("Berlin", user_id=tricky)] == [tricky]
+
+
+def test_access_counts_are_written_in_batches_and_survive_close(db_path, embedder):
+    with Memory(db_path, embedder=embedder) as m:
+        item = m.add("I live in Berlin.", user_id="u1")[0].memory
+        m.search("Berlin", user_id="u1")
+        m.search("where do I live, Berlin?", user_id="u1")
+        assert m.get(item.id).access_count == 2  # this process sees its uses at once
+        raw = sqlite3.connect(db_path)
+        before = raw.execute("SELECT access_count FROM memories").fetchone()[0]
+        raw.close()
+        assert before in (0, 2)  # the file gets them in a batch
+    raw = sqlite3.connect(db_path)
+    assert raw.execute("SELECT access_count FROM memories").fetchone()[0] == 2
+    raw.close()
+
+
+def test_pending_uses_are_written_with_the_next_write(memory, db_path):
+    item = memory.add("I live in Berlin.", user_id="u1")[0].memory
+    memory.search("Berlin", user_id="u1")
+    memory.add("I am a nurse.", user_id="u1")
+    raw = sqlite3.connect(db_path)
+    count, last = raw.execute("SELECT access_count, last_accessed FROM memories WHERE id = ?", (item.id,)).fetchone()
+    raw.close()
+    assert count == 1 and last is not None

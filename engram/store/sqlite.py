@@ -17,9 +17,10 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -388,6 +389,9 @@ class SQLiteStore:
         # memories as last read, by id: rebuilding an item costs ~20 µs, a copy ~3 µs.
         # Every write path below drops what it changed; another process's write drops all.
         self._items: dict[str, MemoryItem] = {}
+        # uses counted by record_access, not yet written: id -> (count, last use)
+        self._pending_access: dict[str, tuple[int, datetime]] = {}
+        self._pending_since: float | None = None
         for pragma in (
             "journal_mode=WAL",
             "synchronous=NORMAL",
@@ -423,6 +427,7 @@ class SQLiteStore:
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
+                self._write_access(self._db)
                 yield self._db
             except BaseException:
                 self._db.execute("ROLLBACK")
@@ -447,12 +452,12 @@ class SQLiteStore:
                 f"SELECT {_SELECT} FROM memories WHERE id IN {_JSON_LIST}", (json.dumps(missing),)
             ).fetchall()
             if len(rows) > _ITEM_CACHE // 2:  # a bulk read (export, maintenance): not kept
-                found.update((row[0], _item_from_row(row)) for row in rows)
+                found.update((row[0], self._with_pending(_item_from_row(row))) for row in rows)
                 return found
             if len(self._items) + len(rows) > _ITEM_CACHE:
                 self._items.clear()
             for row in rows:
-                found[row[0]] = self._items[row[0]] = _item_from_row(row)
+                found[row[0]] = self._items[row[0]] = self._with_pending(_item_from_row(row))
         return found
 
     def _forget_items(self, memory_ids: Iterable[str]) -> None:
@@ -537,20 +542,48 @@ class SQLiteStore:
             )
 
     def record_access(self, memory_ids: Iterable[str], at: datetime) -> None:
-        ids = json.dumps(list(memory_ids))
-        if ids == "[]":
-            return
-        with self._tx() as db:
-            db.execute(
-                "UPDATE memories SET access_count = access_count + 1, last_accessed = ?"
-                f" WHERE id IN {_JSON_LIST}",
-                (at.timestamp(), ids),
-            )
-            for memory_id in json.loads(ids):
+        """Count a use of each memory. Applied at once to what this process reads, written
+        to the file in batches (with the next write, within a second, or on close): a
+        transaction per search cost more than the rest of a small search."""
+        with self._lock:
+            for memory_id in memory_ids:
+                count, _ = self._pending_access.get(memory_id, (0, at))
+                self._pending_access[memory_id] = (count + 1, at)
                 item = self._items.get(memory_id)
-                if item is not None:  # patched in place: the same change the row got
+                if item is not None:
                     item.__dict__["access_count"] += 1
                     item.__dict__["last_accessed"] = at
+            now = time.monotonic()
+            if self._pending_since is None:
+                self._pending_since = now
+            elif len(self._pending_access) >= 256 or now - self._pending_since >= 1.0:
+                with self._tx():
+                    pass  # _tx writes pending uses first
+
+    def _write_access(self, db: sqlite3.Connection) -> None:
+        """Write the pending uses (inside the caller's transaction)."""
+        if self._pending_access:
+            db.executemany(
+                "UPDATE memories SET access_count = access_count + ?,"
+                " last_accessed = MAX(COALESCE(last_accessed, 0), ?) WHERE id = ?",
+                [(count, at.timestamp(), i) for i, (count, at) in self._pending_access.items()],
+            )
+            self._pending_access.clear()
+        self._pending_since = None
+
+    def _pending_life(self, row: LifeRow) -> LifeRow:
+        pending = self._pending_access.get(row.id)
+        if pending is None:
+            return row
+        return replace(row, access_count=row.access_count + pending[0], last_accessed=pending[1])
+
+    def _with_pending(self, item: MemoryItem) -> MemoryItem:
+        """An item just read from the file, with the uses not yet written to it."""
+        pending = self._pending_access.get(item.id)
+        if pending is not None:
+            item.__dict__["access_count"] += pending[0]
+            item.__dict__["last_accessed"] = pending[1]
+        return item
 
     def delete(self, memory_ids: Sequence[str], events: Sequence[HistoryEvent]) -> None:
         """Remove memories from every table and index; history keeps contentless events."""
@@ -667,7 +700,7 @@ class SQLiteStore:
                     f"SELECT {_LIFE_COLUMNS} FROM memories WHERE id IN {_JSON_LIST}",
                     (json.dumps(missing),),
                 ).fetchall()
-                found.update((r[0], _life_row_from(r)) for r in rows)
+                found.update((r[0], self._pending_life(_life_row_from(r))) for r in rows)
         return found
 
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
@@ -860,6 +893,9 @@ class SQLiteStore:
 
     # -- lifecycle and user control -------------------------------------------------
     def lifecycle_rows(self, scope: Scope, statuses: Sequence[str]) -> list[LifeRow]:
+        if self._pending_access:
+            with self._tx():
+                pass  # writes the pending uses: maintenance ranks by them
         where, params = self._scope_where(scope)
         if statuses:
             where += f" AND status IN ({', '.join('?' for _ in statuses)})"
@@ -893,6 +929,7 @@ class SQLiteStore:
             db = self._db
             db.execute("BEGIN IMMEDIATE")
             try:
+                self._write_access(db)
                 self._sync_caches()
                 for group in groups:
                     db.execute("SAVEPOINT engram_group")
@@ -1300,4 +1337,7 @@ class SQLiteStore:
 
     def close(self) -> None:
         with self._lock:
+            if self._pending_access:
+                with self._tx():
+                    pass  # writes the pending uses
             self._db.close()
