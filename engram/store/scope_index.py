@@ -112,7 +112,8 @@ class ScopeIndex:
         self.context: dict[str, _Postings] = {}
         self.context_len = np.zeros(0, dtype=np.float32)
         self.last_turn: dict[str, int] = {}
-        self._prefix: np.ndarray | None = None
+        # the first PREFIX_DIM dimensions, contiguous, kept in step with `matrix`
+        self.prefix = np.zeros((0, PREFIX_DIM), dtype=np.float32)
         self._stats: dict[str, tuple[np.ndarray, int, np.ndarray]] = {}
         self._masks: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
 
@@ -130,6 +131,7 @@ class ScopeIndex:
 
         self.rowids = widen(self.rowids)
         self.matrix = widen(self.matrix)
+        self.prefix = widen(self.prefix)
         self.has_vector = widen(self.has_vector)
         self.status = widen(self.status)
         self.agent = widen(self.agent)
@@ -155,6 +157,7 @@ class ScopeIndex:
             self.rowids[index] = rowid
             if vector is not None:
                 self.matrix[index] = vector
+                self.prefix[index] = vector[:PREFIX_DIM]
                 self.has_vector[index] = True
             self.position[rowid] = index
             self._index_tokens(index, words)
@@ -166,7 +169,6 @@ class ScopeIndex:
         self.status[start:end] = [STATUS_CODES[s] for s in statuses]
         self.agent[start:end] = [self.agent_codes.setdefault(a, len(self.agent_codes)) for a in agents]
         self.size = end
-        self._prefix = None
         self._stats.clear()
         self._masks.clear()
 
@@ -201,6 +203,7 @@ class ScopeIndex:
         new = self.size
         self.rowids[new] = rowid
         self.matrix[new] = vector if vector is not None else self.matrix[index]
+        self.prefix[new] = self.matrix[new, :PREFIX_DIM]
         self.has_vector[new] = vector is not None or bool(self.has_vector[index])
         self.status[new], self.agent[new] = status, agent
         self.position[rowid] = new
@@ -208,7 +211,6 @@ class ScopeIndex:
         self.words.append(words)
         self.ids.append(self.ids[index])
         self.size += 1
-        self._prefix = None
         self._stats.clear()
         self._masks.clear()
 
@@ -264,9 +266,7 @@ class ScopeIndex:
         mask &= self.has_vector[:n]
         with _one_blas_thread(n):
             if n > PREFILTER_ROWS:
-                if self._prefix is None:
-                    self._prefix = np.ascontiguousarray(self.matrix[:n, :PREFIX_DIM])
-                rough = self._prefix @ query[:PREFIX_DIM]
+                rough = self.prefix[:n] @ query[:PREFIX_DIM]
                 if not mask.all():
                     rough[~mask] = -np.inf
                 keep = min(SHORTLIST, n)
