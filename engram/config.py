@@ -127,7 +127,7 @@ class Settings(BaseSettings):
     weight_context: float = Field(
         default=0.6, description="lexical weight of a turn's neighbouring turns in its session"
     )
-    candidates: int = Field(default=50, description="candidates taken from each retriever")
+    candidates: int = Field(default=30, description="candidates taken from each retriever")
     reinforce: bool = Field(default=True, description="retrieval bumps access counts")
 
     # reconciliation

@@ -113,33 +113,33 @@ class Retriever:
         found = self.candidates(scope, query, filters, depth, limit)
         if not found:
             return []
-        shortlist = sorted(found, key=lambda i: found[i].fused, reverse=True)[: max(limit * 3, 20)]
-        scored: list[tuple[float, str, LifeRow]] = []
+        shortlist = sorted(found, key=lambda i: found[i].fused, reverse=True)[: max(limit * 2, 20)]
+        scored: list[tuple[float, str, tuple[float, float, float]]] = []
         for memory_id, signals in self.store.signals(shortlist).items():
+            signal = (
+                decayed_importance(signals, now, s),
+                recency_score(signals, now, s.recency_half_life_days),
+                use_score(signals),
+            )
             score = (
                 found[memory_id].fused
-                + s.weight_importance * decayed_importance(signals, now, s)
-                + s.weight_recency * recency_score(signals, now, s.recency_half_life_days)
-                + s.weight_use * use_score(signals)
+                + s.weight_importance * signal[0]
+                + s.weight_recency * signal[1]
+                + s.weight_use * signal[2]
             )
-            scored.append((score, memory_id, signals))
+            scored.append((score, memory_id, signal))
         scored.sort(key=lambda t: t[0], reverse=True)
         top = scored[:limit]
         items = {m.id: m for m in self.store.get_many([t[1] for t in top])}
         results = []
-        for score, memory_id, signals in top:
+        for score, memory_id, (importance, recency, use) in top:
             if memory_id not in items:
                 continue
             c = found[memory_id]
             parts = ScoreParts(
-                lexical=c.lexical,
-                dense=c.dense,
-                fused=c.fused,
-                importance=decayed_importance(signals, now, s),
-                recency=recency_score(signals, now, s.recency_half_life_days),
-                use=use_score(signals),
-                lexical_rank=c.lexical_rank,
-                dense_rank=c.dense_rank,
+                lexical=c.lexical, dense=c.dense, fused=c.fused,
+                importance=importance, recency=recency, use=use,
+                lexical_rank=c.lexical_rank, dense_rank=c.dense_rank,
             )
             results.append(SearchResult(memory=items[memory_id], score=score, parts=parts))
         return results

@@ -190,7 +190,9 @@ class Store(Protocol):
 
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
 
-    def signals(self, memory_ids: Sequence[str]) -> dict[str, LifeRow]: ...
+    def signals(self, memory_ids: Sequence[str]) -> dict[str, LifeRow | MemoryItem]:
+        """What ranking reads of each memory (never to be modified by the caller)."""
+        ...
 
     def list(
         self,

@@ -305,16 +305,6 @@ def _copy(item: MemoryItem) -> MemoryItem:
     )
 
 
-def _life_row(item: MemoryItem) -> LifeRow:
-    return LifeRow(
-        id=item.id, agent_id=item.agent_id, kind=item.kind.value, status=item.status.value,
-        importance=item.importance, strength=item.strength, access_count=item.access_count,
-        last_accessed=item.last_accessed, created_at=item.created_at, updated_at=item.updated_at,
-        due_at=item.due_at, recurrence=item.recurrence, key=item.key,
-        merged_kind=item.metadata.get("merged_kind"), pinned=bool(item.metadata.get("pinned")),
-    )
-
-
 _LIFE_COLUMNS = (
     "id, agent_id, kind, status, importance, strength, access_count, last_accessed, created_at,"
     " updated_at, due_at, recurrence, key, json_extract(metadata, '$.merged_kind'),"
@@ -687,13 +677,16 @@ class SQLiteStore:
             found = self._cached(list(memory_ids))
         return [_copy(found[i]) for i in memory_ids if i in found]
 
-    def signals(self, memory_ids: Sequence[str]) -> dict[str, LifeRow]:
+    def signals(self, memory_ids: Sequence[str]) -> dict[str, LifeRow | MemoryItem]:
         """What ranking needs of each memory: from the item cache, else light columns only."""
         if not memory_ids:
             return {}
         with self._lock:
             self._sync_caches()
-            found = {i: _life_row(self._items[i]) for i in memory_ids if i in self._items}
+            # cached items serve as they are (read-only here: no copy, no conversion)
+            found: dict[str, LifeRow | MemoryItem] = {
+                i: self._items[i] for i in memory_ids if i in self._items
+            }
             missing = [i for i in memory_ids if i not in found]
             if missing:
                 rows = self._db.execute(
