@@ -119,3 +119,18 @@ def test_large_scopes_rank_a_prefix_shortlist_and_see_new_rows(monkeypatch):
     assert index.dense(extra, ["active"], None, 1)[0][0] == "late"
     index.set_status(17, "archived")
     assert "m17" not in [i for i, _ in index.dense(query, ["active"], None, 5)]
+
+
+def test_fts5_holds_engram_tokens_with_the_owner(memory, db_path):
+    from engram.store.base import scope_token
+
+    memory.add("我喜欢喝咖啡", user_id="u1")
+    memory.add("我喜欢喝咖啡", user_id="u2")
+    raw = sqlite3.connect(db_path)
+    query = f"tokens : 咖啡 AND scope : {scope_token('u', 'u1')}"
+    rows = raw.execute(
+        "SELECT m.user_id, f.tokens FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
+        " WHERE memories_fts MATCH ?", (query,)
+    ).fetchall()
+    raw.close()
+    assert [r[0] for r in rows] == ["u1"] and "咖啡" in rows[0][1].split()
