@@ -69,3 +69,29 @@ def _isolated_config(tmp_path, monkeypatch):
             monkeypatch.delenv(name)
     monkeypatch.setenv("ENGRAM_CONFIG", str(tmp_path / "no-config.toml"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+
+
+# --- engram with the scripted LLM server -------------------------------------
+@pytest.fixture
+def llm_overrides() -> dict:
+    """Settings a test module adds to every `llm_memory` (override this fixture there)."""
+    return {}
+
+
+@pytest.fixture
+def llm_memory(db_path, embedder, fake_llm, llm_overrides):
+    """`make(**settings)` opens a Memory that talks to the scripted server; all closed after."""
+    from engram import Memory
+
+    made: list = []
+
+    def make(**overrides):
+        settings = {"llm_base_url": fake_llm.base_url, "llm_model": "m", "llm_timeout": 2.0,
+                    "llm_max_retries": 0, **llm_overrides, **overrides}
+        memory = Memory(db_path, embedder=embedder, **settings)
+        made.append(memory)
+        return memory
+
+    yield make
+    for memory in made:
+        memory.close()

@@ -5,24 +5,12 @@ from __future__ import annotations
 import pytest
 from llm_scripts import prompt_text, requests_of, router
 
-from engram import Memory
 from engram.models import Kind, Source
 
 
 @pytest.fixture
-def llm_memory(db_path, embedder, fake_llm):
-    made: list[Memory] = []
-
-    def make(**overrides):
-        settings = {"llm_base_url": fake_llm.base_url, "llm_model": "m", "llm_timeout": 2.0,
-                    "llm_max_retries": 0, "llm_extraction": "off", "llm_reconcile": False, **overrides}
-        memory = Memory(db_path, embedder=embedder, **settings)
-        made.append(memory)
-        return memory
-
-    yield make
-    for memory in made:
-        memory.close()
+def llm_overrides() -> dict:
+    return {"llm_extraction": "off", "llm_reconcile": False}
 
 
 def zh_session(memory):

@@ -14,7 +14,6 @@ import textwrap
 import pytest
 from llm_scripts import prompt_text, requests_of, router, task_of
 
-from engram import Memory
 from engram.extract.llm import ExtractedMemory, novel_candidates
 from engram.models import Action, Candidate, Kind, Source
 
@@ -22,19 +21,6 @@ MANAGER_ZH = {"content": "用户的项目经理叫李华", "kind": "fact", "reas
               "key": "fact:manager_name", "value": "李华", "importance": 0.6}
 
 
-@pytest.fixture
-def llm_memory(db_path, embedder, fake_llm):
-    def make(**overrides):
-        settings = {"llm_base_url": fake_llm.base_url, "llm_model": "m", "llm_timeout": 2.0,
-                    "llm_max_retries": 0, **overrides}
-        memory = Memory(db_path, embedder=embedder, **settings)
-        made.append(memory)
-        return memory
-
-    made: list[Memory] = []
-    yield make
-    for memory in made:
-        memory.close()
 
 
 def contents(memory, user="u"):
