@@ -40,9 +40,9 @@ def events_table(events: Sequence[Event], title: str = "") -> Table:
     table = Table(title=title or None, show_lines=False)
     table.add_column("action")
     table.add_column("kind")
-    table.add_column("memory")
+    table.add_column("memory", overflow="fold", ratio=3)
     table.add_column("why", style="dim")
-    table.add_column("id", style="dim")
+    table.add_column("id", style="dim", overflow="fold", min_width=8)
     for event in events:
         style = _ACTION_STYLE.get(event.action.value, "")
         item = event.memory
@@ -56,11 +56,11 @@ def events_table(events: Sequence[Event], title: str = "") -> Table:
 def memories_table(items: Sequence[MemoryItem], title: str = "") -> Table:
     table = Table(title=title or None)
     table.add_column("kind")
-    table.add_column("memory")
+    table.add_column("memory", overflow="fold", ratio=3)
     table.add_column("status")
     table.add_column("layer", style="dim")
     table.add_column("when", style="dim")
-    table.add_column("id", style="dim")
+    table.add_column("id", style="dim", overflow="fold", min_width=8)
     for item in items:
         style = _STATUS_STYLE.get(item.status.value, "")
         table.add_row(
@@ -74,10 +74,10 @@ def results_table(results: Sequence[SearchResult], title: str = "") -> Table:
     table = Table(title=title or None)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
-    table.add_column("memory")
+    table.add_column("memory", overflow="fold", ratio=3)
     table.add_column("kind", style="dim")
     table.add_column("lex/dense rank", style="dim")
-    table.add_column("id", style="dim")
+    table.add_column("id", style="dim", overflow="fold", min_width=8)
     for rank, result in enumerate(results, 1):
         parts = result.parts
         table.add_row(
@@ -121,7 +121,7 @@ def lines_table(lines: Sequence[Any], title: str = "", origin: str = "") -> Tabl
     table.add_column("tokens", justify="right", style="dim")
     if origin:
         table.add_column("from", style="dim")
-    table.add_column("id", style="dim")
+    table.add_column("id", style="dim", overflow="fold", min_width=8)
     for line in lines:
         marks = (" (updated)" if line.updated else "") + (" (unconfirmed)" if line.disputed else "")
         row = [line.section, line.text + marks, f"{line.score:.3f}", str(line.tokens)]
@@ -134,9 +134,9 @@ def lines_table(lines: Sequence[Any], title: str = "", origin: str = "") -> Tabl
 def left_out_table(left_out: Sequence[Any], title: str = "left out") -> Table:
     table = Table(title=title)
     table.add_column("reason")
-    table.add_column("memory")
+    table.add_column("memory", overflow="fold", ratio=3)
     table.add_column("score", justify="right", style="dim")
-    table.add_column("id", style="dim")
+    table.add_column("id", style="dim", overflow="fold", min_width=8)
     for entry in left_out:
         table.add_row(entry.reason, entry.content, f"{entry.score:.3f}", entry.memory_id)
     return table
@@ -150,10 +150,10 @@ def print_grouped(grouped: dict[Any, Sequence[MemoryItem]], user: str) -> None:
         return
     for kind, items in grouped.items():
         table = Table(title=f"{getattr(kind, 'value', kind)} ({len(items)})", title_justify="left")
-        table.add_column("memory")
+        table.add_column("memory", overflow="fold", ratio=3)
         table.add_column("status")
         table.add_column("when", style="dim")
-        table.add_column("id", style="dim")
+        table.add_column("id", style="dim", overflow="fold", min_width=8)
         for item in items:
             style = _STATUS_STYLE.get(item.status.value, "")
             table.add_row(item.content, f"[{style}]{item.status.value}[/]", _when(item), item.id)
@@ -178,7 +178,7 @@ def reminders_table(found: Sequence[Any]) -> Table:
     table = Table(title="reminders")
     table.add_column("due")
     table.add_column("task")
-    table.add_column("id", style="dim")
+    table.add_column("id", style="dim", overflow="fold", min_width=8)
     for r in found:
         style = "red" if r.overdue else "yellow"
         when = r.due_at.strftime("%Y-%m-%d %H:%M") + (" (recurring)" if r.recurring else "")
