@@ -42,6 +42,20 @@ def use_score(signals: LifeRow | MemoryItem) -> float:
     return 1.0 - 1.0 / (1.0 + math.log1p(signals.access_count))
 
 
+def query_terms(query: str) -> tuple[list[str], list[float]]:
+    """Distinct query tokens with weights. A long query (the dialogue so far, used as
+    context) leans on what it keeps talking about (1 + ln of the weighted count) and on
+    its latest lines (a line's tokens count from 0.75 for the first line to 1 for the last;
+    a one-line query weighs every token 1)."""
+    lines = [line for line in query.splitlines() if line.strip()] or [query]
+    counts: dict[str, float] = {}
+    for position, line in enumerate(lines, 1):
+        recency = 0.75 + 0.25 * position / len(lines)
+        for token in lexical_tokens(line):
+            counts[token] = counts.get(token, 0.0) + recency
+    return list(counts), [c if c < 1.0 else 1.0 + math.log(c) for c in counts.values()]
+
+
 class Retriever:
     """Runs one query against one scope of a store."""
 
@@ -68,8 +82,9 @@ class Retriever:
         found: dict[str, _Candidate] = {}
         lexical = dense = []
         if s.weight_lexical > 0:
+            terms, weights = query_terms(query)
             lexical = self.store.lexical_search(
-                scope, lexical_tokens(query), filters, depth, context_weight=s.weight_context
+                scope, terms, filters, depth, weights=weights, context_weight=s.weight_context
             )
         if s.weight_dense > 0 and (len(lexical) < limit or self.dense_applies(query)):
             dense = self.store.dense_search(scope, self.embed_query(query), filters, depth)

@@ -80,3 +80,16 @@ def test_ranking_uses_importance_after_decay(memory):
     parts = {h.memory.id: h.parts for h in memory.search("weather in Oslo", user_id="u1", limit=2)}
     assert parts[old.id].importance < 0.5 * old.importance  # a turn halves in 30 days
     assert abs(parts[new.id].importance - new.importance) < 0.01
+
+
+def test_a_long_query_leans_on_what_it_repeats_and_on_its_latest_lines(db_path, embedder):
+    with Memory(db_path, embedder=embedder, weight_dense=0.0, reinforce=False) as m:
+        m.add_many({"messages": t, "user_id": "u1", "infer": False} for t in [
+            "We went sailing on the lake", "We baked bread at home",
+        ])
+        repeated = "sailing was fun\nI love sailing\nsailing again soon\nbread too"
+        assert "sailing" in m.search(repeated, user_id="u1", limit=1)[0].memory.content
+        latest = "we talked about sailing\nand now about bread"
+        assert "bread" in m.search(latest, user_id="u1", limit=1)[0].memory.content
+        # the same words in the other order: the latest line wins again
+        assert "sailing" in m.search("now about bread\nwe talked about sailing", user_id="u1", limit=1)[0].memory.content
