@@ -12,7 +12,7 @@ from engram import Kind, Memory, NotFound
 from engram.errors import InvalidInput
 from engram.models import utcnow
 from engram.session import is_goodbye
-from engram.store import sqlite as sqlite_store
+from engram.store.sqlite import schema as sqlite_schema
 from engram.store.base import Scope
 from engram.tokens import get_counter
 
@@ -222,7 +222,7 @@ def test_delete_all_removes_sessions_and_their_turns(memory, db_path):
 
 def test_a_version_1_database_is_migrated(db_path, embedder):
     with sqlite3.connect(db_path) as db:
-        for statement in sqlite_store._statements(sqlite_store._MIGRATIONS[1]):
+        for statement in sqlite_schema.statements(sqlite_schema.MIGRATIONS[1]):
             db.execute(statement)
         db.execute("PRAGMA user_version = 1")
     with Memory(db_path, embedder=embedder) as memory:

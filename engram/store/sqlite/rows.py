@@ -1,0 +1,142 @@
+"""Rows ↔ models: column lists, conversions and the small helpers every part of the store shares."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from engram.models import Filters, HistoryEntry, Kind, Layer, MemoryItem, Source, Status
+from engram.store.base import (
+    LifeRow,
+    Record,
+    scope_token,
+)
+
+_ITEM_COLUMNS = (
+    "id user_id agent_id session_id content kind layer status language key value "
+    "importance confidence strength access_count last_accessed created_at updated_at "
+    "valid_from valid_to source metadata entities tags due_at recurrence supersedes "
+    "superseded_by sources embedding_model"
+).split()
+_TIME_COLUMNS = {"last_accessed", "created_at", "updated_at", "valid_from", "valid_to", "due_at"}
+_JSON_COLUMNS = {"metadata", "entities", "tags", "sources"}
+_SELECT = ", ".join(_ITEM_COLUMNS)
+_WRITE_COLUMNS = _ITEM_COLUMNS + ["content_hash", "idempotency_key", "embedding"]
+
+
+def _ts(value: datetime | None) -> float | None:
+    return None if value is None else value.timestamp()
+
+
+def _dt(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, UTC)
+
+
+def _row_values(record: Record) -> list[Any]:
+    item = record.item
+    values: list[Any] = []
+    for column in _ITEM_COLUMNS:
+        value = getattr(item, column)
+        if column in _TIME_COLUMNS:
+            value = _ts(value)
+        elif column in _JSON_COLUMNS:
+            value = json.dumps(value, ensure_ascii=False, default=str)
+        elif hasattr(value, "value"):  # enums
+            value = value.value
+        values.append(value)
+    embedding = None
+    if record.embedding is not None:
+        embedding = np.asarray(record.embedding, dtype=np.float32).tobytes()
+    values += [record.content_hash, record.idempotency_key, embedding]
+    return values
+
+
+_ENUM_COLUMNS = {"kind": Kind, "layer": Layer, "status": Status, "source": Source}
+
+
+# `IN (SELECT value FROM json_each(?))`: one prepared statement for any number of ids
+_JSON_LIST = "(SELECT value FROM json_each(?))"
+
+
+def _json(value: str) -> Any:
+    return {} if value == "{}" else [] if value == "[]" else json.loads(value)
+
+
+def _converter(column: str) -> Callable[[Any], Any] | None:
+    if column in _TIME_COLUMNS:
+        return _dt
+    if column in _JSON_COLUMNS:
+        return _json
+    return _ENUM_COLUMNS.get(column)
+
+
+_CONVERTERS = [(column, _converter(column)) for column in _ITEM_COLUMNS]
+
+
+_ITEM_CACHE = 20_000
+
+
+def _copy(item: MemoryItem) -> MemoryItem:
+    """A caller's own copy of a cached item (its containers too)."""
+    return item.model_copy(
+        update={
+            "metadata": dict(item.metadata), "entities": list(item.entities),
+            "tags": list(item.tags), "sources": list(item.sources),
+        }
+    )
+
+
+_LIFE_COLUMNS = (
+    "id, agent_id, kind, status, importance, strength, access_count, last_accessed, created_at,"
+    " updated_at, due_at, recurrence, key, json_extract(metadata, '$.merged_kind'),"
+    " json_extract(metadata, '$.pinned')"
+)
+
+
+def _life_row_from(r: Sequence[Any]) -> LifeRow:
+    return LifeRow(
+        id=r[0], agent_id=r[1], kind=r[2], status=r[3], importance=r[4], strength=r[5],
+        access_count=r[6], last_accessed=_dt(r[7]), created_at=_dt(r[8]),
+        updated_at=_dt(r[9]), due_at=_dt(r[10]), recurrence=r[11], key=r[12],
+        merged_kind=r[13], pinned=bool(r[14]),
+    )
+
+
+def _item_from_row(row: Sequence[Any]) -> MemoryItem:
+    """Rows were validated on the way in; rebuilding without validation is ~10x faster."""
+    return MemoryItem.model_construct(
+        **{
+            column: value if convert is None or value is None else convert(value)
+            for (column, convert), value in zip(_CONVERTERS, row, strict=True)
+        }
+    )
+
+
+def _scope_tokens(item: MemoryItem) -> str:
+    """Owner tokens of an FTS row (never change, unlike status: that lives in `memories`)."""
+    parts = [scope_token("u", item.user_id)]
+    if item.agent_id is not None:
+        parts.append(scope_token("a", item.agent_id))
+    return " ".join(parts)
+
+
+def _history_entry(r: Sequence[Any]) -> HistoryEntry:
+    return HistoryEntry(
+        id=r[0], memory_id=r[1], user_id=r[2], action=r[3], old_content=r[4],
+        new_content=r[5], reason=r[6], created_at=_dt(r[7]), related_id=r[8],
+    )
+
+
+def _conversation(kind: str, agent_id: str | None, session_id: str | None) -> str | None:
+    """Verbatim turns of one session form a conversation; their neighbours give context."""
+    if kind != Kind.TURN or session_id is None:
+        return None
+    return f"{agent_id or ''}\x1f{session_id}"
+
+
+def _statuses(filters: Filters) -> list[str]:
+    return [s.value for s in filters.status] or ["active", "superseded", "disputed", "archived"]
