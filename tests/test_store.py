@@ -134,3 +134,21 @@ def test_fts5_holds_engram_tokens_with_the_owner(memory, db_path):
     ).fetchall()
     raw.close()
     assert [r[0] for r in rows] == ["u1"] and "咖啡" in rows[0][1].split()
+
+
+def test_two_processes_writing_at_once_lose_nothing(db_path):
+    script = (
+        "import sys; from engram import Memory\n"
+        f"m = Memory({str(db_path)!r})\n"
+        "for i in range(40):\n"
+        "    m.add(f'turn {i} from writer {sys.argv[1]}', user_id='u1', infer=False)\n"
+        "    m.search('writer', user_id='u1')\n"
+        "m.close()\n"
+    )
+    Memory(db_path).close()  # create the schema first
+    writers = [subprocess.Popen([sys.executable, "-c", script, name]) for name in ("a", "b")]
+    assert [w.wait(timeout=180) for w in writers] == [0, 0]
+    with Memory(db_path) as m:
+        contents = {i.content for i in m.get_all(user_id="u1", limit=None)}
+        assert len(contents) == 80
+        assert m.search("turn 39 from writer b", user_id="u1", limit=1)[0].memory.content == "turn 39 from writer b"
