@@ -3,9 +3,8 @@ everything, pause/resume, "forget what I said about X" — and deletion that is 
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
+from raw_db import fts_terms
 
 from engram import Action, InvalidInput, Kind
 from engram.control import parse_command, split_commands
@@ -16,14 +15,6 @@ def raw_bytes(db_path) -> bytes:
     return b"".join(p.read_bytes() for p in db_path.parent.glob(db_path.name + "*"))
 
 
-def fts_terms(db_path) -> set[str]:
-    """Every term in the full-text index (a temp fts5vocab table; the file is not changed)."""
-    db = sqlite3.connect(db_path)
-    try:
-        db.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, row)")
-        return {r[0] for r in db.execute("SELECT term FROM temp.vocab")}
-    finally:
-        db.close()
 
 
 def assert_gone(db_path, texts, kept=()):

@@ -12,6 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from raw_db import fts_terms
 
 from engram import Memory
 from engram.privacy import apply
@@ -67,13 +68,6 @@ def raw_files(db_path: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in db_path.parent.glob(db_path.name + "*")}
 
 
-def fts_terms(db_path: Path) -> set[str]:
-    db = sqlite3.connect(db_path)
-    try:
-        db.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, row)")
-        return {r[0] for r in db.execute("SELECT term FROM temp.vocab")}
-    finally:
-        db.close()
 
 
 def all_text_columns(db_path: Path) -> str:
