@@ -49,7 +49,7 @@ from engram.models import (
     utcnow,
 )
 from engram.privacy import redact
-from engram.store.base import ItemRow, Scope
+from engram.store.base import HistoryEvent, ItemRow, Scope
 from engram.text import detect_language, normalize
 from engram.tokens import TokenCounter, get_counter
 
@@ -406,7 +406,7 @@ class CapsuleEngine:
         memory = self.memory
         memory.store.write(
             updates=[memory._record(item) for _, item, _ in found],
-            events=[memory._history(item, "PROMOTE", None, reason) for _, item, reason in found],
+            events=[HistoryEvent.of(item, "PROMOTE", None, reason) for _, item, reason in found],
         )
         events = list(events)
         for index, item, reason in found:
@@ -468,7 +468,7 @@ class CapsuleEngine:
         record.tokens = []
         memory.store.write(
             inserts=[record],
-            events=[memory._history(summary, "ADD", None, f"delta of {of} {session_id or ''}".strip())],
+            events=[HistoryEvent.of(summary, "ADD", None, f"delta of {of} {session_id or ''}".strip())],
         )
         delta.summary = summary
         log.debug(

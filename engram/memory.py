@@ -373,7 +373,7 @@ class Memory:
             )
             records += [self._record(i, None, entry.get("idempotency_key")) for i in items]
         self._embed_records(records)
-        self.store.write(inserts=records, events=[self._history(r.item, "ADD", None, "bulk ingest") for r in records])
+        self.store.write(inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, "bulk ingest") for r in records])
         return events + [Event(action=Action.ADD, memory=r.item, reason="stored verbatim") for r in records]
 
     def _turn_items(
@@ -406,7 +406,7 @@ class Memory:
         ]
         self._embed_records(records)
         self.store.write(
-            inserts=records, events=[self._history(r.item, "ADD", None, "stored verbatim") for r in records]
+            inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, "stored verbatim") for r in records]
         )
         return [Event(action=Action.ADD, memory=r.item, reason="stored verbatim") for r in records]
 
@@ -497,7 +497,7 @@ class Memory:
     def _apply(self, decision: Decision, record: Record, candidate: Candidate, now: datetime) -> Event:
         item, target = record.item, decision.target
         if decision.action is Action.ADD:
-            self.store.write(inserts=[record], events=[self._history(item, "ADD", None, decision.reason)])
+            self.store.write(inserts=[record], events=[HistoryEvent.of(item, "ADD", None, decision.reason)])
             return Event(action=Action.ADD, memory=item, reason=decision.reason)
         assert target is not None
         if decision.action is Action.UPDATE:  # refines the target (the LLM judge): same id, new text
@@ -533,12 +533,12 @@ class Memory:
                 inserts=[record],
                 updates=[self._record(old)] + [self._record(p) for p in partners],
                 events=[
-                    self._history(old, "SUPERSEDE", item.content, decision.reason, old_content=target.content,
+                    HistoryEvent.of(old, "SUPERSEDE", item.content, decision.reason, old_content=target.content,
                                   related_id=item.id),
-                    self._history(item, "ADD", None, f"supersedes {target.id}: {decision.reason}",
+                    HistoryEvent.of(item, "ADD", None, f"supersedes {target.id}: {decision.reason}",
                                   related_id=target.id),
                 ] + [
-                    self._history(p, "SUPERSEDE", None, "dispute settled by a later statement", related_id=item.id)
+                    HistoryEvent.of(p, "SUPERSEDE", None, "dispute settled by a later statement", related_id=item.id)
                     for p in partners
                 ],
             )
@@ -552,9 +552,9 @@ class Memory:
             inserts=[record],
             updates=[self._record(old)],
             events=[
-                self._history(old, "DISPUTE", item.content, decision.reason, old_content=target.content,
+                HistoryEvent.of(old, "DISPUTE", item.content, decision.reason, old_content=target.content,
                               related_id=item.id),
-                self._history(item, "DISPUTE", None, decision.reason, related_id=target.id),
+                HistoryEvent.of(item, "DISPUTE", None, decision.reason, related_id=target.id),
             ],
         )
         return Event(action=Action.DISPUTE, memory=item, reason=decision.reason, previous=old)
@@ -571,7 +571,7 @@ class Memory:
         self._embed_records([record])
         self.store.write(
             updates=[record],
-            events=[self._history(updated, "UPDATE", content, decision.reason, old_content=target.content)],
+            events=[HistoryEvent.of(updated, "UPDATE", content, decision.reason, old_content=target.content)],
         )
         return Event(action=Action.UPDATE, memory=updated, reason=decision.reason, previous=target)
 
@@ -591,19 +591,6 @@ class Memory:
         for record, vector in zip(records, vectors, strict=True):
             record.embedding = vector
             record.item.embedding_model = self.embedder.name
-
-    @staticmethod
-    def _history(
-        item: MemoryItem, action: str, new_content: str | None, reason: str,
-        *, old_content: str | None = None, related_id: str | None = None,
-    ) -> HistoryEvent:
-        return HistoryEvent(
-            memory_id=item.id, user_id=item.user_id, action=action,
-            old_content=old_content, new_content=new_content if new_content is not None else (
-                item.content if action in ("ADD", "DISPUTE") else None
-            ),
-            reason=reason, at=utcnow(), related_id=related_id,
-        )
 
     def _secret_parts(self, *texts: str) -> list[str]:
         """The secret substrings of `texts` the policy does not allow (kept in memory only)."""
@@ -738,7 +725,7 @@ class Memory:
             self._embed_records([record])
         self.store.write(
             updates=[record],
-            events=[self._history(updated, "UPDATE", updated.content, "edited", old_content=current.content)],
+            events=[HistoryEvent.of(updated, "UPDATE", updated.content, "edited", old_content=current.content)],
         )
         return Event(action=Action.UPDATE, memory=updated, reason="edited", previous=current)
 

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from engram.errors import EngramError
-from engram.models import Filters, HistoryEntry, MemoryItem
+from engram.models import Filters, HistoryEntry, MemoryItem, utcnow
 
 
 class StoreError(EngramError):
@@ -67,6 +67,20 @@ class HistoryEvent:
     # the other memory this event concerns (supersede, dispute, merge, resolve): when
     # that one is deleted, this row loses its content and reason too
     related_id: str | None = None
+
+    @classmethod
+    def of(
+        cls, item: MemoryItem, action: str, new_content: str | None, reason: str,
+        *, old_content: str | None = None, related_id: str | None = None,
+    ) -> HistoryEvent:
+        """An event about `item` now. ADD and DISPUTE record the item's own text
+        when no other new text is given."""
+        if new_content is None and action in ("ADD", "DISPUTE"):
+            new_content = item.content
+        return cls(
+            memory_id=item.id, user_id=item.user_id, action=action, old_content=old_content,
+            new_content=new_content, reason=reason, at=utcnow(), related_id=related_id,
+        )
 
 
 @dataclass(frozen=True, slots=True)
