@@ -115,9 +115,14 @@ def _metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(metadata)
 
 
+_LIVE_DEFAULT = Filters(status=[Status.ACTIVE, Status.DISPUTED])
+
+
 def _live(filters: Filters) -> Filters:
     """Reads default to live memories: active and disputed (a disputed memory comes back
     with its clarifying question). "As of" a moment, superseded versions count too."""
+    if not filters.model_fields_set:  # no filters at all: the shared default
+        return _LIVE_DEFAULT
     if "status" in filters.model_fields_set:
         return filters
     live = [Status.ACTIVE, Status.DISPUTED]

@@ -128,7 +128,7 @@ class Retriever:
         found = self.candidates(scope, query, filters, depth, limit)
         if not found:
             return []
-        shortlist = sorted(found, key=lambda i: found[i].fused, reverse=True)[: max(limit * 2, 20)]
+        shortlist = sorted(found, key=lambda i: found[i].fused, reverse=True)[: max(limit * 2, 10)]
         scored: list[tuple[float, str, tuple[float, float, float]]] = []
         for memory_id, signals in self.store.signals(shortlist).items():
             signal = (
