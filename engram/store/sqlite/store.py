@@ -187,15 +187,18 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                 ],
             )
             for record in updates:
-                values = _row_values(record)
-                row = db.execute(update_sql, values[1:] + [record.item.id]).fetchone()
-                if row is None:
+                before = db.execute(
+                    "SELECT content_hash FROM memories WHERE id = ?", (record.item.id,)
+                ).fetchone()
+                if before is None:
                     raise StoreError(f"no memory with id {record.item.id!r}")
-                rowid = row[0]
-                db.execute(
-                    "UPDATE memories_fts SET tokens = ?, scope = ? WHERE rowid = ?",
-                    (" ".join(record.tokens), _scope_tokens(record.item), rowid),
-                )
+                values = _row_values(record)
+                rowid = db.execute(update_sql, values[1:] + [record.item.id]).fetchone()[0]
+                if before[0] != record.content_hash:  # same text, same tokens: FTS5 untouched
+                    db.execute(
+                        "UPDATE memories_fts SET tokens = ?, scope = ? WHERE rowid = ?",
+                        (" ".join(record.tokens), _scope_tokens(record.item), rowid),
+                    )
                 cache = self._indexes.get(record.item.user_id)
                 if cache is not None:
                     if record.embedding is not None:  # new content: re-index it

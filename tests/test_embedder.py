@@ -1,0 +1,30 @@
+"""The default embedder: one text alone (every add and search) embeds exactly as in a batch."""
+
+import numpy as np
+import pytest
+
+TEXTS = [
+    "I like matcha green tea a lot",
+    "User's favourite book is Dune.",
+    "我喜欢喝绿茶",
+    "x" * 3000,
+    "",
+]
+
+
+def test_one_text_embeds_as_in_a_batch(embedder):
+    batch = embedder.embed(TEXTS)
+    for index, text in enumerate(TEXTS):
+        one = embedder.embed([text])
+        assert one.shape == (1, embedder.dim) and one.dtype == np.float32
+        assert np.allclose(one[0], batch[index], atol=1e-6), text[:30]
+
+
+@pytest.mark.parametrize("text", TEXTS[:4])
+def test_rows_are_unit_length(embedder, text):
+    assert np.linalg.norm(embedder.embed([text])[0]) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_empty_text_is_a_zero_row_not_nan(embedder):
+    row = embedder.embed([""])[0]
+    assert not np.isnan(row).any() and not row.any()
