@@ -124,6 +124,11 @@ class Settings(BaseSettings):
     weight_recency: float = 0.05
     weight_use: float = 0.05
     recency_half_life_days: float = 30.0
+    weight_time: float = Field(
+        default=0.5, ge=0.0,
+        description="boost for a memory said within the time a query names ('last May', '去年'; "
+        "engram.when); 0: dates in queries are ignored",
+    )
     weight_context: float = Field(
         default=0.6, description="lexical weight of a turn's neighbouring turns in its session"
     )

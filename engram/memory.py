@@ -615,12 +615,16 @@ class Memory:
         agent_id: str | None = None,
         limit: int | None = None,
         filters: Filters | Mapping[str, Any] | None = None,
+        now: datetime | None = None,
     ) -> list[SearchResult]:
         """The memories most relevant to `query`, best first, each with its score parts.
 
         Live memories by default (active and disputed); a disputed one comes with a
         `clarification`: the question to ask before relying on it (`resolve` settles it).
         While the user's memory is paused, searching writes nothing (no access counts).
+        A query that names a time ("last May", "去年") favours memories said then
+        (`add(..., timestamp=...)`); `now` is the moment relative dates in the query are
+        read against; default: now.
         """
         scope = _scope(user_id, agent_id)
         if not isinstance(query, str) or not query.strip():
@@ -628,10 +632,13 @@ class Memory:
         limit = self.settings.search_limit if limit is None else limit
         if not isinstance(limit, int) or isinstance(limit, bool) or limit < 1:
             raise InvalidInput(f"limit must be a positive integer, not {limit!r}")
-        now = utcnow()
-        results = self.retriever.search(scope, query, _live(_filters(filters)), limit, now)
+        if now is not None and not isinstance(now, datetime):
+            raise InvalidInput(f"now must be a datetime, not {now!r}")
+        at = utcnow()
+        reference = None if now is None else as_utc(now)
+        results = self.retriever.search(scope, query, _live(_filters(filters)), limit, at, reference)
         if self.settings.reinforce and results and not self.is_paused(scope.user_id):
-            self.store.record_access([r.memory.id for r in results], now)
+            self.store.record_access([r.memory.id for r in results], at)
         for result in results:
             if result.memory.status is Status.DISPUTED:
                 result.clarification = self._shown_clarification(

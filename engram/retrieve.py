@@ -3,6 +3,13 @@
 Fusion by rank (not raw score) is robust to the two retrievers' different
 score scales. Relevance dominates the final score; importance, recency and
 use only reorder memories of similar relevance (weights in the config).
+
+A query that names a time ("last May", "去年", `engram.when`) is about what was
+said then: each retriever runs once more within the range, so that memories
+from then are candidates even when other times match the topic better; those
+said within the range get `weight_time` on top; and the time words count less
+as topic words (they would pull up every memory that merely says "last" or
+"去年"), unless nothing was said then: "4 years ago" is then a quote.
 """
 
 from __future__ import annotations
@@ -19,6 +26,10 @@ from engram.providers.embedders import Embedder
 from engram.lifecycle import decayed_importance
 from engram.store.base import LifeRow, Scope, Store
 from engram.text import detect_language, lexical_tokens
+from engram.when import TimeRange, find_ranges
+
+_MAX_RANGES = 3  # time expressions of one query searched within (more are rare and costly)
+_TIME_WORD_WEIGHT = 0.25  # lexical weight of a query's time words while memories from then exist
 
 
 @dataclass(slots=True)
@@ -28,6 +39,27 @@ class _Candidate:
     fused: float = 0.0
     lexical_rank: int | None = None
     dense_rank: int | None = None
+    in_range: bool = False  # found by a search within a time range the query names
+
+
+def time_ranges(query: str, reference: datetime) -> list[TimeRange]:
+    """The time ranges a query names, read against `reference`.
+
+    Only the last line counts: a long query is the dialogue so far, and "today" in an
+    earlier line is that line's day, not what the current message asks about."""
+    body = query.rstrip()
+    return find_ranges(body[body.rfind("\n") + 1 :], reference)[:_MAX_RANGES]
+
+
+def quieter(terms: list[str], weights: list[float], ranges: list[TimeRange]) -> list[float]:
+    """`weights` with the time words' share cut: "May" or "去年" should not pull up every
+    memory that says them, only help among those on the topic."""
+    quiet = {t for r in ranges for t in lexical_tokens(r.text)}
+    return [w * _TIME_WORD_WEIGHT if t in quiet else w for t, w in zip(terms, weights)]
+
+
+def in_ranges(moment: datetime, ranges: list[TimeRange]) -> bool:
+    return any(moment in r for r in ranges)
 
 
 def recency_score(signals: LifeRow | MemoryItem, now: datetime, half_life_days: float) -> float:
@@ -75,19 +107,46 @@ class Retriever:
         return languages is None or detect_language(query) in languages
 
     def candidates(
-        self, scope: Scope, query: str, filters: Filters, depth: int, limit: int = 1
+        self, scope: Scope, query: str, filters: Filters, depth: int, limit: int = 1,
+        ranges: list[TimeRange] | None = None,
     ) -> dict[str, _Candidate]:
-        """Each retriever's top `depth`, fused into one relevance in [0, 1] per memory."""
+        """Each retriever's top `depth`, fused into one relevance in [0, 1] per memory.
+
+        With `ranges`, each retriever also runs within each range; what only those runs
+        find joins after the overall hits (ranked after them, scaled like them)."""
         s = self.settings
         found: dict[str, _Candidate] = {}
         lexical = dense = []
+        terms: list[str] = []
+        weights: list[float] = []  # as searched (time words quieter)
+        plain: list[float] = []  # as the query has them
+        vector: np.ndarray | None = None
         if s.weight_lexical > 0:
-            terms, weights = query_terms(query)
+            terms, plain = query_terms(query)
+            weights = quieter(terms, plain, ranges) if ranges else plain
             lexical = self.store.lexical_search(
                 scope, terms, filters, depth, weights=weights, context_weight=s.weight_context
             )
         if s.weight_dense > 0 and (len(lexical) < limit or self.dense_applies(query)):
-            dense = self.store.dense_search(scope, self.embed_query(query), filters, depth)
+            vector = self.embed_query(query)
+            dense = self.store.dense_search(scope, vector, filters, depth)
+        # scales of the overall hits, kept when hits from within a range join
+        top_lexical = lexical[0][1] if lexical else 1.0
+        high, low = (dense[0][1], dense[-1][1]) if dense else (1.0, 0.0)
+        in_range: set[str] = set()
+        if ranges:
+            dense_before = bool(dense)
+            lexical, dense, in_range, vector = self._within(
+                scope, query, filters, depth, limit, ranges, terms, weights, vector, lexical, dense
+            )
+            if dense and not dense_before:  # only the searches within ranges ran dense
+                high, low = max(d for _, d in dense), min(d for _, d in dense)
+            if not in_range and weights != plain:
+                # nothing said then: the time words can only be words ("4 years ago", said later)
+                lexical = self.store.lexical_search(
+                    scope, terms, filters, depth, weights=plain, context_weight=s.weight_context
+                )
+                top_lexical = lexical[0][1] if lexical else 1.0
         weight_lexical = s.weight_lexical if lexical else 0.0
         weight_dense = s.weight_dense if dense else 0.0
         total = weight_lexical + weight_dense
@@ -99,6 +158,8 @@ class Retriever:
         for rank, (memory_id, score) in enumerate(dense, 1):
             c = found.setdefault(memory_id, _Candidate())
             c.dense, c.dense_rank = score, rank
+        for memory_id in in_range:
+            found[memory_id].in_range = True
         if s.fusion == "rrf":
             best = total / (s.rrf_k + 1)
             for c in found.values():
@@ -108,27 +169,70 @@ class Retriever:
                     c.fused += weight_dense / (s.rrf_k + c.dense_rank) / best
             return found
         # relative score fusion: BM25 as a share of the best hit, cosine min-max scaled
-        top_lexical = lexical[0][1] if lexical else 1.0
-        if dense:
-            high, low = dense[0][1], dense[-1][1]
-            spread = (high - low) or 1.0
+        spread = (high - low) or 1.0
         for c in found.values():
             if c.lexical_rank:
                 c.fused += weight_lexical * c.lexical / top_lexical
             if c.dense_rank:
-                c.fused += weight_dense * (c.dense - low) / spread
+                c.fused += weight_dense * max(0.0, (c.dense - low) / spread)
             c.fused /= total
         return found
 
+    def _within(
+        self, scope: Scope, query: str, filters: Filters, depth: int, limit: int,
+        ranges: list[TimeRange], terms: list[str], weights: list[float],
+        vector: np.ndarray | None, lexical: list[tuple[str, float]], dense: list[tuple[str, float]],
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]], set[str], np.ndarray | None]:
+        """The overall hits extended by each retriever's top `depth` within each range,
+        and the ids those searches found (all of them in a range). A memory in a range
+        that is among the overall top `depth` is also among the top `depth` within it,
+        so every overall hit said then is marked."""
+        s = self.settings
+        dense_ran = bool(dense)
+        lexical, dense = list(lexical), list(dense)
+        seen_lexical = {i for i, _ in lexical}
+        seen_dense = {i for i, _ in dense}
+        in_range: set[str] = set()
+        for r in ranges:
+            since = r.start if filters.since is None else max(r.start, filters.since)
+            until = r.end if filters.until is None else min(r.end, filters.until)
+            if since >= until:
+                continue
+            within = filters.model_copy(update={"since": since, "until": until})
+            hits: list[tuple[str, float]] = []
+            if terms:
+                hits = self.store.lexical_search(
+                    scope, terms, within, depth, weights=weights, context_weight=s.weight_context
+                )
+                in_range.update(i for i, _ in hits)
+                lexical += [(i, score) for i, score in hits if i not in seen_lexical]
+                seen_lexical.update(i for i, _ in hits)
+            if s.weight_dense > 0 and (dense_ran or len(hits) < limit):
+                if vector is None:
+                    vector = self.embed_query(query)
+                near = self.store.dense_search(scope, vector, within, depth)
+                in_range.update(i for i, _ in near)
+                dense += [(i, score) for i, score in near if i not in seen_dense]
+                seen_dense.update(i for i, _ in near)
+        return lexical, dense, in_range, vector
+
     def search(
-        self, scope: Scope, query: str, filters: Filters, limit: int, now: datetime
+        self, scope: Scope, query: str, filters: Filters, limit: int, now: datetime,
+        reference: datetime | None = None,
     ) -> list[SearchResult]:
+        """Top `limit` memories; relative dates in the query are read against `reference`
+        (default: `now`, which recency and decay are measured from)."""
         s = self.settings
         depth = max(s.candidates, limit)
-        found = self.candidates(scope, query, filters, depth, limit)
+        ranges: list[TimeRange] = []
+        if s.weight_time > 0:
+            ranges = time_ranges(query, reference or now)
+        found = self.candidates(scope, query, filters, depth, limit, ranges)
         if not found:
             return []
-        shortlist = sorted(found, key=lambda i: found[i].fused, reverse=True)[: max(limit * 2, 10)]
+        shortlist = sorted(
+            found, key=lambda i: found[i].fused + s.weight_time * found[i].in_range, reverse=True
+        )[: max(limit * 2, 10)]
         scored: list[tuple[float, str, tuple[float, float, float]]] = []
         for memory_id, signals in self.store.signals(shortlist).items():
             signal = (
@@ -142,6 +246,8 @@ class Retriever:
                 + s.weight_recency * signal[1]
                 + s.weight_use * signal[2]
             )
+            if ranges and in_ranges(signals.created_at, ranges):
+                score += s.weight_time
             scored.append((score, memory_id, signal))
         scored.sort(key=lambda t: t[0], reverse=True)
         top = scored[:limit]

@@ -5,7 +5,8 @@ fresh index: engram a fresh temporary database (`Memory` with
 ``reinforce=False`` so searching does not change later rankings), ingesting
 every document with `Memory.add_many` (``infer=False``, one scope per corpus,
 the document's timestamp, its id in metadata), timed per document; then every
-query is searched (``limit = max(ks)``) and timed, and results are mapped back
+query is searched (``limit = max(ks)``; relative dates such as "last year" read
+from the corpus's latest document, ``now=``) and timed, and results are mapped back
 to document ids through the metadata.
 
 Systems:
@@ -138,6 +139,7 @@ class _Run:
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._memory: Any = None
         self._index: Any = None
+        self._now: datetime | None = None
 
     def ingest(self) -> None:
         docs = self.corpus.docs
@@ -153,6 +155,8 @@ class _Run:
             )
             self._memory = Memory(settings=settings, embedder=self.embedder)
             self.scope = f"bench-{self.corpus.id}"
+            # questions about a replayed conversation read "last year" from its end, not today
+            self._now = max((d.timestamp for d in docs if d.timestamp is not None), default=None)
             for start in range(0, len(docs), self.ingest_batch):
                 batch = docs[start : start + self.ingest_batch]
                 entries = [
@@ -181,7 +185,7 @@ class _Run:
 
     def search(self, text: str, limit: int) -> list[str]:
         if self._memory is not None:
-            results = self._memory.search(text, user_id=self.scope, limit=limit)
+            results = self._memory.search(text, user_id=self.scope, limit=limit, now=self._now)
             return [str(r.memory.metadata.get(self.id_key)) for r in results]
         return [self.corpus.docs[i].id for i in self._index.search(text, limit)]
 
