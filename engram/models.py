@@ -197,6 +197,7 @@ class ScoreParts(BaseModel):
     importance: float = 0.0
     recency: float = 0.0
     use: float = 0.0
+    time: float = 0.0  # 1.0 when said within a time range the query names ("last May")
     lexical_rank: int | None = None
     dense_rank: int | None = None
 

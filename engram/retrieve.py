@@ -233,33 +233,33 @@ class Retriever:
         shortlist = sorted(
             found, key=lambda i: found[i].fused + s.weight_time * found[i].in_range, reverse=True
         )[: max(limit * 2, 10)]
-        scored: list[tuple[float, str, tuple[float, float, float]]] = []
+        scored: list[tuple[float, str, tuple[float, float, float, float]]] = []
         for memory_id, signals in self.store.signals(shortlist).items():
             signal = (
                 decayed_importance(signals, now, s),
                 recency_score(signals, now, s.recency_half_life_days),
                 use_score(signals),
+                1.0 if ranges and in_ranges(signals.created_at, ranges) else 0.0,
             )
             score = (
                 found[memory_id].fused
                 + s.weight_importance * signal[0]
                 + s.weight_recency * signal[1]
                 + s.weight_use * signal[2]
+                + s.weight_time * signal[3]
             )
-            if ranges and in_ranges(signals.created_at, ranges):
-                score += s.weight_time
             scored.append((score, memory_id, signal))
         scored.sort(key=lambda t: t[0], reverse=True)
         top = scored[:limit]
         items = {m.id: m for m in self.store.get_many([t[1] for t in top])}
         results = []
-        for score, memory_id, (importance, recency, use) in top:
+        for score, memory_id, (importance, recency, use, time) in top:
             if memory_id not in items:
                 continue
             c = found[memory_id]
             parts = ScoreParts(
                 lexical=c.lexical, dense=c.dense, fused=c.fused,
-                importance=importance, recency=recency, use=use,
+                importance=importance, recency=recency, use=use, time=time,
                 lexical_rank=c.lexical_rank, dense_rank=c.dense_rank,
             )
             results.append(SearchResult(memory=items[memory_id], score=score, parts=parts))

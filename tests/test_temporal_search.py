@@ -139,3 +139,14 @@ def test_now_must_be_a_datetime(memory):
 
     with pytest.raises(InvalidInput):
         memory.search("what did I cook last May?", user_id="u1", now="2024-02-10")
+
+
+def test_the_time_boost_shows_in_the_score_parts(timed):
+    _say(timed, EN)
+    results = timed.search("what did I cook last May?", user_id="u1", now=ASKED, limit=5)
+    by_dish = {("risotto" if "risotto" in r.memory.content else "other"): r for r in results}
+    assert by_dish["risotto"].parts.time == 1.0
+    assert all(r.parts.time == 0.0 for r in results if "risotto" not in r.memory.content
+               and r.memory.created_at.month != 5)
+    plain_results = timed.search("what did I cook?", user_id="u1", now=ASKED, limit=5)
+    assert all(r.parts.time == 0.0 for r in plain_results)
