@@ -55,6 +55,7 @@ from engram.text import detect_language, lexical_tokens, normalize
 log = logging.getLogger("engram")
 
 _LIVE = [Status.ACTIVE, Status.DISPUTED]
+_CLEAN_VERSIONS_KEPT = 100_000
 MessagesInput = str | Mapping[str, Any] | Sequence[Mapping[str, Any] | Message]
 
 
@@ -210,6 +211,9 @@ class Memory:
         self.store: Store = store or SQLiteStore(settings.path, dim=self.embedder.dim)
         self.retriever = Retriever(self.store, self.embedder, settings)
         self.privacy = PrivacyPolicy(**settings.privacy)
+        # (id, updated_at) of memory versions that redaction leaves as they are: each
+        # version is scanned once, not on every read (a search shows ~5-20 of them)
+        self._clean_versions: set[tuple[str, datetime]] = set()
         self.capsules = CapsuleEngine(self)
         self.sessions = SessionManager(self)  # `memory.sessions.clock` is injectable
         self.llm_tasks = LLMTasks(self, llm)  # no client (nor openai import) unless configured
@@ -657,6 +661,9 @@ class Memory:
 
     def _shown(self, item: MemoryItem) -> MemoryItem:
         """Redact again on the way out (memories stored before a policy change)."""
+        version = (item.id, item.updated_at)
+        if version in self._clean_versions:
+            return item
         changes: dict[str, Any] = {}
         clean = redact(item.content, self.privacy)
         if clean != item.content:
@@ -667,7 +674,12 @@ class Memory:
             changes["metadata"] = meta
         if item.entities and (entities := _redact_json(item.entities, self.privacy)) != item.entities:
             changes["entities"] = entities
-        return item.model_copy(update=changes) if changes else item
+        if changes:
+            return item.model_copy(update=changes)
+        if len(self._clean_versions) >= _CLEAN_VERSIONS_KEPT:
+            self._clean_versions.clear()
+        self._clean_versions.add(version)
+        return item
 
     def get(self, memory_id: str) -> MemoryItem:
         if not isinstance(memory_id, str) or not memory_id:
