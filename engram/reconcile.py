@@ -8,6 +8,16 @@ similar vectors), so every backend gets the same decisions:
 - DISPUTE: opposite feelings about the same thing with no sign that it changed —
   keep both and let the user settle it;
 - ADD: anything else.
+
+Polarity is a feeling on a preference (+1 likes, -1 dislikes: both hold something).
+On any other kind, -1 says the slot's value no longer holds ("User no longer lives
+in Berlin.": fact:location = berlin): such a statement ends the memory that holds
+that very value, and only it — a slot holding another value (Paris) is left alone,
+the news being about an older value. Without a value ("I quit my job") it ends
+whatever the slot holds. A statement that something holds, in turn, is measured
+against what the slot holds, not against what it no longer holds; a slot that only
+says what no longer holds takes the new value (latest wins: "no longer lives in
+Berlin", then "lives in Paris", or "lives in Berlin" again).
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, field_validator
 
-from engram.models import Action, Candidate, MemoryItem
+from engram.models import Action, Candidate, Kind, MemoryItem
 from engram.text import content_words, normalize, restates
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,7 +41,7 @@ log = logging.getLogger("engram.reconcile")
 
 # words that say the newer statement replaces the older one
 _CHANGE_MARKERS = re.compile(
-    r"\b(now|anymore|any more|no longer|these days|nowadays|changed|switched|used to|since)\b"
+    r"\b(now|anymore|any more|no longer|these days|nowadays|changed|switched|used to|since|stopped|gave up)\b"
     r"|现在|不再|已经|改成|改为|变成|如今|最近开始|以前|后来",
     re.IGNORECASE,
 )
@@ -58,6 +68,42 @@ def polarity_of(item: MemoryItem) -> int:
     return int(item.metadata.get("polarity", 0))
 
 
+def negates(kind: Kind, polarity: int) -> bool:
+    """Whether a statement says its slot's value no longer holds (see the module docstring)."""
+    return polarity < 0 and kind is not Kind.PREFERENCE
+
+
+def _same_value(a: str | None, b: str | None) -> bool:
+    return normalize(a or "") == normalize(b or "")
+
+
+def _in_slot(candidate: Candidate, said: str, same_key: list[MemoryItem]) -> Decision:
+    """The decision for a candidate whose slot already holds memories (newest first)."""
+    key, value = candidate.key, candidate.value
+    holding = [m for m in same_key if not negates(m.kind, polarity_of(m))]
+    if negates(candidate.kind, candidate.polarity):
+        ended = next((m for m in holding if value is None or _same_value(m.value, value)), None)
+        if ended is not None:
+            reason = f"{key}: no longer {ended.value or 'so'} (said: {said.strip()[:80]})"
+            return Decision(Action.SUPERSEDE, ended, reason)
+        known = next((m for m in same_key if negates(m.kind, polarity_of(m)) and _same_value(m.value, value)), None)
+        if known is not None:
+            return Decision(Action.NOOP, known, f"{key}: already remembered as no longer {value or 'so'}")
+        return Decision(Action.ADD, None, f"{key}: {value} no longer holds; nothing remembered holds it")
+    if not holding:  # the slot only says what no longer holds: now something does
+        gone = next((m for m in same_key if _same_value(m.value, value)), same_key[0])
+        return Decision(Action.SUPERSEDE, gone, f"{key}: {value} holds now (was: no longer {gone.value or 'so'})")
+    current = holding[0]
+    old_polarity, new_polarity = polarity_of(current), candidate.polarity
+    if old_polarity and new_polarity and old_polarity != new_polarity:
+        if signals_change(said):
+            return Decision(Action.SUPERSEDE, current, f"{key}: feeling changed (said: {said.strip()[:80]})")
+        return Decision(Action.DISPUTE, current, f"{key}: contradicts an earlier statement; unclear whether it changed")
+    if _same_value(value, current.value):
+        return Decision(Action.NOOP, current, f"{key}: same value already remembered")
+    return Decision(Action.SUPERSEDE, current, f"{key}: {current.value!s} -> {value!s} (latest wins)")
+
+
 def decide(
     candidate: Candidate,
     *,
@@ -79,24 +125,7 @@ def decide(
     if exact:
         return Decision(Action.NOOP, exact[0], "already remembered (same statement)")
     if candidate.key and same_key:
-        current = same_key[0]
-        old_polarity, new_polarity = polarity_of(current), candidate.polarity
-        if old_polarity and new_polarity and old_polarity != new_polarity:
-            if signals_change(said):
-                return Decision(
-                    Action.SUPERSEDE, current,
-                    f"{candidate.key}: feeling changed (said: {said.strip()[:80]})",
-                )
-            return Decision(
-                Action.DISPUTE, current,
-                f"{candidate.key}: contradicts an earlier statement; unclear whether it changed",
-            )
-        if normalize(candidate.value or "") == normalize(current.value or ""):
-            return Decision(Action.NOOP, current, f"{candidate.key}: same value already remembered")
-        return Decision(
-            Action.SUPERSEDE, current,
-            f"{candidate.key}: {current.value!s} -> {candidate.value!s} (latest wins)",
-        )
+        return _in_slot(candidate, said, same_key)
     words = content_words(candidate.content)
     for item, similarity in similar:
         if (

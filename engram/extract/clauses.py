@@ -1,8 +1,11 @@
 """Splitting a sentence into clauses that each state one thing.
 
 "I live in Berlin and work at Google" → "I live in Berlin", "I work at Google";
-"我叫张三，住在北京" → "我叫张三", "我住在北京". A date split off on its own
-("By Friday, I need to …", "周五前，要…") is put back with its clause.
+"我叫张三，住在北京" → "我叫张三", "我住在北京"; "我住在北京，并且在腾讯工作" →
+"我住在北京", "我在腾讯工作". A date split off on its own ("By Friday, I need to …",
+"周五前，要…") is put back with its clause. A detail joined to a statement ("…，并附上
+数据图表", "…, with charts attached") is no statement of its own: `joined_detail`
+gives it back, for the statement to keep.
 """
 
 from __future__ import annotations
@@ -10,7 +13,8 @@ from __future__ import annotations
 import re
 
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
-from engram.extract.rewrite import lcfirst
+from engram.extract.phrases import CONTEXT_WORDS
+from engram.extract.rewrite import en_rest, lcfirst
 
 _EN_CLAUSE_SPLIT_RE = re.compile(
     r"\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my)\b)", re.I
@@ -23,6 +27,25 @@ _ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
 _ZH_CONTINUE_RE = re.compile(
     r"^(?:也|还|都|平时|目前|现在|一直)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|有|养|叫|今年|最喜欢|来自|老家|对)"
 )
+_ZH_AND_RE = re.compile(r"^(?:并且|并|而且|同时|以及|然后|再)(?!我)")
+_ZH_DETAIL_BAD_RE = re.compile(r"[你您他她它这那吗呢？?]|[不没]")
+_EN_DETAIL_RE = re.compile(r"^(?:with|and|plus|including|using|in|as)\s+\S", re.I)
+_EN_DETAIL_BAD = frozenset("you your it this that them he she they i".split())
+
+
+def joined_detail(text: str, lang: str) -> str | None:
+    """A detail joined to the statement before it, as the statement should end: "并附上数据图表"
+    → "，并附上数据图表"; "with charts attached" → ", with charts attached"; else None."""
+    text = text.strip()
+    if lang == "zh":
+        if not _ZH_AND_RE.match(text) or not 3 <= len(text) <= 20 or _ZH_DETAIL_BAD_RE.search(text):
+            return None
+        return "，" + text
+    words = text.lower().split()
+    if not _EN_DETAIL_RE.match(text) or len(words) > 8 or _EN_DETAIL_BAD.intersection(words) \
+            or CONTEXT_WORDS.intersection(words):
+        return None
+    return ", " + en_rest(text)
 
 
 def split_clauses(s: str, lang: str) -> list[str]:
@@ -34,8 +57,10 @@ def split_clauses(s: str, lang: str) -> list[str]:
             if out and ZH_DATE_RE.fullmatch(_ZH_BEFORE_RE.sub("", out[-1])):
                 out[-1] += p  # "周五前，要完成报告"
                 continue
-            if out and out[0].startswith("我") and not p.startswith("我") and _ZH_CONTINUE_RE.match(p):
-                p = "我" + p
+            if out and out[0].startswith("我") and not p.startswith("我"):
+                bare = _ZH_AND_RE.sub("", p)  # "并且在腾讯工作": a statement of its own after all
+                if _ZH_CONTINUE_RE.match(bare):
+                    p = "我" + bare
             out.append(p)
         return out
     low = s.lower()

@@ -60,7 +60,7 @@ ZH_DATE_RE = re.compile(
 _ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
-def _zh_int(s: str) -> int:
+def zh_int(s: str) -> int:
     if s.isdigit():
         return int(s)
     if "十" in s:
@@ -137,10 +137,10 @@ def _iso(g: dict[str, Any], t: time | None) -> tuple[date | None, time | None]:
 def _hm(hh: str | None, mm: str | None, ap: str | None, zh_ampm: str | None = None) -> time | None:
     if not hh:
         return None
-    h = _zh_int(hh)
+    h = zh_int(hh)
     m = int(mm) if mm else 0
     ap = (ap or "").lower().replace(".", "")
-    if (ap == "pm" or zh_ampm in ("下午", "晚上")) and h < 12:
+    if (ap == "pm" or zh_ampm in ("下午", "傍晚", "晚上")) and h < 12:
         h += 12
     elif ap == "am" and h == 12:
         h = 0
@@ -196,7 +196,7 @@ def resolve_zh(m: re.Match[str], today: date) -> tuple[date | None, time | None]
     if g["iy"]:
         return _iso(g, t)
     if g["n"]:
-        return _after(today, _zh_int(g["n"]), _ZH_UNITS[g["unit"]]), t
+        return _after(today, zh_int(g["n"]), _ZH_UNITS[g["unit"]]), t
     return None, None
 
 
@@ -273,7 +273,21 @@ def find_recurrence(pattern: re.Pattern[str], text: str) -> re.Match[str] | None
 
 
 def resolve_recurrence(m: re.Match[str], t: time | None, now: datetime) -> tuple[str, datetime | None]:
-    """An `EN_REC_RE`/`ZH_REC_RE` match: its rule, and its next weekday as the due date (if any)."""
+    """An `EN_REC_RE`/`ZH_REC_RE` match: its rule, and its next occurrence as the due date: the
+    next named weekday, or for a daily rule with a time ("every day at 6am") the next such time."""
     rule, days = _recurrence(m)
     today = now.date()
-    return rule, due_datetime(min(_upcoming(today, d) for d in days), t, now) if days else None
+    if days:
+        return rule, due_datetime(min(_upcoming(today, d) for d in days), t, now)
+    return rule, due_datetime(today, t, now) if t and rule == "daily" else None
+
+
+# a time of day on its own ("早上六点", "晚上8点半"): a routine's time
+ZH_TIME_RE = re.compile(
+    rf"(?P<ampm>上午|早上|早晨|中午|下午|傍晚|晚上)?(?P<hh>{_ZH_NUM_RE})点(?:(?P<half>半)|(?P<mm>[0-9]{{1,2}})分?)?"
+)
+
+
+def zh_time(m: re.Match[str]) -> time | None:
+    """The time a `ZH_TIME_RE` match names."""
+    return _hm(m.group("hh"), "30" if m.group("half") else m.group("mm"), None, m.group("ampm"))

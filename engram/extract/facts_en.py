@@ -4,6 +4,7 @@ what they have, and "my <attribute> is …".
 fact:location | fact:hometown | fact:employer | fact:occupation | fact:school
 fact:diet | fact:allergy_<x> | fact:has_<thing> | fact:<attribute> (my birthday is …)
 fact:<relation>_<attribute> (my dog's name is Rex → fact:dog_name)
+fact:age (I'm 34 years old) | fact:learning_<x> (I started learning Japanese)
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from engram.extract.candidate import Ctx, candidate, entities_of
 from engram.extract.filters import EN_TRANSIENT_RE
 from engram.extract.keys import ART_RE, WS_RE, slot_value, slugify
 from engram.extract.names import valid_en_name
-from engram.extract.phrases import EN_ADV, cut_clause, pronoun_led, trim_fillers, trim_time
+from engram.extract.phrases import CONTEXT_WORDS, EN_ADV, cut_clause, pronoun_led, trim_fillers, trim_time
 from engram.extract.rewrite import article, as_sentence, en_third
 from engram.models import Candidate, Kind
 
@@ -35,7 +36,8 @@ _EN_FROM_RE = re.compile(
 )
 _EN_WORK_RE = re.compile(
     rf"^i(?:\s+{EN_ADV}(?:work|intern)|(?:'m|\s+am)\s+{EN_ADV}(?:working|interning|employed)"
-    r"|(?:'ve|\s+have)\s+been\s+working)\s+(?P<prep>at|for)\s+(?P<org>.+?)"
+    rf"|(?:'ve|\s+have)\s+been\s+working|\s+{EN_ADV}(?:started|began)\s+(?:working|a\s+(?:new\s+)?job))"
+    r"\s+(?P<prep>at|for)\s+(?P<org>.+?)"
     r"(?:\s+as\s+(?P<det>a|an)\s+(?P<job>.+))?$",
     re.I,
 )
@@ -314,6 +316,78 @@ def _en_my(s: str, ctx: Ctx) -> list[Candidate] | None:
                       entities=entities_of(val) if key.endswith("name") else [])]
 
 
+_EN_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+             "sixteen seventeen eighteen nineteen").split()
+_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+            "ninety": 90}
+_EN_AGE_RE = re.compile(
+    r"^i(?:(?:'m|\s+am)\s+(?:now\s+|already\s+|just\s+|only\s+)?(?P<n>\d{1,3}|[a-z]+(?:[- ][a-z]+)?)"
+    r"(?P<old>\s+(?:years?|yrs?)(?:\s+old|\s+of\s+age))?(?:\s+now)?"
+    r"|\s+(?:just\s+|recently\s+|finally\s+)?turned\s+(?P<n2>\d{1,3}|[a-z]+(?:[- ][a-z]+)?))$",
+    re.I,
+)
+_EN_LEARN_RE = re.compile(
+    rf"^i(?:(?:'m|\s+am)\s+{EN_ADV}(?:learning|studying|teaching\s+myself)"
+    rf"|(?:'ve|\s+have)\s+{EN_ADV}(?:been\s+(?:learning|studying|teaching\s+myself)"
+    r"|started\s+(?:learning|studying|to\s+learn|to\s+study))"
+    rf"|\s+{EN_ADV}(?:started|began)\s+(?:learning|studying|to\s+learn|to\s+study|teaching\s+myself))\s+(?P<obj>.+)$"
+    rf"|^i(?:'m|\s+am|'ve|\s+have|\s+{EN_ADV}(?:started|began))\s+{EN_ADV}(?:been\s+)?taking\s+"
+    r"(?P<lesson>[a-z][a-z ]{1,30}?)\s+(?:lessons|classes|courses)$",
+    re.I,
+)
+_LEARN_BAD_FIRST = frozenset(
+    """for at in on with from about by under hard abroad a an so lots lot more things stuff everything something
+    new online remotely together alone right now full part late""".split()
+)
+_HOW_RE = re.compile(r"^how\s+(?=to\s)", re.I)
+
+
+def _en_number(word: str) -> int | None:
+    w = word.lower().replace("-", " ")
+    if w.isdigit():
+        return int(w)
+    parts = w.split()
+    if len(parts) == 1:
+        return _EN_UNITS.index(w) if w in _EN_UNITS else _EN_TENS.get(w)
+    if len(parts) == 2 and parts[0] in _EN_TENS and parts[1] in _EN_UNITS[1:10]:
+        return _EN_TENS[parts[0]] + _EN_UNITS.index(parts[1])
+    return None
+
+
+def _en_age(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"I'm 34 years old", "I am 34", "I just turned 34" → fact:age."""
+    m = _EN_AGE_RE.match(trim_time(s))
+    if m is None:
+        return None
+    n = _en_number(m.group("n") or m.group("n2"))
+    bare = m.group("n") and not m.group("old")
+    if n is None or not (10 if bare else 1) <= n <= 119:
+        return None
+    return [candidate(ctx, Kind.FACT, f"User is {n} years old.", "fact:age", str(n), "user's age",
+                      valid_from=ctx.now)]
+
+
+def _en_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"I started learning Japanese", "I'm learning to play the piano" → fact:learning_<x>."""
+    m = _EN_LEARN_RE.match(s)
+    if m is None:
+        return None
+    if m.group("lesson"):
+        obj, start = m.group("lesson").strip(), m.start("lesson")
+    else:
+        obj, start = _HOW_RE.sub("", trim_time(trim_fillers(cut_clause(m.group("obj")))).strip()), m.start("obj")
+    words = obj.lower().split()
+    if not words or len(words) > 5 or words[0] in _LEARN_BAD_FIRST or pronoun_led(obj) \
+            or CONTEXT_WORDS.intersection(words):
+        return []
+    slug = slugify(obj, consume=True, limit=4)
+    if not slug:
+        return []
+    content = en_third(s[:start] + obj + (s[m.end("lesson"):] if m.group("lesson") else ""))
+    return [candidate(ctx, Kind.FACT, content, "fact:learning_" + slug, slug.replace("_", " "),
+                      "what the user is learning", entities=entities_of(obj) if obj[:1].isupper() else [])]
+
+
 def en_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
     """The first fact rule that matches an English clause starting with "I" or "my"."""
     low = s[:2].lower()
@@ -321,7 +395,7 @@ def en_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
         return _en_my(s, ctx)
     if not low.startswith("i"):
         return None
-    for fn in (_en_location, _en_from, _en_work, _en_diet, _en_allergy, _en_job, _en_have):
+    for fn in (_en_location, _en_from, _en_work, _en_diet, _en_allergy, _en_job, _en_have, _en_age, _en_learning):
         found = fn(s, ctx)
         if found is not None:
             return found

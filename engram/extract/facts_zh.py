@@ -1,8 +1,9 @@
-"""Facts about the user, in Chinese: 住在…, 来自…, 在…工作, 是…(职业), 我的…是…, 有/养…, 对…过敏, 吃素.
+"""Facts about the user, in Chinese: 住在…, 来自…, 在…工作, 是…(职业), 我的…是…, 有/养…, 对…过敏, 吃素,
+今年…岁, 在学….
 
 Same keys as the English facts: fact:location | fact:work_location | fact:employer
 | fact:occupation | fact:hometown | fact:diet | fact:allergy_<x> | fact:has_<thing>
-| fact:<attribute> | fact:<relation>_<attribute>.
+| fact:<attribute> | fact:<relation>_<attribute> | fact:age | fact:learning_<x>.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import re
 import rjieba
 
 from engram.extract.candidate import Ctx, candidate
+from engram.extract.dates import zh_int
 from engram.extract.keys import CJK_RE, slot_value, slugify
 from engram.extract.names import valid_zh_name
 from engram.extract.phrases import ZH_CUT_RE, ZH_OBJ_BAD_RE, zh_object
@@ -84,7 +86,7 @@ _ZH_ALLERGY_RE = re.compile(r"^我(?:对)?(?P<obj>.{1,10}?)过敏$")
 _ZH_DIET_RE = re.compile(r"^我(?:是|一直)?(?:吃素的?|(?P<vegan>纯)?素食(?:主义)?者)$")
 
 
-def _is_place(word: str) -> bool:
+def is_place(word: str) -> bool:
     """jieba tags every part of `word` as a place name (ns)."""
     tags = rjieba.tag(word)
     return bool(tags) and all(t == "ns" for _, t in tags)
@@ -111,7 +113,7 @@ def _zh_work(s: str, ctx: Ctx) -> list[Candidate] | None:
     if org in _ZH_ORG_BAD or len(org) > 20 or re.match(r"^[这那哪]", org):
         return None
     out = []
-    where = CJK_RE.match(org) and _is_place(org)
+    where = CJK_RE.match(org) and is_place(org)
     key, what = ("fact:work_location", "用户的工作地点") if where else ("fact:employer", "用户的雇主")
     job = m.group("job")
     content = zh_third(s) if not job else f"用户在{org}工作"
@@ -159,7 +161,7 @@ def _zh_from(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ZH_FROM2_RE.match(s)
     if m is None:
         m = _ZH_FROM_RE.match(s)
-        if m is None or not _is_place(m.group("place")):
+        if m is None or not is_place(m.group("place")):
             return None
     place = _ZH_PLACE_TAIL_RE.sub("", m.group("place")).strip()
     if not place or re.search(r"\d", place) or place in _ZH_PLACE_BAD:
@@ -223,11 +225,49 @@ def _zh_allergy(s: str, ctx: Ctx) -> list[Candidate] | None:
                       entities=[obj])]
 
 
+_ZH_AGE_RE = re.compile(
+    r"^我(?:今年|现在|已经|刚|刚刚|刚满|满|都)*(?P<n>[0-9]{1,3}|[一二两三四五六七八九十]{1,3})周?岁(?:了|啦)?$"
+)
+_ZH_LEARN_RE = re.compile(
+    r"^我(?P<adv>(?:最近|现在|目前|正|也|还|一直|刚|刚刚|已经|今年|这学期|上个月|去年|开始|在|正在)*)"
+    r"(?:学习|自学|学)着?(?P<obj>.+)$"
+)
+_ZH_LEARN_BAD_RE = re.compile(r"^[校院生期年堂费历位者会到了过完好得上下里中的习着说]|东西|知识|一些|很多")
+_ZH_INSTRUMENT_VERB_RE = re.compile(r"^(?:弹|拉|吹)(?=..)")
+
+
+def _zh_age(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"我今年34岁", "我34岁了" → fact:age."""
+    m = _ZH_AGE_RE.match(s)
+    if m is None:
+        return None
+    n = zh_int(m.group("n"))
+    if not 1 <= n <= 119:
+        return None
+    return [candidate(ctx, Kind.FACT, zh_third(s.rstrip("了啦")), "fact:age", str(n), "用户的年龄", valid_from=ctx.now)]
+
+
+def _zh_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"我在学日语", "我最近在学钢琴", "我开始学日语了" → fact:learning_<x>."""
+    m = _ZH_LEARN_RE.match(s)
+    if m is None or not ("在" in m.group("adv") or "开始" in m.group("adv")):
+        return None
+    obj = zh_object(m.group("obj"))
+    if not 2 <= len(obj) <= 10 or _ZH_LEARN_BAD_RE.search(obj) or ZH_OBJ_BAD_RE.match(obj):
+        return None
+    slug = slugify(_ZH_INSTRUMENT_VERB_RE.sub("", obj), consume=True, limit=4)
+    if not slug:
+        return None
+    return [candidate(ctx, Kind.FACT, zh_third(s), "fact:learning_" + slug, slug.replace("_", " "), "用户在学的",
+                      entities=[obj] if len(obj) <= 6 else [])]
+
+
 def zh_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
     """The first fact rule that matches a Chinese clause starting with 我."""
     if not s.startswith("我"):
         return None
-    for fn in (_zh_location, _zh_work, _zh_diet, _zh_from, _zh_job, _zh_my, _zh_has, _zh_allergy):
+    for fn in (_zh_learning, _zh_location, _zh_work, _zh_diet, _zh_from, _zh_job, _zh_my, _zh_has, _zh_allergy,
+               _zh_age):
         found = fn(s, ctx)
         if found is not None:
             return found

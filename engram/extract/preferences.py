@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.candidate import Ctx, candidate, entities_of
+from engram.extract.clauses import joined_detail
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
 from engram.extract.keys import WS_RE, slot_value, slugify
 from engram.extract.phrases import (
@@ -149,12 +150,15 @@ def preference(s: str, ctx: Ctx) -> list[Candidate] | None:
     slug = slugify(key_obj, consume=True)
     if not slug:
         return None
+    head, comma, tail = m.group("obj").partition(",")
+    detail = joined_detail(trim_fillers(tail), "en") if comma and trim_fillers(head).strip() == obj else None
+    said = obj + (detail or "")  # "writing reports in Markdown, with charts attached"
     if polarity < 0:
-        content = f"User dislikes {obj}."
+        content = f"User dislikes {said}."
     elif verb in ("like", "love", "enjoy", "adore", "prefer"):
-        content = f"User {third_verb(verb)} {obj}."
+        content = f"User {third_verb(verb)} {said}."
     else:
-        content = f"User likes {obj}."
+        content = f"User likes {said}."
     return [candidate(ctx, Kind.PREFERENCE, content, "preference:" + slug, "like" if polarity > 0 else "dislike",
                       f"{'likes' if polarity > 0 else 'dislikes'} {key_obj}", polarity=polarity,
                       entities=entities_of(key_obj))]

@@ -19,8 +19,18 @@ its slot so that reconciliation can recognise updates:
     fact:occupation | fact:school | fact:diet | fact:allergy_<x> | fact:has_<thing>
     fact:<attribute>             my birthday is … → fact:birthday
     fact:<relation>_<attribute>  my dog's name is Rex → fact:dog_name
+    fact:age                     I'm 34 years old / 我今年34岁
+    fact:learning_<x>            I started learning Japanese / 我在学日语
+    habit:<activity>             I usually go running at 6am (a fact); I go to the gym every
+                                 Monday (a task, so it is reminded; value: its schedule)
     task:<action>                I need to submit the report by Friday
     identity:role | identity:tone
+
+A cessation ("I no longer live in Berlin", "I quit my job at Google", "我不再吃素了",
+"我戒咖啡了") fills the slot of the statement it ends, with polarity -1: "User no
+longer lives in Berlin." (fact:location = berlin); reconciliation ends the memory
+holding that value and no other. A detail joined to a preference ("…, with charts
+attached", "…，并附上数据图表") stays part of it.
 
 This module only orchestrates; each step lives in its own module:
 
@@ -29,7 +39,7 @@ This module only orchestrates; each step lives in its own module:
     rewrite       first person → "User …" / "用户…"
     candidate     the rule context (`Ctx`) and the `Candidate` constructor
     filters       greetings and fillers, questions, hedges, the here-and-now
-    clauses       one sentence → clauses
+    clauses       one sentence → clauses (and the details joined to one)
     dates         due dates, weekdays, times, recurrences
     explicit      "remember …", "请记住…", "remind me to …"
     instructions  role, tone, standing instructions, nickname
@@ -37,6 +47,8 @@ This module only orchestrates; each step lives in its own module:
     preferences   likes, dislikes, favourites
     facts_en      facts, English
     facts_zh      facts, Chinese
+    changes       cessations: what the user no longer is, has or does
+    habits        routines: habit:<activity>
     tasks         tasks with a due date or a recurrence
 """
 
@@ -45,25 +57,27 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from engram.extract.candidate import Ctx
-from engram.extract.clauses import split_clauses
+from engram.extract.changes import change
+from engram.extract.clauses import joined_detail, split_clauses
 from engram.extract.explicit import explicit_command
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
 from engram.extract.filters import hedged, is_question, strip_fillers
+from engram.extract.habits import habit
 from engram.extract.instructions import identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import user_name
 from engram.extract.phrases import strip_end
 from engram.extract.preferences import favourite, preference
 from engram.extract.tasks import task
-from engram.models import Candidate, utcnow
+from engram.models import Candidate, Kind, utcnow
 from engram.text import detect_language, split_sentences
 
 __all__ = ["extract_candidates"]
 
 _MAX_CLAUSE = 200
-_CLAUSE_RULES_EN = (user_name, favourite, preference, en_fact, task)
-_CLAUSE_RULES_ZH = (user_name, favourite, preference, zh_fact, task)
+_CLAUSE_RULES_EN = (change, user_name, favourite, preference, en_fact, task, habit)
+_CLAUSE_RULES_ZH = (change, user_name, favourite, preference, zh_fact, task, habit)
 _SENTENCE_RULES = (nickname, identity, instruction)  # on the whole sentence, before hedges and clauses
 
 
@@ -101,8 +115,15 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     if hedged(core, ctx.lang):
         return []
     out: list[Candidate] = []
+    last: list[Candidate] = []
     for clause in split_clauses(core, ctx.lang):
-        out.extend(_mine_clause(strip_end(clause), ctx))
+        found = _mine_clause(strip_end(clause), ctx)
+        detail = joined_detail(clause, ctx.lang) if not found and len(last) == 1 else None
+        if detail and last[0].kind is Kind.PREFERENCE:
+            last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
+            continue
+        out.extend(found)
+        last = found
     return out
 
 

@@ -4,26 +4,34 @@
 at 10am", "the essay is due next Monday", "I go running every Monday", "周五前
 要交报告", "每周五要交周报". A task needs a date or a recurrence, and (outside
 an explicit command) a modal verb, an appointment, a stated deadline or a habit.
+
+A routine ("I go running every Monday", "我每天早上六点跑步": a recurrence, no
+modal verb) is a task so that it is reminded, but fills the routine's slot
+habit:<activity> (see habits), its value the schedule ("weekly:MON", "daily 06:00").
 """
 
 from __future__ import annotations
 
 import re
+from datetime import time
 
 from engram.extract.candidate import Ctx, candidate, entities_of
 from engram.extract.dates import (
     EN_DATE_RE,
     EN_REC_RE,
-    find_recurrence,
     ZH_DATE_RE,
     ZH_REC_RE,
+    ZH_TIME_RE,
     date_suffix,
     due_datetime,
+    find_recurrence,
     overlaps,
     resolve_en,
     resolve_recurrence,
     resolve_zh,
+    zh_time,
 )
+from engram.extract.habits import en_activity, habit_key, zh_activity
 from engram.extract.keys import slugify
 from engram.extract.phrases import (
     CONTEXT_WORDS,
@@ -139,8 +147,15 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     body = en_third(s).rstrip(".")
     suffix = "" if rec else date_suffix(due, t, False)
     content = as_sentence(body + ("" if suffix.strip(" ()") in body else suffix))
-    return [candidate(ctx, Kind.TASK, content, "task:" + slugify(act, limit=5), None, reason,
-                      due_at=due, recurrence=rec, entities=[])]
+    key, value = "task:" + slugify(act, limit=5), None
+    if reason == "recurring activity" and rec:
+        key, value = habit_key(en_activity(act)) or key, _schedule(rec, t)
+    return [candidate(ctx, Kind.TASK, content, key, value, reason, due_at=due, recurrence=rec, entities=[])]
+
+
+def _schedule(rec: str, t: time | None) -> str:
+    """A routine's slot value: "weekly:MON", "daily 06:00"."""
+    return f"{rec} {t:%H:%M}" if t else rec
 
 
 def _task_act(rest: str, offset: int, span: re.Match[str]) -> str:
@@ -172,14 +187,17 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     if dm:
         d, t = resolve_zh(dm, today)
         due = due_datetime(d, t, ctx.now)
-    rec = None
+    rec = tm = None
     if rm:
+        if t is None:  # "每天早上六点": the time of a routine, on its own
+            tm = next((x for x in ZH_TIME_RE.finditer(s) if not overlaps(x, rm)), None)
+            t = zh_time(tm) if tm else None
         rec, due = resolve_recurrence(rm, t, ctx.now)
     modal = _ZH_MODAL_RE.search(s)
     if not (modal or deadline or rm or ctx.relaxed or (dm and dm.group("hh"))):
         return None
     rest = s
-    for span in sorted((x for x in (dm, rm) if x), key=lambda x: -x.start()):
+    for span in sorted((x for x in (dm, rm, tm) if x), key=lambda x: -x.start()):
         tail = _ZH_SPAN_TAIL_RE.match(rest[span.end():])
         end = span.end() + (tail.end() if tail else 0)
         start = span.start() - (1 if span.start() > 0 and rest[span.start() - 1] == "在" else 0)
@@ -195,5 +213,8 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     body = zh_third(s, subject=not deadline) if s.startswith("我") or not deadline else "用户的" + zh_third(s)
     content = body + ("" if rec else date_suffix(due, t, True))
-    return [candidate(ctx, Kind.TASK, content, "task:" + slugify(act, consume=True), None,
-                      "带截止日期的任务" if dm else "周期性任务", due_at=due, recurrence=rec)]
+    key, value = "task:" + slugify(act, consume=True), None
+    if rec and not (modal or deadline or ctx.relaxed):  # a routine
+        key, value = habit_key(zh_activity(act)) or key, _schedule(rec, t)
+    return [candidate(ctx, Kind.TASK, content, key, value, "带截止日期的任务" if dm else "周期性任务",
+                      due_at=due, recurrence=rec)]
