@@ -49,6 +49,7 @@ from engram.models import (
     utcnow,
 )
 from engram.privacy import redact
+from engram.reconcile import negates, polarity_of
 from engram.store.base import HistoryEvent, ItemRow, Scope
 from engram.text import detect_language, normalize
 from engram.tokens import TokenCounter, get_counter
@@ -310,28 +311,38 @@ def compress_items(
     latest_by_key: dict[str, MemoryItem] = {}
     values_by_key: dict[str, set[str]] = {}
     for item in ordered:
-        if item.kind in SECTION_OF_KIND and item.key:
-            values_by_key.setdefault(item.key, set()).add(normalize(item.value or item.content))
+        slot = _slot(item.key, item.kind, polarity_of(item))
+        if item.kind in SECTION_OF_KIND and slot:
+            values_by_key.setdefault(slot, set()).add(normalize(item.value or item.content))
             if item.status in (Status.ACTIVE, Status.DISPUTED):
-                latest_by_key[item.key] = item
+                latest_by_key[slot] = item
     lines: list[Line] = []
     seen_text: set[str] = set()
     for item in ordered:
         if item.kind not in SECTION_OF_KIND or item.status not in (Status.ACTIVE, Status.DISPUTED):
             continue
-        if item.key and latest_by_key.get(item.key) is not item:
+        slot = _slot(item.key, item.kind, polarity_of(item))
+        if slot and latest_by_key.get(slot) is not item:
             continue
         text = normalize(item.content)
         if text in seen_text:
             continue
         seen_text.add(text)
         line = _line(item, counter, line_tokens)
-        if item.key and len(values_by_key.get(item.key, ())) > 1:
+        if slot and len(values_by_key.get(slot, ())) > 1:
             line.updated = True
         lines.append(line)
     order = {name: i for i, name in enumerate(SECTIONS)}
     lines.sort(key=lambda ln: order[ln.section])  # stable: within a section, in the order said
     return lines
+
+
+def _slot(key: str | None, kind: Kind | str, polarity: int) -> str | None:
+    """What one capsule line stands for: a memory's key, except that "no longer lives in
+    Berlin" has a slot of its own; sharing one, it would hide "lives in Paris"."""
+    if key is None:
+        return None
+    return f"{key}:no-longer" if negates(Kind(kind), polarity) else key
 
 
 # --------------------------------------------------------------------------- promotion
@@ -621,7 +632,8 @@ class CapsuleEngine:
         half = s.line_tokens // 2
         for score, item in scored:
             section = _SECTION_OF_VALUE[item.kind]
-            dup_of = seen_keys.get(item.key) if item.key else None
+            slot = _slot(item.key, item.kind, item.polarity)
+            dup_of = seen_keys.get(slot) if slot else None
             if dup_of is None:
                 heading = 0 if section in sections else self._heading_cost(section, language)
                 lower = min(len(item.content.split()), half) + 1  # each word is a token at least
@@ -633,8 +645,8 @@ class CapsuleEngine:
             if dup_of is not None:
                 capsule.left_out.append(LeftOut(item.id, item.content, section, score, f"duplicate of {dup_of}"))
                 continue
-            if item.key:
-                seen_keys[item.key] = item.id
+            if slot:
+                seen_keys[slot] = item.id
             seen_text[canonical] = item.id
             line = Line(
                 section=section, text=redact(item.content.strip(), privacy), memory_id=item.id,

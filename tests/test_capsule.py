@@ -300,3 +300,19 @@ def test_archived_and_superseded_memories_stay_out(memory):
     memory.store.write(updates=[memory._record(gone.model_copy(update={"status": Status.ARCHIVED}))])
     capsule = memory.capsule("u1")
     assert [m.id for m in capsule.memories] == [kept.id]
+
+
+@pytest.mark.parametrize("lines, current, ended", [
+    (["I live in Paris.", "I no longer live in Berlin."], "Paris", "Berlin"),
+    (["我住在上海", "我不再住在北京了"], "上海", "北京"),
+])
+def test_a_no_longer_statement_does_not_hide_the_current_value(memory, lines, current, ended):
+    """"No longer lives in Berlin" next to "lives in Paris": both are true, both are shown."""
+    s = memory.session("u1", "s1")
+    for line in lines:
+        s.add(line)
+    delta = s.end()
+    assert current in delta.text and ended in delta.text
+    capsule = memory.capsule(user_id="u1")
+    assert current in capsule.text and ended in capsule.text
+    assert not [x for x in capsule.left_out if current in x.content]

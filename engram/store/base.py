@@ -163,6 +163,7 @@ class ItemRow:
     superseded_by: str | None
     sources: tuple[str, ...]
     pinned: bool = False  # metadata["pinned"]: kept in the capsule before anything else
+    polarity: int = 0  # metadata["polarity"]: -1 on a fact is "no longer" (engram.reconcile.negates)
 
 
 @dataclass(slots=True)

@@ -28,12 +28,13 @@ class SessionsMixin:
             rows = self._db.execute(
                 "SELECT id, content, kind, layer, status, key, language, importance, access_count,"
                 " strength, updated_at, last_accessed, supersedes, superseded_by, sources,"
-                " coalesce(json_extract(metadata, '$.pinned'), 0)"
+                " coalesce(json_extract(metadata, '$.pinned'), 0),"
+                " coalesce(json_extract(metadata, '$.polarity'), 0)"
                 f" FROM memories WHERE {where}",
                 params,
             ).fetchall()
         return [
-            ItemRow(*r[:14], tuple(json.loads(r[14])) if r[14] != "[]" else (), bool(r[15]))
+            ItemRow(*r[:14], tuple(json.loads(r[14])) if r[14] != "[]" else (), bool(r[15]), int(r[16]))
             for r in rows
         ]
 
