@@ -295,3 +295,21 @@ def test_llm_settings_from_environment_toml_and_arguments(tmp_path, monkeypatch)
     monkeypatch.delenv("ENGRAM_LLM_BASE_URL")
     monkeypatch.setenv("ENGRAM_CONFIG", str(tmp_path / "none.toml"))
     assert make_llm(Settings()) is None
+
+
+def test_an_llm_no_longer_fact_ends_exactly_the_value_it_names(llm_memory, fake_llm):
+    """Polarity -1 on a fact (the prompt says so) is "no longer": it supersedes the memory
+    holding that value, and only that one."""
+    memory = llm_memory()
+    fake_llm.reply_json({"memories": []})
+    kept = memory.add("I work at Acme.", user_id="u")[0].memory
+    assert kept.key == "fact:employer"
+    fake_llm.reply_json({"memories": [{
+        "content": "User no longer works at Acme.", "kind": "fact", "reason": "a change",
+        "key": "fact:employer", "value": "Acme", "importance": 0.6, "polarity": -1,
+    }]})
+    events = memory.add("Acme and I parted ways last month.", user_id="u")
+    assert [e.action for e in events] == [Action.SUPERSEDE]
+    assert memory.get(kept.id).status.value == "superseded"
+    assert "polarity (on a preference: 1 likes, -1 dislikes; on anything else: -1 when" in \
+        fake_llm.requests[-1]["messages"][0]["content"] + fake_llm.requests[-1]["messages"][1]["content"]
