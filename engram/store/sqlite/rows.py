@@ -36,18 +36,32 @@ def _dt(value: float | None) -> datetime | None:
     return None if value is None else datetime.fromtimestamp(value, UTC)
 
 
+def _json_text(value: Any) -> str:
+    if not value:  # most memories: no metadata, entities, tags or sources
+        return "{}" if isinstance(value, dict) else "[]"
+    return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _enum_value(value: Any) -> Any:
+    return getattr(value, "value", value)  # a `model_copy(update=...)` may hold the plain string
+
+
+def _writer(column: str) -> Callable[[Any], Any] | None:
+    if column in _TIME_COLUMNS:
+        return _ts
+    if column in _JSON_COLUMNS:
+        return _json_text
+    if column in ("kind", "layer", "status", "source"):
+        return _enum_value
+    return None
+
+
+_WRITERS = [(column, _writer(column)) for column in _ITEM_COLUMNS]
+
+
 def _row_values(record: Record) -> list[Any]:
-    item = record.item
-    values: list[Any] = []
-    for column in _ITEM_COLUMNS:
-        value = getattr(item, column)
-        if column in _TIME_COLUMNS:
-            value = _ts(value)
-        elif column in _JSON_COLUMNS:
-            value = json.dumps(value, ensure_ascii=False, default=str)
-        elif hasattr(value, "value"):  # enums
-            value = value.value
-        values.append(value)
+    fields = record.item.__dict__
+    values = [fields[c] if write is None else write(fields[c]) for c, write in _WRITERS]
     embedding = None
     if record.embedding is not None:
         embedding = np.asarray(record.embedding, dtype=np.float32).tobytes()
