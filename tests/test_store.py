@@ -54,6 +54,32 @@ def test_writes_from_another_process_are_seen(memory, db_path):
     assert found[0].parts.dense_rank is not None  # the dense side saw it too
 
 
+def test_another_process_writing_one_user_keeps_the_other_users_indexes(memory, db_path, embedder):
+    """Only the users another process changed are reloaded; every change it made is seen."""
+    memory.add("I live in Berlin.", user_id="u1")
+    memory.add("I live in Paris.", user_id="u2")
+    memory.search("Berlin", user_id="u1")
+    memory.search("Paris", user_id="u2")  # both indexes loaded
+    u1_index = memory.store._indexes["u1"]
+    with Memory(db_path, embedder=embedder) as other:  # its own connection: another writer
+        other.add("My dog is called Rex.", user_id="u2")
+        other.delete_all(user_id="u3")  # touches nobody cached
+    assert "Rex" in memory.search("what is my dog called", user_id="u2", limit=1)[0].memory.content
+    assert memory.store._indexes["u1"] is u1_index  # u1 untouched: not reloaded
+    assert "Berlin" in memory.search("where do I live", user_id="u1", limit=1)[0].memory.content
+    # this process's own writes keep its index current: a later foreign write to someone
+    # else still leaves it in place, and it holds what this process wrote
+    memory.add("My cat is called Tom.", user_id="u1")
+    with Memory(db_path, embedder=embedder) as other:
+        other.add("I like tea.", user_id="u2")
+    assert memory.store._indexes["u1"] is u1_index
+    assert "Tom" in memory.search("what is my cat called", user_id="u1", limit=1)[0].memory.content
+    with Memory(db_path, embedder=embedder) as other:
+        victim = other.search("cat", user_id="u1", limit=1)[0].memory
+        other.delete(victim.id)
+    assert all("Tom" not in r.memory.content for r in memory.search("cat Tom", user_id="u1"))
+
+
 def test_scope_is_enforced_inside_the_full_text_index(memory):
     memory.add("I live in Berlin.", user_id="u1")
     store = memory.store
@@ -152,3 +178,18 @@ def test_two_processes_writing_at_once_lose_nothing(db_path):
         contents = {i.content for i in m.get_all(user_id="u1", limit=None)}
         assert len(contents) == 80
         assert m.search("turn 39 from writer b", user_id="u1", limit=1)[0].memory.content == "turn 39 from writer b"
+
+
+def test_a_failed_write_leaves_no_trace_in_the_search_index(memory):
+    """A transaction that rolls back must not leave its changes in the in-memory index."""
+    from engram.models import MemoryItem, Status
+    from engram.store.base import StoreError
+
+    kept = memory.add("I live in Berlin.", user_id="u1")[0].memory
+    assert memory.search("Berlin", user_id="u1")
+    hidden = memory._record(kept.model_copy(update={"status": Status.SUPERSEDED}))
+    ghost = memory._record(MemoryItem(user_id="u1", content="never stored"))
+    with pytest.raises(StoreError):
+        memory.store.write(updates=[hidden, ghost])  # the second update fails: all rolls back
+    assert memory.get(kept.id).status is Status.ACTIVE
+    assert [r.memory.id for r in memory.search("Berlin", user_id="u1")] == [kept.id]

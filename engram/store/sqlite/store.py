@@ -9,6 +9,9 @@
   Ranking itself runs on the in-memory `ScopeIndex` loaded from this table:
   FTS5's ``bm25()`` took ~1.1 ms per query on a LoCoMo conversation, the numpy
   version ~0.2 ms, with per-user statistics and the neighbouring-turn field.
+  Each process patches its indexes on its own writes; when another process
+  writes, only the indexes of the users it changed are reloaded (per-user
+  versions in ``user_versions``, kept by triggers).
 - sessions, working-memory turns, per-user state and the background job queue
   (migrations 2-4).
 
@@ -81,6 +84,11 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             raise StoreError(f"cannot open {path}: {exc}") from exc
         self._lock = threading.RLock()
         self._indexes: dict[str, ScopeIndex] = {}
+        # each cached index's user version (`user_versions`, bumped by triggers on every
+        # change of that user's memories): another process's write drops only the indexes
+        # of the users it changed
+        self._index_versions: dict[str, int] = {}
+        self._touched: set[str] = set()  # users whose indexes this write transaction patched
         # memories as last read, by id: rebuilding an item costs ~20 µs, a copy ~3 µs.
         # Every write path below drops what it changed; another process's write drops all.
         self._items: dict[str, MemoryItem] = {}
@@ -124,18 +132,56 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             try:
                 self._write_access(self._db)
                 yield self._db
+                self._note_versions(self._db)
             except BaseException:
                 self._db.execute("ROLLBACK")
+                self._drop_touched()
                 raise
             self._db.execute("COMMIT")
 
+    def _touch(self, user_ids: Iterable[str]) -> None:
+        """This transaction changes these users' memories (and patches their cached indexes)."""
+        self._touched.update(user_ids)
+
+    def _note_versions(self, db: sqlite3.Connection) -> None:
+        """Before COMMIT: the patched indexes are current at the versions this transaction
+        leaves (read inside it, so no other process's write can slip in between)."""
+        users = [u for u in self._touched if u in self._indexes]
+        self._touched.clear()
+        if users:
+            self._index_versions.update(db.execute(
+                f"SELECT user_id, version FROM user_versions WHERE user_id IN {_JSON_LIST}",
+                (json.dumps(users),),
+            ).fetchall())
+
+    def _drop_touched(self) -> None:
+        """After a rollback: indexes patched inside it no longer match the file."""
+        for user_id in self._touched:
+            self._indexes.pop(user_id, None)
+        self._touched.clear()
+
+    def _user_version(self, user_id: str) -> int:
+        row = self._db.execute("SELECT version FROM user_versions WHERE user_id = ?", (user_id,)).fetchone()
+        return 0 if row is None else row[0]
+
     def _sync_caches(self) -> None:
-        """Drop cached matrices when another connection changed the file."""
+        """When another connection changed the file: drop the cached items, and the cached
+        indexes of the users whose memories it changed."""
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
-        if version != self._data_version:
-            self._data_version = version
-            self._indexes.clear()
-            self._items.clear()
+        if version == self._data_version:
+            return
+        self._data_version = version
+        self._items.clear()
+        if not self._indexes:
+            return
+        current = dict(self._db.execute(
+            f"SELECT user_id, version FROM user_versions WHERE user_id IN {_JSON_LIST}",
+            (json.dumps(list(self._indexes)),),
+        ).fetchall())
+        for user_id in list(self._indexes):
+            if current.get(user_id, 0) != self._index_versions.get(user_id):
+                del self._indexes[user_id]
+                self._index_versions.pop(user_id, None)
 
     def _cached(self, memory_ids: Sequence[str]) -> dict[str, MemoryItem]:
         """Items by id from the cache, reading (and caching) the missing ones."""
@@ -178,6 +224,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         ) + " WHERE id = ? RETURNING rowid"
         with self._tx() as db:
             self._sync_caches()
+            self._touch(r.item.user_id for r in (*inserts, *updates))
             rowids = [db.execute(insert_sql, _row_values(r)).lastrowid for r in inserts]
             db.executemany(
                 "INSERT INTO memories_fts (rowid, tokens, scope) VALUES (?, ?, ?)",
@@ -312,6 +359,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                 f" WHERE memory_id IN ({marks}) OR related_id IN ({marks})",
                 chunk + chunk,
             )
+            self._touch(user_id for _, user_id in rows)
             for rowid, user_id in rows:
                 cache = self._indexes.get(user_id)
                 if cache is not None:
@@ -348,6 +396,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             db.execute("DELETE FROM sessions")
             db.execute("DELETE FROM jobs")
             self._indexes.clear()
+            self._index_versions.clear()
         self._compact()
         with self._lock:
             self._db.execute("VACUUM")
@@ -532,6 +581,9 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         cache = self._indexes.get(user_id)
         if cache is None:
             cache = ScopeIndex(self.dim)
+            # the version before the rows: a write landing in between makes the index look
+            # stale (reloaded once more), never current when it is not
+            version = self._user_version(user_id)
             rows = self._db.execute(
                 "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
                 " m.id FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
@@ -549,6 +601,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                     [_conversation(r[5], r[4], r[6]) for r in rows],
                 )
             self._indexes[user_id] = cache
+            self._index_versions[user_id] = version
         return cache
 
     def _allowed(self, scope: Scope, filters: Filters) -> Callable[[np.ndarray], np.ndarray] | None:
@@ -673,8 +726,11 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                     results.append(changed)
                     cached += mine
                     added.append((rowids, group.inserts))
+                self._touch([u for u, _, _ in cached] + [r.item.user_id for _, rs in added for r in rs])
+                self._note_versions(db)
             except BaseException:
                 db.execute("ROLLBACK")
+                self._drop_touched()
                 raise
             db.execute("COMMIT")
             for user_id, rowid, status in cached:
