@@ -193,3 +193,28 @@ def test_a_failed_write_leaves_no_trace_in_the_search_index(memory):
         memory.store.write(updates=[hidden, ghost])  # the second update fails: all rolls back
     assert memory.get(kept.id).status is Status.ACTIVE
     assert [r.memory.id for r in memory.search("Berlin", user_id="u1")] == [kept.id]
+
+
+def test_time_filters_apply_inside_the_index_to_old_new_and_edited_rows(memory):
+    """since/until are applied by the in-memory index (not SQL rowid lists): rows loaded
+    from the file, rows written since, and rows whose text was edited all keep their date."""
+    from datetime import datetime, timezone
+
+    from engram.models import Filters
+    from engram.store.base import Scope
+
+    def day(month: int, d: int = 15) -> datetime:
+        return datetime(2023, month, d, tzinfo=timezone.utc)
+
+    march = memory.add("I cooked chili for the team.", user_id="u1", infer=False, timestamp=day(3))[0].memory
+    memory.search("cooked", user_id="u1")  # loads the index
+    may = memory.add("I cooked risotto for the team.", user_id="u1", infer=False, timestamp=day(5))[0].memory
+    memory.add("I cooked curry for the team.", user_id="u1", infer=False, timestamp=day(7))
+    memory.update(march.id, content="I cooked a big pot of chili for the team.")
+    spring = {"since": day(3, 1), "until": day(6, 1)}
+    found = memory.search("cooked team", user_id="u1", limit=10, filters=spring)
+    assert sorted(r.memory.id for r in found) == sorted([march.id, may.id])
+    in_may = Filters(since=day(5, 1), until=day(6, 1))
+    chili = memory.embedder.embed(["a big pot of chili"])[0]
+    assert [i for i, _ in memory.store.dense_search(Scope("u1"), chili, in_may, 10)] == [may.id]
+    assert memory.store.lexical_search(Scope("u1"), ["chili"], in_may, 10) == []

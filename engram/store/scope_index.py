@@ -45,6 +45,8 @@ STATUS_CODES = {"active": 0, "superseded": 1, "disputed": 2, "archived": 3}
 GONE = -1
 
 Allowed = Callable[[np.ndarray], np.ndarray]
+# (since, until) in POSIX seconds, either open: rows said in [since, until)
+Window = tuple[float | None, float | None]
 
 # OpenBLAS splits a big matrix-vector product over threads; on a busy 2-core
 # machine the hand-off costs more than the product (10k×256: 8 ms with two
@@ -122,6 +124,8 @@ class ScopeIndex:
         self.status = np.zeros(0, dtype=np.int8)
         self.agent = np.zeros(0, dtype=np.int32)
         self.doc_len = np.zeros(0, dtype=np.float32)
+        # when each row was said (POSIX seconds): time ranges filter here, not through SQL
+        self.created = np.zeros(0, dtype=np.float64)
         self.position: dict[int, int] = {}
         self.agent_codes: dict[str | None, int] = {None: 0}
         self.postings: dict[str, _Postings] = {}
@@ -160,6 +164,7 @@ class ScopeIndex:
         self.status = widen(self.status)
         self.agent = widen(self.agent)
         self.doc_len = widen(self.doc_len)
+        self.created = widen(self.created)
         self.context_len = widen(self.context_len)
 
     def add(
@@ -171,9 +176,10 @@ class ScopeIndex:
         statuses: Iterable[str],
         agents: Iterable[str | None],
         conversations: Sequence[str | None] | None = None,
+        created: Sequence[float] | None = None,
     ) -> None:
         """Append rows; rows sharing a `conversations` key are turns in order, each
-        indexed with its neighbours' words as context."""
+        indexed with its neighbours' words as context. `created`: when each was said."""
         self._grow(len(rowids))
         start = self.size
         for offset, (rowid, vector, words) in enumerate(zip(rowids, vectors, tokens, strict=True)):
@@ -191,6 +197,8 @@ class ScopeIndex:
         end = start + len(rowids)
         self.status[start:end] = [STATUS_CODES[s] for s in statuses]
         self.agent[start:end] = [self.agent_codes.setdefault(a, len(self.agent_codes)) for a in agents]
+        if created is not None:
+            self.created[start:end] = created
         self.size = end
         if self._ivf is not None:
             self._unassigned.extend(range(start, end))
@@ -234,6 +242,7 @@ class ScopeIndex:
         self.matrix[new] = vector if vector is not None else self.matrix[index]
         self.has_vector[new] = vector is not None or bool(self.has_vector[index])
         self.status[new], self.agent[new] = status, agent
+        self.created[new] = self.created[index]
         self.position[rowid] = new
         self._index_tokens(new, words)
         self.words.append(words)
@@ -246,14 +255,25 @@ class ScopeIndex:
         self._masks.clear()
 
     # -- searching ---------------------------------------------------------------
-    def _mask(self, statuses: list[str], agent_id: str | None, allowed: Allowed | None) -> np.ndarray | None:
+    def _mask(
+        self, statuses: list[str], agent_id: str | None, allowed: Allowed | None,
+        window: Window | None = None,
+    ) -> np.ndarray | None:
         """Rows passing the filters (a fresh array: callers may change it)."""
         key = (tuple(statuses), agent_id)
         if allowed is None and key in self._masks:
-            return self._masks[key].copy()
-        mask = self._compute_mask(statuses, agent_id, allowed)
-        if allowed is None and mask is not None:
-            self._masks[key] = mask.copy()
+            mask = self._masks[key].copy()
+        else:
+            mask = self._compute_mask(statuses, agent_id, allowed)
+            if allowed is None and mask is not None:
+                self._masks[key] = mask.copy()
+        if mask is not None and window is not None:
+            since, until = window
+            created = self.created[: self.size]
+            if since is not None:
+                mask &= created >= since
+            if until is not None:
+                mask &= created < until
         return mask
 
     def _compute_mask(
@@ -341,13 +361,13 @@ class ScopeIndex:
 
     def dense(
         self, query: np.ndarray, statuses: list[str], agent_id: str | None, limit: int,
-        allowed: Allowed | None = None,
+        allowed: Allowed | None = None, window: Window | None = None,
     ) -> list[tuple[str, float]]:
         """Top `limit` (id, cosine) among rows passing the filters."""
         n = self.size
         if n == 0:
             return []
-        mask = self._mask(statuses, agent_id, allowed)
+        mask = self._mask(statuses, agent_id, allowed, window)
         if mask is None:
             return []
         mask &= self.has_vector[:n]
@@ -410,7 +430,7 @@ class ScopeIndex:
     def lexical(
         self, terms: Sequence[str], statuses: list[str], agent_id: str | None, limit: int,
         allowed: Allowed | None = None, weights: Sequence[float] | None = None,
-        context_weight: float = 0.0,
+        context_weight: float = 0.0, window: Window | None = None,
     ) -> list[tuple[str, float]]:
         """Top `limit` (id, score) among rows passing the filters and sharing a term.
 
@@ -431,7 +451,7 @@ class ScopeIndex:
             )
         if not hit:
             return []
-        mask = self._mask(statuses, agent_id, allowed)
+        mask = self._mask(statuses, agent_id, allowed, window)
         if mask is None:
             return []
         indexes = np.flatnonzero(mask & (scores > 0))

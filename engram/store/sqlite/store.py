@@ -26,7 +26,7 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import datetime
@@ -46,7 +46,7 @@ from engram.store.base import (
     Transition,
     TransitionGroup,
 )
-from engram.store.scope_index import ScopeIndex
+from engram.store.scope_index import Allowed, ScopeIndex, Window
 from engram.store.sqlite.jobs import JobsMixin
 from engram.store.sqlite.rows import (
     _ITEM_CACHE,
@@ -272,6 +272,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                     _conversation(r.item.kind, r.item.agent_id, r.item.session_id)
                     for r in (records[i] for i in indexes)
                 ],
+                [records[i].item.created_at.timestamp() for i in indexes],
             )
 
     def _write_events(self, db: sqlite3.Connection, events: Sequence[HistoryEvent]) -> None:
@@ -570,9 +571,9 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             return []
         with self._lock:
             self._sync_caches()
+            allowed, window = self._index_filters(scope, filters)
             hits = self._scope_index(scope.user_id).lexical(
-                terms, _statuses(filters), scope.agent_id, limit, self._allowed(scope, filters), weights,
-                context_weight,
+                terms, _statuses(filters), scope.agent_id, limit, allowed, weights, context_weight, window
             )
             return hits
 
@@ -586,7 +587,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             version = self._user_version(user_id)
             rows = self._db.execute(
                 "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
-                " m.id FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+                " m.id, m.created_at FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
                 " WHERE m.user_id = ? ORDER BY m.rowid",
                 (user_id,),
             ).fetchall()
@@ -599,12 +600,23 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                     [r[3] for r in rows],
                     [r[4] for r in rows],
                     [_conversation(r[5], r[4], r[6]) for r in rows],
+                    [r[8] for r in rows],
                 )
             self._indexes[user_id] = cache
             self._index_versions[user_id] = version
         return cache
 
-    def _allowed(self, scope: Scope, filters: Filters) -> Callable[[np.ndarray], np.ndarray] | None:
+    def _index_filters(self, scope: Scope, filters: Filters) -> tuple[Allowed | None, Window | None]:
+        """Filters beyond status/agent, as the index applies them: a time range on its own
+        column ("last May" on a 100k scope: ~0.1 ms, where SQL rowids took 250 ms), the rest
+        (kind, session, metadata, as_of…) as the rowids SQL permits."""
+        window = None
+        if filters.since is not None or filters.until is not None:
+            window = (_ts(filters.since), _ts(filters.until))
+            filters = filters.model_copy(update={"since": None, "until": None})
+        return self._allowed(scope, filters), window
+
+    def _allowed(self, scope: Scope, filters: Filters) -> Allowed | None:
         """For filters beyond status/agent: the permitted rowids, from SQL."""
         if filters.is_default:
             return None
@@ -620,9 +632,10 @@ class SQLiteStore(SessionsMixin, JobsMixin):
     ) -> list[tuple[str, float]]:
         with self._lock:
             self._sync_caches()
+            allowed, window = self._index_filters(scope, filters)
             hits = self._scope_index(scope.user_id).dense(
                 np.asarray(vector, dtype=np.float32), _statuses(filters), scope.agent_id, limit,
-                self._allowed(scope, filters),
+                allowed, window,
             )
             return hits
 
