@@ -236,7 +236,7 @@ def test_ivf_search_widens_when_the_mask_passes_too_few() -> None:
 def test_through_the_store_updates_and_deletions_reach_the_index(monkeypatch, memory, embedder) -> None:
     from engram.store import scope_index
 
-    monkeypatch.setattr(scope_index, "PREFILTER_ROWS", 300)
+    monkeypatch.setattr(scope_index, "EXACT_UP_TO", 300)
     monkeypatch.setattr(scope_index, "BUILD_IN_BACKGROUND", False)
     rng = random.Random(2)
     memory.add_many([

@@ -122,13 +122,13 @@ def test_pending_uses_are_written_with_the_next_write(memory, db_path):
     assert count == 1 and last is not None
 
 
-def test_large_scopes_rank_a_prefix_shortlist_and_see_new_rows(monkeypatch):
+def test_large_scopes_search_through_the_ivf_and_see_new_rows(monkeypatch):
     import numpy as np
 
     from engram.store import scope_index
     from engram.store.scope_index import ScopeIndex
 
-    monkeypatch.setattr(scope_index, "PREFILTER_ROWS", 100)
+    monkeypatch.setattr(scope_index, "EXACT_UP_TO", 100)
     monkeypatch.setattr(scope_index, "SHORTLIST", 150)
     rng = np.random.default_rng(0)
     vectors = rng.normal(size=(400, 256)).astype(np.float32)
@@ -137,7 +137,7 @@ def test_large_scopes_rank_a_prefix_shortlist_and_see_new_rows(monkeypatch):
     index.add(list(range(400)), [f"m{i}" for i in range(400)], list(vectors), [[]] * 400,
               ["active"] * 400, [None] * 400)
     query = vectors[17]
-    assert index.dense(query, ["active"], None, 1)[0][0] == "m17"  # through the prefilter
+    assert index.dense(query, ["active"], None, 1)[0][0] == "m17"  # through the IVF index
     # a row added later is found without rebuilding anything
     extra = rng.normal(size=256).astype(np.float32)
     extra /= np.linalg.norm(extra)

@@ -10,9 +10,9 @@ per-user memory should mean.
 
 The database stays the truth (vectors as blobs, tokens in the FTS5 table): an
 index is loaded lazily from it, patched on this process's writes, and dropped
-when another process changes the file.
+when another process changes this user's memories.
 
-Past `PREFILTER_ROWS` rows the dense side goes through an IVF index
+Past `EXACT_UP_TO` rows the dense side goes through an IVF index
 (`engram.store.ivf`): the rows of the clusters nearest to the query are ranked
 exactly (at least `ivf.NPROBE` clusters and `SHORTLIST` rows). The first dense
 search that needs one builds it (100k rows: ~0.5 s, on top of the ~1.5 s the
@@ -34,7 +34,7 @@ import numpy as np
 from engram.store import ivf as _ivf
 from engram.store.ivf import IVF, Build
 
-PREFILTER_ROWS = 20_000  # above this many rows, dense search probes an IVF index
+EXACT_UP_TO = 20_000  # dense search is exact up to this many rows; above, it probes an IVF index
 SHORTLIST = 2_000  # an IVF search ranks at least this many rows exactly
 BUILD_IN_BACKGROUND = True  # rebuilds on a thread (a first build is always inline)
 BM25_K1 = 1.2
@@ -113,7 +113,7 @@ class ScopeIndex:
         self, dim: int, approximate_above: int | None = None, background: bool | None = None
     ) -> None:
         self.dim = dim
-        # rows past which dense search uses the IVF index (None: `PREFILTER_ROWS`)
+        # rows past which dense search uses the IVF index (None: `EXACT_UP_TO`)
         self.approximate_above = approximate_above
         # rebuild the IVF on a thread (None: `BUILD_IN_BACKGROUND`)
         self.background = background
@@ -304,7 +304,7 @@ class ScopeIndex:
         return [(self.ids[indexes[i]], float(scores[i])) for i in top]
 
     def _threshold(self) -> int:
-        return PREFILTER_ROWS if self.approximate_above is None else self.approximate_above
+        return EXACT_UP_TO if self.approximate_above is None else self.approximate_above
 
     def _approximate(self) -> IVF | None:
         """The IVF index when this scope is large enough for one: built here when there is
