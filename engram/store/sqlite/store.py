@@ -148,7 +148,9 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         leaves (read inside it, so no other process's write can slip in between)."""
         users = [u for u in self._touched if u in self._indexes]
         self._touched.clear()
-        if users:
+        if len(users) == 1:  # the usual write: one user's memories
+            self._index_versions[users[0]] = self._user_version(users[0])
+        elif users:
             self._index_versions.update(db.execute(
                 f"SELECT user_id, version FROM user_versions WHERE user_id IN {_JSON_LIST}",
                 (json.dumps(users),),
