@@ -468,19 +468,25 @@ class Memory:
             created_at=said_at, updated_at=now, valid_from=candidate.valid_from or said_at,
         )
         record = self._record(item, None, idempotency_key)
-        self._embed_records([record])
         live = Filters(status=_LIVE)
+
+        def similar() -> list[tuple[MemoryItem, float]]:
+            self._embed_records([record])
+            return self._similar(scope, record, live)
+
         decision = decide(
             candidate,
             said=said,
             exact=self.store.find_by_hash(scope, record.content_hash, live),
-            same_key=self.store.find_by_key(scope, candidate.key, live) if candidate.key else [],
-            similar=self._similar(scope, record, live),
+            same_key=lambda: self.store.find_by_key(scope, candidate.key, live),
+            similar=similar,
             duplicate_similarity=self.settings.duplicate_similarity,
             judge=self.llm_tasks.judge(scope),
             grey_zone=self.settings.llm_grey_zone,
             overlap=self.settings.merge_overlap,
         )
+        if record.embedding is None and decision.action is not Action.NOOP:
+            self._embed_records([record])  # it is stored (a NOOP only reinforces the old one)
         log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)
         event = self._apply(decision, record, candidate, now)
         target = decision.target

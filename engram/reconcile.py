@@ -109,8 +109,8 @@ def decide(
     *,
     said: str,
     exact: list[MemoryItem],
-    same_key: list[MemoryItem],
-    similar: list[tuple[MemoryItem, float]],
+    same_key: list[MemoryItem] | Callable[[], list[MemoryItem]],
+    similar: list[tuple[MemoryItem, float]] | Callable[[], list[tuple[MemoryItem, float]]],
     duplicate_similarity: float,
     judge: Judge | None = None,
     grey_zone: float = 1.0,
@@ -121,11 +121,17 @@ def decide(
     `said` is the user's original sentence, used to spot words of change.
     When the rules would ADD but a neighbour's cosine lies in the grey zone
     [`grey_zone`, `duplicate_similarity`), `judge` (the LLM) decides, if given.
+    `same_key` and `similar` may be functions: each is looked up only when the
+    decision gets that far (a statement said again needs neither).
     """
     if exact:
         return Decision(Action.NOOP, exact[0], "already remembered (same statement)")
-    if candidate.key and same_key:
-        return _in_slot(candidate, said, same_key)
+    if candidate.key:
+        in_slot = same_key() if callable(same_key) else same_key
+        if in_slot:
+            return _in_slot(candidate, said, in_slot)
+    if callable(similar):
+        similar = similar()
     words = content_words(candidate.content)
     for item, similarity in similar:
         if (
