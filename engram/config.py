@@ -19,6 +19,8 @@ from pydantic_settings import (
     SettingsConfigDict,
 )
 
+from engram.models import as_zone
+
 DEFAULT_HOME = Path("~/.engram")
 
 
@@ -204,6 +206,11 @@ class Settings(BaseSettings):
     reminder_horizon_hours: float = Field(
         default=24.0, ge=0.0, description="reminders() lists what falls due within this window"
     )
+    timezone: str | None = Field(
+        default=None,
+        description="IANA time zone of users without their own (Memory.set_timezone): their days"
+        " for 'yesterday', 'Friday' and reminders; None: UTC",
+    )
     forget_min_overlap: float = Field(
         default=0.6, gt=0.0, le=1.0,
         description='"forget what I said about X": share of X\'s words a memory must contain',
@@ -213,6 +220,13 @@ class Settings(BaseSettings):
     @classmethod
     def _expand(cls, value: Path) -> Path:
         return value.expanduser()
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            as_zone(value)  # an unknown name is refused here, not at the first reminder
+        return value
 
     @property
     def llm_enabled(self) -> bool:

@@ -13,7 +13,7 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +37,11 @@ from engram.models import (
     Source,
     Status,
     as_utc,
+    as_zone,
     utcnow,
 )
 from engram.capsule import Capsule, CapsuleEngine, Context, Delta
-from engram import control, disputes, lifecycle, portability, reminders
+from engram import control, disputes, lifecycle, portability, reminders, when
 from engram.privacy import Policy, PrivacyPolicy, apply as apply_privacy, placeholder, redact, scan
 from engram.providers.embedders import Embedder, make_embedder
 from engram.reconcile import Decision, decide, signals_change
@@ -287,6 +288,7 @@ class Memory:
         kept: list[Message] = []
         events: list[Event] = []
         rules: list[Candidate] = []
+        zone: tzinfo | None = None  # the user's, read once something is to be mined
         for message in parsed:
             text = message.content
             if message.role == "user":
@@ -298,7 +300,9 @@ class Memory:
             if paused or not text.strip():
                 continue
             kept.append(message if text == message.content else Message(role=message.role, content=text))
-            found = extract_candidates(text, role=message.role, now=said_at)
+            if zone is None:
+                zone = self.timezone(scope.user_id)
+            found = extract_candidates(text, role=message.role, now=said_at.astimezone(zone))
             rules += found
             for candidate in found:
                 event = self._add_candidate(
@@ -645,7 +649,9 @@ class Memory:
         if now is not None and not isinstance(now, datetime):
             raise InvalidInput(f"now must be a datetime, not {now!r}")
         at = utcnow()
-        reference = None if now is None else as_utc(now)
+        reference = at if now is None else as_utc(now)
+        if when.mentions_time(query):  # its days are the user's ("yesterday" in Shanghai)
+            reference = reference.astimezone(self.timezone(scope.user_id))
         results = self.retriever.search(scope, query, _live(_filters(filters)), limit, at, reference)
         if self.settings.reinforce and results and not self.is_paused(scope.user_id):
             self.store.record_access([r.memory.id for r in results], at)
@@ -867,6 +873,25 @@ class Memory:
     def is_paused(self, user_id: str) -> bool:
         return self.store.get_state(_scope(user_id).user_id, "paused") is not None
 
+    def set_timezone(self, user_id: str, tz: str | None) -> None:
+        """The user's IANA time zone ("Asia/Shanghai"), persisted: their days for "yesterday"
+        and "上周" in searches, "Friday" in what they say, and reminders. None: back to the
+        `timezone` setting."""
+        scope = _scope(user_id)
+        if tz is not None:
+            if not isinstance(tz, str):
+                raise InvalidInput(f"a time zone is an IANA name such as 'Asia/Shanghai', not {tz!r}")
+            try:
+                as_zone(tz)
+            except ValueError as exc:
+                raise InvalidInput(str(exc)) from None
+        self.store.set_state(scope.user_id, "timezone", tz, utcnow())
+
+    def timezone(self, user_id: str) -> tzinfo:
+        """The user's time zone: their own (`set_timezone`), else the `timezone` setting, else UTC."""
+        own = self.store.get_state(_scope(user_id).user_id, "timezone")
+        return as_zone(own or self.settings.timezone)
+
     def view(self, *, user_id: str, agent_id: str | None = None) -> dict[Kind, list[MemoryItem]]:
         """What is remembered about a user, grouped by kind (live memories, newest first)."""
         items = self.get_all(user_id=user_id, agent_id=agent_id, limit=None)
@@ -1056,7 +1081,8 @@ class Memory:
         if horizon is None:
             horizon = timedelta(hours=self.settings.reminder_horizon_hours)
         tasks = self.store.list(scope, Filters(status=[Status.ACTIVE, Status.DISPUTED], kind=[Kind.TASK]))
-        found = reminders.due(tasks, None if now is None else _timestamp(now), horizon=horizon, tz=tz)
+        zone = self.timezone(scope.user_id) if tz is None else tz
+        found = reminders.due(tasks, None if now is None else _timestamp(now), horizon=horizon, tz=zone)
         for r in found:
             r.memory = self._shown(r.memory)
             r.text = redact(r.text, self.privacy)
@@ -1064,4 +1090,6 @@ class Memory:
 
     def complete(self, memory_id: str, *, now: datetime | None = None, tz: Any = None) -> Event:
         """Mark a task done (a recurring task: this occurrence)."""
+        if tz is None and isinstance(memory_id, str) and (item := self.store.get(memory_id)) is not None:
+            tz = self.timezone(item.user_id)
         return reminders.complete(self, memory_id, now=None if now is None else _timestamp(now), tz=tz)

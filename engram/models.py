@@ -8,9 +8,10 @@ retrieval returns `SearchResult`s with their score parts.
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime
+from datetime import UTC, datetime, tzinfo
 from enum import StrEnum
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -25,6 +26,20 @@ def as_utc(value: datetime) -> datetime:
     if value.tzinfo is None:
         return value.replace(tzinfo=UTC)
     return value.astimezone(UTC)
+
+
+def as_zone(tz: tzinfo | str | None) -> tzinfo:
+    """A time zone from an IANA name ("Asia/Shanghai") or a tzinfo; None is UTC."""
+    if tz is None:
+        return UTC
+    if isinstance(tz, tzinfo):
+        return tz
+    if isinstance(tz, str):
+        try:
+            return ZoneInfo(tz)
+        except (ValueError, KeyError, OSError, ZoneInfoNotFoundError):
+            pass
+    raise ValueError(f"unknown time zone {tz!r}; expected an IANA name such as 'Asia/Shanghai'")
 
 
 def new_id() -> str:

@@ -30,12 +30,11 @@ import calendar
 from collections.abc import Iterable
 from datetime import date, datetime, time, timedelta, tzinfo
 from typing import TYPE_CHECKING
-from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel
 
 from engram.errors import InvalidInput, NotFound
-from engram.models import Action, Event, Kind, MemoryItem, Status, as_utc, utcnow
+from engram.models import Action, Event, Kind, MemoryItem, Status, as_utc, as_zone, utcnow
 from engram.store.base import Transition
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -58,16 +57,10 @@ class Reminder(BaseModel):
 
 
 def _zone(tz: tzinfo | str | None) -> tzinfo:
-    if tz is None:
-        from datetime import UTC
-
-        return UTC
-    if isinstance(tz, str):
-        try:
-            return ZoneInfo(tz)
-        except Exception:  # noqa: BLE001 - zoneinfo raises several kinds
-            raise InvalidInput(f"unknown time zone {tz!r}") from None
-    return tz
+    try:
+        return as_zone(tz)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
 
 
 def parse_recurrence(rule: str) -> tuple[str, tuple[int, ...] | int | tuple[int, int] | None]:

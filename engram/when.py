@@ -10,8 +10,9 @@ Precision first: a missed expression only costs the boost, an invented one
 pushes unrelated memories up. So "may" the verb is never the month,
 durations ("for two weeks") and open or future spans ("before 2023",
 "next week") are not ranges, and a bare number is a year only where it
-reads as one ("in 2023"). Days are whole UTC days of the reference moment;
-weeks start on Monday; seasons are the meteorological ones of the northern
+reads as one ("in 2023"). Days are whole days in the reference moment's own
+time zone ("yesterday" asked at 07:00 in Shanghai is the Shanghai yesterday;
+UTC for a naive moment); the ranges come back in UTC. Weeks start on Monday; seasons are the meteorological ones of the northern
 hemisphere (spring = March-May, summer = June-August, …).
 
 Precompiled rules are tried only just before a time word, behind a set lookup that
@@ -22,9 +23,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta, tzinfo
 
-__all__ = ["TimeRange", "find_range", "find_ranges"]
+__all__ = ["TimeRange", "find_range", "find_ranges", "mentions_time"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -444,12 +445,9 @@ def _zh_month(text: str) -> int:
 _ZH_RULES = frozenset(name for name, _ in _RULES if name.startswith("z"))
 
 
-def _reference_day(now: datetime) -> date:
-    return (now.astimezone(UTC) if now.tzinfo else now).date()
-
-
-def _at(d: date) -> datetime:
-    return datetime(d.year, d.month, d.day, tzinfo=UTC)
+def _at(d: date, zone: tzinfo) -> datetime:
+    """Midnight starting day `d` in `zone`, in UTC."""
+    return datetime(d.year, d.month, d.day, tzinfo=zone).astimezone(UTC)
 
 
 def _en_starts(text: str) -> list[int]:
@@ -506,7 +504,8 @@ def find_ranges(text: str, now: datetime) -> list[TimeRange]:
     matches = _matches(text)
     if not matches:
         return []
-    today = _reference_day(now)
+    zone = now.tzinfo or UTC
+    today = now.date()  # in the reference moment's own zone
     found: list[TimeRange] = []
     reached = 0
     for m in matches:
@@ -530,9 +529,14 @@ def find_ranges(text: str, now: datetime) -> list[TimeRange]:
         start, end = days
         if start > today:
             continue  # the future: nothing has been said then
-        found.append(TimeRange(_at(start), _at(end), m.group(), (m.start(), m.end())))
+        found.append(TimeRange(_at(start, zone), _at(end, zone), m.group(), (m.start(), m.end())))
         reached = m.end()
     return found
+
+
+def mentions_time(text: str) -> bool:
+    """Whether `text` may name a time (a cheap test: the words and rules, no calendar)."""
+    return bool(text) and bool(_matches(text))
 
 
 def find_range(text: str, now: datetime) -> TimeRange | None:

@@ -58,6 +58,15 @@ def test_errors_are_clear_and_exit_nonzero(cli):
     assert result.exit_code == 1 and "user_id" in result.output
 
 
+def test_timezone_is_shown_set_and_cleared(cli):
+    assert cli("timezone", "--user", "alice").output.strip() == "alice: UTC"
+    assert "Asia/Shanghai" in cli("timezone", "Asia/Shanghai", "--user", "alice").output
+    assert "Asia/Shanghai" in cli("timezone", "--user", "alice").output  # persisted
+    bad = cli("timezone", "Mars/Olympus", "--user", "alice")
+    assert bad.exit_code == 1 and "unknown time zone" in bad.output
+    assert cli("timezone", "--clear", "--user", "alice").output.strip() == "alice: UTC"
+
+
 def test_nothing_worth_remembering_is_said_plainly(cli):
     result = cli("add", "What's the time?", "--user", "u1")
     assert result.exit_code == 0 and "nothing worth remembering" in result.output

@@ -458,6 +458,29 @@ def test_reminders() -> None:
     assert (c.key, c.due_at) == ("task:call_mom", datetime(2024, 10, 24, 23, 59, tzinfo=UTC))
 
 
+@pytest.mark.parametrize("text, key, day", [
+    ("Remind me tomorrow to call mom", "task:call_mom", 24),
+    ("remind me on Friday to send the report", "task:send_report", 25),
+    ("明天提醒我给妈妈打电话", "task:给妈妈打电话", 24),
+    ("周五提醒我交报告", "task:交报告", 25),
+])
+def test_a_time_before_the_reminder_belongs_to_the_task(text, key, day) -> None:
+    c = one(text)
+    assert (c.kind, c.key, c.due_at.day) == (Kind.TASK, key, day)
+    assert "tomorrow to" not in c.content and "on Friday to" not in c.content
+
+
+def test_remind_me_that_is_a_fact_to_remember_not_a_task() -> None:
+    c = one("remind me that I parked on level 3")
+    assert (c.kind, c.content, c.source) == (Kind.FACT, "User parked on level 3.", Source.EXPLICIT)
+
+
+@pytest.mark.parametrize("text", ["今天天气很好", "昨天天很冷", "今天天气很好提醒我带伞"])
+def test_day_words_ending_in_tian_are_not_every_day(text) -> None:
+    """"天天" is "every day", but 今天天气 is today's weather: no routine, no task."""
+    assert extract_candidates(text, now=NOW) == []
+
+
 # --------------------------------------------------------------------------- robustness
 
 

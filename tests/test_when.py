@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -189,12 +190,29 @@ def test_the_future_is_not_a_range():
     assert find_ranges("今年五月", january) == []
 
 
-def test_days_are_utc_days_of_the_reference_moment():
-    # 23:30 on the 13th in UTC-5 is already the 14th in UTC
-    evening = datetime(2024, 2, 13, 23, 30, tzinfo=timezone(timedelta(hours=-5)))
-    assert _days("yesterday", evening) == ("yesterday", "2024-02-13", "2024-02-13")
+def test_days_are_days_in_the_reference_moments_own_zone():
+    # 07:30 on the 14th in Shanghai is still the 13th in UTC: "yesterday" is the 13th there
+    shanghai = ZoneInfo("Asia/Shanghai")
+    morning = datetime(2024, 2, 14, 7, 30, tzinfo=shanghai)
+    found = find_range("yesterday", morning)
+    assert found.start == datetime(2024, 2, 13, tzinfo=shanghai)
+    assert found.end == datetime(2024, 2, 14, tzinfo=shanghai)
+    assert found.start.tzinfo is UTC  # the range itself is in UTC
+    assert found.start == datetime(2024, 2, 12, 16, 0, tzinfo=UTC)
+    # the same instant read in UTC: its yesterday is the 12th
+    assert _days("yesterday", morning.astimezone(UTC)) == ("yesterday", "2024-02-12", "2024-02-12")
+    zh = find_range("昨天我吃了什么", morning)
+    assert (zh.start, zh.end) == (found.start, found.end)
     naive = datetime(2024, 2, 14, 1, 0)  # naive moments are UTC
     assert _days("today", naive) == ("today", "2024-02-14", "2024-02-14")
+
+
+def test_month_ranges_follow_the_zone_across_daylight_saving():
+    new_york = ZoneInfo("America/New_York")
+    found = find_range("last March", datetime(2024, 7, 1, 12, tzinfo=new_york))
+    assert found.start == datetime(2024, 3, 1, tzinfo=new_york)  # 05:00 UTC (EST)
+    assert found.end == datetime(2024, 4, 1, tzinfo=new_york)  # 04:00 UTC (EDT)
+    assert found.end - found.start == timedelta(days=31) - timedelta(hours=1)
 
 
 def test_a_range_says_whether_a_moment_is_in_it():

@@ -341,6 +341,18 @@ def resume(user: UserOpt) -> None:
 
 
 @app.command()
+def timezone(
+    user: UserOpt,
+    zone: Annotated[Optional[str], typer.Argument(help="IANA name, e.g. Asia/Shanghai; omit to show")] = None,
+    clear: Annotated[bool, typer.Option("--clear", help="back to the `timezone` setting")] = False,
+) -> None:
+    """Show or set a user's time zone (their days for "yesterday", "Friday" and reminders)."""
+    if zone is not None or clear:
+        run(lambda m: m.set_timezone(user, None if clear else zone))
+    console.print(f"{user}: {run(lambda m: m.timezone(user))}")
+
+
+@app.command()
 def forget(
     about: Annotated[str, typer.Argument(help="what to forget, e.g. \"coffee\" or \"我的工作\"")],
     user: UserOpt,

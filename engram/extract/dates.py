@@ -231,7 +231,8 @@ EN_REC_RE = re.compile(
 )
 ZH_REC_RE = re.compile(
     r"每个?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7])(?:[和、跟及与](?:周|星期|礼拜)?(?P<wd2>[一二三四五六日天1-7]))?"
-    r"|(?P<unit>每天|每日|每晚|每早|天天|每个工作日|工作日|每个周末|每周末|每周|每星期|每个星期|每礼拜|每个月|每月|每年)"
+    # "天天" is "every day" unless it is the end of a day word: 今天天气 is today's weather
+    r"|(?P<unit>每天|每日|每晚|每早|(?<![今昨明前后当])天天|每个工作日|工作日|每个周末|每周末|每周|每星期|每个星期|每礼拜|每个月|每月|每年)"
 )
 _WORKDAYS, _WEEKENDS = "weekly:MON,TUE,WED,THU,FRI", "weekly:SAT,SUN"
 _UNIT_REC = {"day": "daily", "morning": "daily", "evening": "daily", "night": "daily",

@@ -40,11 +40,21 @@ _ZH_EXPLICIT_RE = re.compile(
 )
 _EN_REMIND_RE = re.compile(
     r"^(?P<polite>(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:don't\s+forget\s+to\s+)?"
-    r"remind\s+me\s+(?:to\s+|about\s+|that\s+)?(?P<clause>.+)$",
+    r"remind\s+me\s+(?:to\s+|about\s+|(?P<that>that\s+))?(?P<clause>.+)$",
     re.I,
 )
 _ZH_REMIND_RE = re.compile(
-    r"^(?:请|麻烦)?你?(?:记得|到时候?|能不能|可以)?提醒(?:一下)?我(?:一下)?[:\s,，]*(?P<clause>.+)$"
+    # a time may lead ("明天提醒我…"): it belongs to the task
+    r"^(?P<when>(?:明天|后天|今天|今晚|明早|明晚|(?:下个?)?(?:周|星期|礼拜)[一二三四五六日天]"
+    r"|\d{1,2}月\d{1,2}[日号])(?:早上|上午|中午|下午|晚上)?)?[,，]?"
+    r"(?:请|麻烦)?你?(?:记得|到时候?|能不能|可以)?提醒(?:一下)?我(?:一下)?[:\s,，]*(?P<clause>.+)$"
+)
+# "remind me tomorrow to call mom": the time goes after the act ("call mom tomorrow")
+_EN_WHEN_FIRST_RE = re.compile(
+    r"^(?P<when>(?:tomorrow|today|tonight|(?:on|next|this)\s+[a-z]+|at\s+\d{1,2}(?::\d\d)?\s*(?:[ap]\.?m\.?)?"
+    r"|in\s+(?:a|an|\d+|two|three|four|five|ten)\s+(?:minutes?|hours?|days?|weeks?))"
+    r"(?:\s+(?:morning|afternoon|evening|night))?)\s+(?:to|about)\s+(?P<act>.+)$",
+    re.I,
 )
 _NOTE_SEP_RE = re.compile(r"\s*[:\-\u2013\u2014]\s*|\s+that\s+", re.I)
 _EN_REJECT_CLAUSE_RE = re.compile(r"^(?:when|how|what|who|where|why|whether|if|the\s+time|me\b|us\b)", re.I)
@@ -64,17 +74,22 @@ def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
     remind = False
     if m is None:
         m = (_ZH_REMIND_RE if zh else _EN_REMIND_RE).match(s)
-        remind = m is not None
+        # "remind me that I parked on level 3" asks to remember a fact, not for a task
+        remind = m is not None and not m.groupdict().get("that")
     if m is None:
         return None
     clause = strip_end(m.group("clause"))
+    if remind and zh and m.group("when"):
+        clause = m.group("when") + clause
+    elif remind and (lead := _EN_WHEN_FIRST_RE.match(clause)):
+        clause = f"{lead.group('act')} {lead.group('when')}"
     polite = m.groupdict().get("polite")
     if polite:
         clause = _POLITE_TAIL_RE.sub("", clause).strip()
         clause = strip_end(clause)
     if not clause or _EN_REJECT_CLAUSE_RE.match(clause):
         return []
-    if not zh and not remind and m.group("verb").lower() == "note" and not _NOTE_SEP_RE.fullmatch(m.group("sep")):
+    if not zh and not remind and m.groupdict().get("verb", "").lower() == "note" and not _NOTE_SEP_RE.fullmatch(m.group("sep")):
         return None  # "note the date" is not a memory command
     if is_question(clause, ctx.lang) and not polite:
         return []
@@ -84,8 +99,8 @@ def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
     else:
         found = mine(clause, inner)
         if not found:
-            found = _fallback(clause, inner, imperative=m.group("verb") in _ZH_IMPERATIVE_VERBS)
-    verb = "remind me" if remind else m.group("verb")
+            found = _fallback(clause, inner, imperative=m.groupdict().get("verb") in _ZH_IMPERATIVE_VERBS)
+    verb = m.groupdict().get("verb") or "remind me"
     for c in found:
         c.source = Source.EXPLICIT
         c.importance = max(c.importance, _EXPLICIT_IMPORTANCE)
