@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
@@ -42,7 +41,8 @@ from engram.models import (
 )
 from engram.capsule import Capsule, CapsuleEngine, Context, Delta
 from engram import control, disputes, lifecycle, portability, reminders, when
-from engram.privacy import Policy, PrivacyPolicy, apply as apply_privacy, placeholder, redact, scan
+from engram.privacy import PrivacyPolicy, apply as apply_privacy, redact
+from engram.sanitize import redact_json, safe_candidate
 from engram.providers.embedders import Embedder, make_embedder
 from engram.reconcile import Decision, decide, signals_change
 from engram.retrieve import Retriever
@@ -131,37 +131,6 @@ def _live(filters: Filters) -> Filters:
     if filters.as_of is not None:
         live.append(Status.SUPERSEDED)
     return filters.model_copy(update={"status": live})
-
-
-def _redact_json(value: Any, policy: PrivacyPolicy) -> Any:
-    """Every string inside caller metadata redacted (it is stored as given otherwise)."""
-    if isinstance(value, str):
-        return redact(value, policy)
-    if isinstance(value, list):
-        return [_redact_json(v, policy) for v in value]
-    if isinstance(value, dict):
-        return {k: _redact_json(v, policy) for k, v in value.items()}
-    return value
-
-
-# cheap pre-check: a sentence without digits, "@" or these words holds no detectable secret
-_MAY_HOLD_SECRET = re.compile(r"[0-9@_]|pass|pw|pin|key|token|secret|bearer|sk-|密码|密碼|口令|密钥|秘钥|令牌", re.I)
-
-
-def _leaks(text: str, secrets: Sequence[str], allowed: str = "") -> bool:
-    """True when `text` (a memory, key slug, value, entity) carries a piece of a secret
-    that `allowed` (the sentence with its secrets redacted) does not also say."""
-    flat = "".join(ch for ch in text.casefold() if ch.isalnum())
-    words = set(lexical_tokens(text.replace("_", " ")))
-    fine = set(lexical_tokens(allowed)) if allowed else set()
-    fine_flat = "".join(ch for ch in allowed.casefold() if ch.isalnum())
-    for secret in secrets:
-        core = "".join(ch for ch in secret.casefold() if ch.isalnum())
-        if len(core) >= 4 and core in flat and core not in fine_flat:
-            return True
-        if words & ({t for t in lexical_tokens(secret) if len(t) >= 4} - fine):
-            return True
-    return False
 
 
 def _job_text(payload: str) -> str:
@@ -265,7 +234,7 @@ class Memory:
             self.queue.submit_add(scope, session_id, {
                 "messages": self._queued(parsed), "user_id": scope.user_id,
                 "agent_id": scope.agent_id, "session_id": session_id,
-                "metadata": _redact_json(meta, self.privacy), "infer": infer,
+                "metadata": redact_json(meta, self.privacy), "infer": infer,
                 "timestamp": said_at.isoformat(), "idempotency_key": idempotency_key,
             })
             return []
@@ -274,7 +243,7 @@ class Memory:
             if done:
                 return [Event(action=Action.NOOP, memory=m, reason="idempotent replay") for m in done]
         self.sessions.before_add(scope, session_id)
-        meta = _redact_json(meta, self.privacy)
+        meta = redact_json(meta, self.privacy)
         paused = self.is_paused(scope.user_id)
         if not infer:
             if paused:
@@ -427,39 +396,10 @@ class Memory:
         self, scope: Scope, candidate: Candidate, said: str, session_id: str | None,
         metadata: dict[str, Any], said_at: datetime, idempotency_key: str | None,
     ) -> Event | None:
-        filtered = apply_privacy(candidate.content, self.privacy)
-        if filtered.dropped or not filtered.text.strip():
-            log.info("privacy policy dropped a %s candidate (%s)", candidate.kind, ", ".join(sorted(filtered.kinds)))
+        safe = safe_candidate(candidate, said, self.privacy)  # engram.sanitize: no secret gets through
+        if safe is None:
             return None
-        text = filtered.text
-        # A rewrite can keep a secret while losing what made it detectable ("I changed my
-        # password to X" -> "User changed their password to X"): the secrets of the sentence
-        # as said are removed from the candidate too, and a candidate still carrying a piece
-        # of one is not stored at all.
-        said_findings = [
-            f for f in scan(said) if self.privacy.action(f.kind) is not Policy.ALLOW
-        ] if filtered.findings or _MAY_HOLD_SECRET.search(said) else []
-        secrets = self._secret_parts(candidate.content) + [said[f.start : f.end] for f in said_findings]
-        for f in said_findings:
-            value = said[f.start : f.end]
-            if value in text:
-                if self.privacy.action(f.kind) is Policy.DROP:
-                    log.info("privacy policy dropped a %s candidate (%s)", candidate.kind, f.kind.value)
-                    return None
-                text = text.replace(value, placeholder(f.kind))
-        if said_findings and _leaks(text, secrets, allowed=redact(said, self.privacy)):
-            log.info("dropped a %s candidate that still carried part of a secret", candidate.kind)
-            return None
-        candidate = candidate.model_copy(update={"content": text})
-        if candidate.value is not None:
-            candidate.value = redact(candidate.value, self.privacy)
-        if secrets:  # slots, values and entities derived from a secret say it too
-            if candidate.key and _leaks(candidate.key, secrets):
-                candidate.key = None
-            if candidate.value and _leaks(candidate.value, secrets):
-                candidate.value = None
-            candidate.entities = [e for e in candidate.entities if not _leaks(e, secrets)]
-            candidate.reason = redact(candidate.reason, self.privacy)
+        candidate = safe
         said = redact(said, self.privacy)  # it only feeds the reason recorded in history
         now = utcnow()
         item = MemoryItem(
@@ -611,15 +551,6 @@ class Memory:
             record.embedding = vector
             record.item.embedding_model = self.embedder.name
 
-    def _secret_parts(self, *texts: str) -> list[str]:
-        """The secret substrings of `texts` the policy does not allow (kept in memory only)."""
-        return [
-            text[f.start : f.end]
-            for text in texts
-            for f in scan(text)
-            if self.privacy.action(f.kind) is not Policy.ALLOW
-        ]
-
     # -- reading ---------------------------------------------------------------------
     def search(
         self,
@@ -682,9 +613,9 @@ class Memory:
             changes["content"] = clean
         if item.value and (value := redact(item.value, self.privacy)) != item.value:
             changes["value"] = value
-        if item.metadata and (meta := _redact_json(item.metadata, self.privacy)) != item.metadata:
+        if item.metadata and (meta := redact_json(item.metadata, self.privacy)) != item.metadata:
             changes["metadata"] = meta
-        if item.entities and (entities := _redact_json(item.entities, self.privacy)) != item.entities:
+        if item.entities and (entities := redact_json(item.entities, self.privacy)) != item.entities:
             changes["entities"] = entities
         if changes:
             return item.model_copy(update=changes)
@@ -742,7 +673,7 @@ class Memory:
             raise InvalidInput("nothing to update: give content and/or metadata")
         if content is not None and (not isinstance(content, str) or not content.strip()):
             raise InvalidInput("content must be a non-empty string")
-        meta = _redact_json(_metadata(metadata), self.privacy)
+        meta = redact_json(_metadata(metadata), self.privacy)
         current = self.store.get(memory_id) if isinstance(memory_id, str) else None
         if current is None:
             raise NotFound(f"no memory with id {memory_id!r}")
