@@ -218,3 +218,41 @@ def test_time_filters_apply_inside_the_index_to_old_new_and_edited_rows(memory):
     chili = memory.embedder.embed(["a big pot of chili"])[0]
     assert [i for i, _ in memory.store.dense_search(Scope("u1"), chili, in_may, 10)] == [may.id]
     assert memory.store.lexical_search(Scope("u1"), ["chili"], in_may, 10) == []
+
+
+def test_threads_sharing_one_memory_see_every_write_whole(memory):
+    """A `Memory` is shared by threads: searches running while another thread writes never
+    fail, and once the writer is done every memory is found."""
+    import threading
+
+    memory.add("warm up the index", user_id="u1", infer=False)
+    memory.search("warm", user_id="u1")
+    errors: list[BaseException] = []
+    done = threading.Event()
+
+    def write() -> None:
+        try:
+            for i in range(300):
+                memory.add(f"note number {i} about topic{i}", user_id="u1", infer=False)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+        finally:
+            done.set()
+
+    def read() -> None:
+        try:
+            while not done.is_set():
+                for hit in memory.search("note number topic", user_id="u1", limit=10):
+                    assert hit.memory.user_id == "u1"
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write), threading.Thread(target=read), threading.Thread(target=read)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in threads), "a thread is stuck"
+    assert not errors, errors
+    for i in (0, 150, 299):
+        assert memory.search(f"topic{i}", user_id="u1", limit=1)[0].memory.content == f"note number {i} about topic{i}"

@@ -224,38 +224,41 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             for c in _WRITE_COLUMNS
             if c != "id"
         ) + " WHERE id = ? RETURNING rowid"
-        with self._tx() as db:
-            self._sync_caches()
-            self._touch(r.item.user_id for r in (*inserts, *updates))
-            rowids = [db.execute(insert_sql, _row_values(r)).lastrowid for r in inserts]
-            db.executemany(
-                "INSERT INTO memories_fts (rowid, tokens, scope) VALUES (?, ?, ?)",
-                [
-                    (rowid, " ".join(r.tokens), _scope_tokens(r.item))
-                    for rowid, r in zip(rowids, inserts, strict=True)
-                ],
-            )
-            for record in updates:
-                before = db.execute(
-                    "SELECT content_hash FROM memories WHERE id = ?", (record.item.id,)
-                ).fetchone()
-                if before is None:
-                    raise StoreError(f"no memory with id {record.item.id!r}")
-                values = _row_values(record)
-                rowid = db.execute(update_sql, values[1:] + [record.item.id]).fetchone()[0]
-                if before[0] != record.content_hash:  # same text, same tokens: FTS5 untouched
-                    db.execute(
-                        "UPDATE memories_fts SET tokens = ?, scope = ? WHERE rowid = ?",
-                        (" ".join(record.tokens), _scope_tokens(record.item), rowid),
-                    )
-                cache = self._indexes.get(record.item.user_id)
-                if cache is not None:
-                    if record.embedding is not None:  # new content: re-index it
-                        cache.replace(rowid, record.embedding, record.tokens)
-                    cache.set_status(rowid, record.item.status.value)
-            self._write_events(db, events)
-            self._forget_items(r.item.id for r in updates)
-        self._cache_add(rowids, inserts)
+        # the lock is held until the new rows are in the index too: a search in another
+        # thread sees the write whole or not at all
+        with self._lock:
+            with self._tx() as db:
+                self._sync_caches()
+                self._touch(r.item.user_id for r in (*inserts, *updates))
+                rowids = [db.execute(insert_sql, _row_values(r)).lastrowid for r in inserts]
+                db.executemany(
+                    "INSERT INTO memories_fts (rowid, tokens, scope) VALUES (?, ?, ?)",
+                    [
+                        (rowid, " ".join(r.tokens), _scope_tokens(r.item))
+                        for rowid, r in zip(rowids, inserts, strict=True)
+                    ],
+                )
+                for record in updates:
+                    before = db.execute(
+                        "SELECT content_hash FROM memories WHERE id = ?", (record.item.id,)
+                    ).fetchone()
+                    if before is None:
+                        raise StoreError(f"no memory with id {record.item.id!r}")
+                    values = _row_values(record)
+                    rowid = db.execute(update_sql, values[1:] + [record.item.id]).fetchone()[0]
+                    if before[0] != record.content_hash:  # same text, same tokens: FTS5 untouched
+                        db.execute(
+                            "UPDATE memories_fts SET tokens = ?, scope = ? WHERE rowid = ?",
+                            (" ".join(record.tokens), _scope_tokens(record.item), rowid),
+                        )
+                    cache = self._indexes.get(record.item.user_id)
+                    if cache is not None:
+                        if record.embedding is not None:  # new content: re-index it
+                            cache.replace(rowid, record.embedding, record.tokens)
+                        cache.set_status(rowid, record.item.status.value)
+                self._write_events(db, events)
+                self._forget_items(r.item.id for r in updates)
+            self._cache_add(rowids, inserts)
 
     def _cache_add(self, rowids: list[int], records: Sequence[Record]) -> None:
         by_user: dict[str, list[int]] = {}
