@@ -12,7 +12,7 @@ import hashlib
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime, timedelta, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
@@ -257,7 +257,7 @@ class Memory:
         kept: list[Message] = []
         events: list[Event] = []
         rules: list[Candidate] = []
-        zone: tzinfo | None = None  # the user's, read once something is to be mined
+        local: datetime | None = None  # when it was said on the user's clock, read once needed
         for message in parsed:
             text = message.content
             if message.role == "user":
@@ -269,9 +269,9 @@ class Memory:
             if paused or not text.strip():
                 continue
             kept.append(message if text == message.content else Message(role=message.role, content=text))
-            if zone is None:
-                zone = self.timezone(scope.user_id)
-            found = extract_candidates(text, role=message.role, now=said_at.astimezone(zone))
+            if local is None:
+                local = self._local(scope.user_id, timestamp if timestamp is not None else said_at)
+            found = extract_candidates(text, role=message.role, now=local)
             rules += found
             for candidate in found:
                 event = self._add_candidate(
@@ -582,7 +582,7 @@ class Memory:
         at = utcnow()
         reference = at if now is None else as_utc(now)
         if when.mentions_time(query):  # its days are the user's ("yesterday" in Shanghai)
-            reference = reference.astimezone(self.timezone(scope.user_id))
+            reference = self._local(scope.user_id, at if now is None else now)
         results = self.retriever.search(scope, query, _live(_filters(filters)), limit, at, reference)
         if self.settings.reinforce and results and not self.is_paused(scope.user_id):
             self.store.record_access([r.memory.id for r in results], at)
@@ -820,8 +820,18 @@ class Memory:
 
     def timezone(self, user_id: str) -> tzinfo:
         """The user's time zone: their own (`set_timezone`), else the `timezone` setting, else UTC."""
-        own = self.store.get_state(_scope(user_id).user_id, "timezone")
-        return as_zone(own or self.settings.timezone)
+        return as_zone(self._zone_name(user_id))
+
+    def _zone_name(self, user_id: str) -> str | None:
+        return self.store.get_state(_scope(user_id).user_id, "timezone") or self.settings.timezone
+
+    def _local(self, user_id: str, moment: datetime) -> datetime:
+        """`moment` on the user's clock: in their zone when one is set (`set_timezone` or the
+        setting), else in the zone `moment` came with (UTC when naive)."""
+        name = self._zone_name(user_id)
+        if name is not None:
+            return as_utc(moment).astimezone(as_zone(name))
+        return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
     def view(self, *, user_id: str, agent_id: str | None = None) -> dict[Kind, list[MemoryItem]]:
         """What is remembered about a user, grouped by kind (live memories, newest first)."""

@@ -83,3 +83,16 @@ def test_an_unknown_zone_is_refused_and_nothing_changes(memory, bad):
     with pytest.raises(InvalidInput):
         memory.set_timezone("u", bad)
     assert memory.timezone("u") is UTC
+
+
+def test_without_a_zone_set_the_callers_own_zone_counts(memory):
+    """No zone for the user and none in the settings: an aware `now` or `timestamp` says
+    which day it is; a naive one is UTC."""
+    _meals(memory, "u")
+    asked_in_shanghai = ASKED.astimezone(SHANGHAI)  # the same instant, on a Shanghai clock
+    found = memory.search("what did I eat for dinner yesterday?", user_id="u", now=asked_in_shanghai, limit=1)
+    assert "dumplings" in found[0].memory.content
+    assert "noodles" in _first(memory, "u", "what did I eat for dinner yesterday?")  # UTC
+    said = datetime(2024, 2, 15, 17, 0, tzinfo=UTC).astimezone(SHANGHAI)  # Friday 01:00 there
+    due = memory.add("Remind me to call mom tomorrow", user_id="u", timestamp=said)[0].memory.due_at
+    assert due.astimezone(SHANGHAI).date() == datetime(2024, 2, 17).date()
