@@ -148,13 +148,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         leaves (read inside it, so no other process's write can slip in between)."""
         users = [u for u in self._touched if u in self._indexes]
         self._touched.clear()
-        if len(users) == 1:  # the usual write: one user's memories
-            self._index_versions[users[0]] = self._user_version(users[0])
-        elif users:
-            self._index_versions.update(db.execute(
-                f"SELECT user_id, version FROM user_versions WHERE user_id IN {_JSON_LIST}",
-                (json.dumps(users),),
-            ).fetchall())
+        self._index_versions.update(self._versions(users))
 
     def _drop_touched(self) -> None:
         """After a rollback: indexes patched inside it no longer match the file."""
@@ -162,9 +156,15 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             self._indexes.pop(user_id, None)
         self._touched.clear()
 
-    def _user_version(self, user_id: str) -> int:
-        row = self._db.execute("SELECT version FROM user_versions WHERE user_id = ?", (user_id,)).fetchone()
-        return 0 if row is None else row[0]
+    def _versions(self, user_ids: list[str]) -> dict[str, int]:
+        """The current version of each user (0: never written)."""
+        if len(user_ids) == 1:  # the usual case, by key (5 µs, against 17 through json_each)
+            return {user_ids[0]: self.user_version(user_ids[0])}
+        found = dict(self._db.execute(
+            f"SELECT user_id, version FROM user_versions WHERE user_id IN {_JSON_LIST}",
+            (json.dumps(user_ids),),
+        ).fetchall())
+        return {u: found.get(u, 0) for u in user_ids}
 
     def _sync_caches(self) -> None:
         """When another connection changed the file: drop the cached items, and the cached
@@ -176,12 +176,9 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         self._items.clear()
         if not self._indexes:
             return
-        current = dict(self._db.execute(
-            f"SELECT user_id, version FROM user_versions WHERE user_id IN {_JSON_LIST}",
-            (json.dumps(list(self._indexes)),),
-        ).fetchall())
+        current = self._versions(list(self._indexes))
         for user_id in list(self._indexes):
-            if current.get(user_id, 0) != self._index_versions.get(user_id):
+            if current[user_id] != self._index_versions.get(user_id):
                 del self._indexes[user_id]
                 self._index_versions.pop(user_id, None)
 
@@ -589,7 +586,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             cache = ScopeIndex(self.dim)
             # the version before the rows: a write landing in between makes the index look
             # stale (reloaded once more), never current when it is not
-            version = self._user_version(user_id)
+            version = self.user_version(user_id)
             rows = self._db.execute(
                 "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
                 " m.id, m.created_at FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
