@@ -15,6 +15,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engram.errors import InvalidInput
+
 
 def utcnow() -> datetime:
     """Timezone-aware now; storage is always UTC."""
@@ -39,7 +41,7 @@ def as_zone(tz: tzinfo | str | None) -> tzinfo:
             return ZoneInfo(tz)
         except (ValueError, KeyError, OSError, ZoneInfoNotFoundError):
             pass
-    raise ValueError(f"unknown time zone {tz!r}; expected an IANA name such as 'Asia/Shanghai'")
+    raise InvalidInput(f"unknown time zone {tz!r}; expected an IANA name such as 'Asia/Shanghai'")
 
 
 def new_id() -> str:

@@ -56,13 +56,6 @@ class Reminder(BaseModel):
     text: str  # "Due today: …" / "今天到期：…"
 
 
-def _zone(tz: tzinfo | str | None) -> tzinfo:
-    try:
-        return as_zone(tz)
-    except ValueError as exc:
-        raise InvalidInput(str(exc)) from None
-
-
 def parse_recurrence(rule: str) -> tuple[str, tuple[int, ...] | int | tuple[int, int] | None]:
     """("weekly", (4,)) for "weekly:FRI"; raises InvalidInput for what it cannot read."""
     if not isinstance(rule, str) or not rule.strip():
@@ -130,7 +123,7 @@ def next_occurrence(item: MemoryItem, after: datetime, tz: tzinfo | str | None =
     if not item.recurrence:
         return None
     unit, arg = parse_recurrence(item.recurrence)
-    zone = _zone(tz)
+    zone = as_zone(tz)
     start_day, at = _anchor(item, zone)
     local_after = as_utc(after).astimezone(zone)
     day = max(local_after.date(), start_day)
@@ -183,7 +176,7 @@ def due(
 ) -> list[Reminder]:
     """The reminders among `items` at `now`, soonest first (see the module docstring)."""
     now = utcnow() if now is None else as_utc(now)
-    zone = _zone(tz)
+    zone = as_zone(tz)
     until = now + horizon
     day_start = as_utc(datetime.combine(now.astimezone(zone).date(), time(0, 0), tzinfo=zone))
     out: list[Reminder] = []
@@ -226,7 +219,7 @@ def complete(
         raise InvalidInput(f"memory {memory_id!r} is a {item.kind.value}, not a task")
     live = (Status.ACTIVE.value, Status.DISPUTED.value)
     if item.recurrence:
-        zone = _zone(tz)
+        zone = as_zone(tz)
         done = _done_through(item)
         day_start = as_utc(datetime.combine(now.astimezone(zone).date(), time(0, 0), tzinfo=zone))
         start = day_start if done is None else max(day_start, done + timedelta(seconds=1))
