@@ -25,7 +25,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
-__all__ = ["TimeRange", "find_range", "find_ranges", "mentions_time"]
+__all__ = ["MONTHS", "TimeRange", "find_range", "find_ranges", "mentions_time", "zh_number"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,8 +155,8 @@ def _date_or_none(year: int | None, month: int, day: int) -> Days | None:
         return None
 
 
-# --- words -------------------------------------------------------------------------------
-_MONTHS = {
+# --- words (the month names and Chinese numerals also serve the extraction rules' due dates) -
+MONTHS = {
     "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
     "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8,
     "september": 9, "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11,
@@ -187,7 +187,7 @@ def _en_number(word: str) -> int | None:
     return _EN_NUMBERS.get(word)
 
 
-def _zh_number(text: str) -> int | None:
+def zh_number(text: str) -> int | None:
     """Arabic digits or Chinese numerals up to 99 (十, 十二, 二十, 二十一, 两)."""
     if text.isdigit():
         return int(text)
@@ -279,10 +279,10 @@ _EN_WORD = re.compile(r"[a-z]+|\d+")
 _EN_TRIGGERS = frozenset(
     "ago yesterday today tonight night morning afternoon evening day days week weeks weekend"
     " month months year years spring summer autumn fall winter".split()
-) | frozenset(_MONTHS) | frozenset(_WEEKDAYS) | frozenset(("sept",))
+) | frozenset(MONTHS) | frozenset(_WEEKDAYS) | frozenset(("sept",))
 _EN_STARTS = frozenset(
     "in during throughout of on the last past this yesterday today tonight year".split()
-) | frozenset(_EN_NUMBERS) | frozenset(_MONTHS) | frozenset(("spring", "summer", "autumn", "fall"))
+) | frozenset(_EN_NUMBERS) | frozenset(MONTHS) | frozenset(("spring", "summer", "autumn", "fall"))
 _EN_BEFORE = 5  # words an expression may start before its trigger
 _ZH_TRIGGERS = frozenset("天周月年期拜晚早日")
 _ZH_STARTS = frozenset("0123456789一二两三四五六七八九十上这本大前去今昨过最近")
@@ -380,7 +380,7 @@ def _zh_rule(m: re.Match[str], today: date) -> Days | None:
     rule = m.lastgroup
     g = m.group
     if rule == "zymd":
-        return _date_or_none(_valid_year(g("zymd_y")), _zh_month(g("zymd_m")), _zh_number(g("zymd_d")) or 0)
+        return _date_or_none(_valid_year(g("zymd_y")), _zh_month(g("zymd_m")), zh_number(g("zymd_d")) or 0)
     if rule == "zym":
         year = _valid_year(g("zym_y"))
         return None if year is None else _month(year, _zh_month(g("zym_m")))
@@ -391,19 +391,19 @@ def _zh_rule(m: re.Match[str], today: date) -> Days | None:
         year = today.year - _ZH_YEARS[g("zrym_r")]
         month = _zh_month(g("zrym_m"))
         if g("zrym_d"):
-            return _date_or_none(year, month, _zh_number(g("zrym_d")) or 0)
+            return _date_or_none(year, month, zh_number(g("zrym_d")) or 0)
         return _month(year, month)
     if rule == "zrys":
         return _season(today.year - _ZH_YEARS[g("zrys_r")], _ZH_SEASONS[g("zrys_s")])
     if rule == "zmd":
-        return _past_day(today, _zh_month(g("zmd_m")), _zh_number(g("zmd_d")) or 0)
+        return _past_day(today, _zh_month(g("zmd_m")), zh_number(g("zmd_d")) or 0)
     if rule == "zm":
         return _past_month(today, _zh_month(g("zm_m")), strict=False)
     if rule == "zago":
-        amount = _zh_number(g("zago_n"))
+        amount = zh_number(g("zago_n"))
         return None if not amount else _back(today, amount, _unit(g("zago_u")))
     if rule == "zwin":
-        amount = _zh_number(g("zwin_n"))
+        amount = zh_number(g("zwin_n"))
         return None if not amount else _window(today, amount, _unit(g("zwin_u")))
     if rule == "zwk2":
         return _week(today, 2)
@@ -428,7 +428,7 @@ def _zh_rule(m: re.Match[str], today: date) -> Days | None:
 
 def _month_number(word: str, year_follows: bool = False) -> int | None:
     """The month a word names; "may" only capitalised, or lower-case right before a year."""
-    month = _MONTHS.get(word.lower())
+    month = MONTHS.get(word.lower())
     if month == 5 and word != "May" and not (year_follows and word.lower() == "may"):
         return None
     return month
@@ -439,7 +439,7 @@ def _day_number(text: str) -> int:
 
 
 def _zh_month(text: str) -> int:
-    return _zh_number(text) or 0
+    return zh_number(text) or 0
 
 
 _ZH_RULES = frozenset(name for name, _ in _RULES if name.startswith("z"))

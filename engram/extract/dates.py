@@ -13,16 +13,12 @@ from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
+from engram.when import MONTHS, zh_number
+
 _WD_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WD_CODE = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 _WD_EN_RE = "|".join(_WD_EN)
-_MONTHS = {
-    "january": 1, "jan": 1, "february": 2, "feb": 2, "march": 3, "mar": 3, "april": 4, "apr": 4,
-    "may": 5, "june": 6, "jun": 6, "july": 7, "jul": 7, "august": 8, "aug": 8, "september": 9,
-    "sept": 9, "sep": 9, "october": 10, "oct": 10, "november": 11, "nov": 11, "december": 12,
-    "dec": 12,
-}
-_MONTH_RE = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
 _EN_NUMS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
             "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2}
 EN_DATE_RE = re.compile(
@@ -57,16 +53,9 @@ ZH_DATE_RE = re.compile(
 )
 
 
-_ZH_DIGITS = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
-
-
 def zh_int(s: str) -> int:
-    if s.isdigit():
-        return int(s)
-    if "十" in s:
-        tens, _, ones = s.partition("十")
-        return (_ZH_DIGITS.get(tens, 1) if tens else 1) * 10 + (_ZH_DIGITS.get(ones, 0) if ones else 0)
-    return _ZH_DIGITS.get(s, 0)
+    """Arabic digits or Chinese numerals up to 99 ("十五", "两"); 0 when neither."""
+    return zh_number(s) or 0
 
 
 def _upcoming(today: date, wd: int) -> date:
@@ -163,9 +152,9 @@ def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]
     if g["iy"]:
         return _iso(g, t)
     if g["mon"]:
-        return _md(today, _MONTHS[g["mon"].lower()], int(g["md"]), g["my"]), t
+        return _md(today, MONTHS[g["mon"].lower()], int(g["md"]), g["my"]), t
     if g["mon2"]:
-        return _md(today, _MONTHS[g["mon2"].lower()], int(g["dm"]), g["my2"]), t
+        return _md(today, MONTHS[g["mon2"].lower()], int(g["dm"]), g["my2"]), t
     if g["n"]:
         n = _EN_NUMS.get(g["n"].lower()) or int(g["n"])
         return _after(today, n, g["unit"].lower().rstrip("s")), t
