@@ -96,3 +96,11 @@ def test_without_a_zone_set_the_callers_own_zone_counts(memory):
     said = datetime(2024, 2, 15, 17, 0, tzinfo=UTC).astimezone(SHANGHAI)  # Friday 01:00 there
     due = memory.add("Remind me to call mom tomorrow", user_id="u", timestamp=said)[0].memory.due_at
     assert due.astimezone(SHANGHAI).date() == datetime(2024, 2, 17).date()
+
+
+def test_a_zone_set_by_another_process_is_seen_at_once(memory, db_path, embedder):
+    assert memory.timezone("u") is UTC and not memory.is_paused("u")  # read (and kept) here
+    with Memory(db_path, embedder=embedder) as other:  # its own connection
+        other.set_timezone("u", "Asia/Shanghai")
+        other.pause("u")
+    assert memory.timezone("u") == SHANGHAI and memory.is_paused("u")

@@ -92,6 +92,9 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         # memories as last read, by id: rebuilding an item costs ~20 µs, a copy ~3 µs.
         # Every write path below drops what it changed; another process's write drops all.
         self._items: dict[str, MemoryItem] = {}
+        # per-user switches as last read ((user, name) -> value, None for unset): `add` asks
+        # for "paused" and "timezone" every time; another process's write drops them all
+        self._states: dict[tuple[str, str], str | None] = {}
         # uses counted by record_access, not yet written: id -> (count, last use)
         self._pending_access: dict[str, tuple[int, datetime]] = {}
         self._pending_since: float | None = None
@@ -174,6 +177,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             return
         self._data_version = version
         self._items.clear()
+        self._states.clear()
         if not self._indexes:
             return
         current = self._versions(list(self._indexes))
@@ -804,13 +808,17 @@ class SQLiteStore(SessionsMixin, JobsMixin):
 
     def get_state(self, user_id: str, name: str) -> str | None:
         with self._lock:
-            row = self._db.execute(
-                "SELECT value FROM user_state WHERE user_id = ? AND name = ?", (user_id, name)
-            ).fetchone()
-        return None if row is None else row[0]
+            self._sync_caches()
+            if (user_id, name) not in self._states:
+                row = self._db.execute(
+                    "SELECT value FROM user_state WHERE user_id = ? AND name = ?", (user_id, name)
+                ).fetchone()
+                self._states[(user_id, name)] = None if row is None else row[0]
+            return self._states[(user_id, name)]
 
     def set_state(self, user_id: str, name: str, value: str | None, at: datetime) -> None:
         with self._tx() as db:
+            self._states.pop((user_id, name), None)  # read again after the commit
             if value is None:
                 db.execute("DELETE FROM user_state WHERE user_id = ? AND name = ?", (user_id, name))
             else:
