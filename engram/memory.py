@@ -444,12 +444,16 @@ class Memory:
         return event
 
     def _similar(self, scope: Scope, record: Record, filters: Filters) -> list[tuple[MemoryItem, float]]:
-        # only neighbours close enough to matter are materialised (a duplicate, or
-        # the LLM judge's grey zone when one is configured)
+        """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one
+        is configured) its grey zone. Only those are materialised."""
         floor = self.settings.duplicate_similarity
         if self.llm is not None and self.settings.llm_reconcile:
+            # the judge also weighs close meanings in other words: every vector is read
             floor = min(floor, self.settings.llm_grey_zone)
-        hits = [h for h in self.store.dense_search(scope, record.embedding, filters, 3) if h[1] >= floor]
+            hits = self.store.dense_search(scope, record.embedding, filters, 3)
+        else:  # a near-duplicate restates the words too (engram.text.restates)
+            hits = self.store.restatements(scope, record.embedding, record.tokens, filters, 3)
+        hits = [h for h in hits if h[1] >= floor]
         items = {m.id: m for m in self.store.get_many([h[0] for h in hits])}
         return [(items[i], score) for i, score in hits if i in items]
 

@@ -82,6 +82,25 @@ def test_exact_and_near_duplicates_are_noop_and_reinforce(memory):
 
 
 @pytest.mark.parametrize(
+    "others, first, restated",
+    [
+        ("Remember that I keep my {} in the garage.", "Remember that I keep my bike in the garage.",
+         "Remember that I always keep my bike in the garage."),
+        ("请记住我的{}放在车库里", "请记住我的自行车放在车库里", "请记住我的自行车一直放在车库里"),
+    ],
+)
+def test_a_restatement_in_other_words_is_found_among_many_alike(memory, others, first, restated):
+    for thing in ["kayak", "tent", "skis", "drill", "ladder", "grill", "mower", "sled", "canoe", "rake"] * 3:
+        memory.add(others.format(thing + str(len(memory.get_all(user_id="u1")))), user_id="u1")
+    kept = memory.add(first, user_id="u1")[0].memory
+    stored = len(memory.get_all(user_id="u1"))
+    events = memory.add(restated, user_id="u1")
+    assert [(e.action, e.memory.id) for e in events] == [(Action.NOOP, kept.id)]
+    assert "near-duplicate" in events[0].reason
+    assert len(memory.get_all(user_id="u1")) == stored
+
+
+@pytest.mark.parametrize(
     "before, after, old_needle, new_needle",
     [
         ("My favourite colour is blue.", "My favourite colour is green.", "blue", "green"),

@@ -147,6 +147,30 @@ def test_large_scopes_search_through_the_ivf_and_see_new_rows(monkeypatch):
     assert "m17" not in [i for i, _ in index.dense(query, ["active"], None, 5)]
 
 
+def test_duplicate_checks_rank_by_cosine_among_the_rows_sharing_most_words():
+    import numpy as np
+
+    from engram.store.scope_index import ScopeIndex
+
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(300, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    # every row says "user"; row 7 alone also says "bike" and "garage"
+    words = [["user", "bike", "garage"] if i == 7 else ["user", f"thing{i}"] for i in range(300)]
+    index = ScopeIndex(16)
+    index.add(list(range(300)), [f"m{i}" for i in range(300)], list(vectors), words,
+              ["active"] * 300, [None] * 300)
+    query = vectors[7] + 0.1 * vectors[200]
+    query /= np.linalg.norm(query)
+    found = index.restatements(query, ["user", "bike", "garage"], ["active"], None, 3)
+    assert found[0][0] == "m7" and found[0][1] > 0.9
+    # a row with the closest vector but none of the words is not a restatement
+    assert all(i != "m7" for i, _ in index.restatements(vectors[7], ["cat"], ["active"], None, 3))
+    assert index.restatements(vectors[7], ["bike"], ["superseded"], None, 3) == []  # filters hold
+    index.set_status(7, "archived")
+    assert "m7" not in [i for i, _ in index.restatements(query, ["bike", "garage"], ["active"], None, 3)]
+
+
 def test_fts5_holds_engram_tokens_with_the_owner(memory, db_path):
     from engram.store.base import scope_token
 

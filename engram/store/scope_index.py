@@ -36,6 +36,7 @@ from engram.store.ivf import IVF, Build
 
 EXACT_UP_TO = 20_000  # dense search is exact up to this many rows; above, it probes an IVF index
 SHORTLIST = 2_000  # an IVF search ranks at least this many rows exactly
+RESTATEMENT_SHORTLIST = 16  # rows sharing the most words whose vectors a duplicate check reads
 BUILD_IN_BACKGROUND = True  # rebuilds on a thread (a first build is always inline)
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -73,24 +74,39 @@ def _one_blas_thread(rows: int) -> AbstractContextManager:
 
 
 class _Postings:
-    """One term's postings: appended as Python lists, frozen to numpy on first use."""
+    """One term's postings: appended as Python lists (cheap while a scope loads), copied to
+    numpy on use. The copy grows in place, so after a write only the new postings are
+    converted: a common word's list ("user": every memory) is not rebuilt per message."""
 
-    __slots__ = ("docs", "tfs", "_frozen")
+    __slots__ = ("docs", "tfs", "_docs", "_tfs", "_filled")
 
     def __init__(self) -> None:
         self.docs: list[int] = []
         self.tfs: list[int] = []
-        self._frozen: tuple[np.ndarray, np.ndarray] | None = None
+        self._docs = _NO_DOCS
+        self._tfs = _NO_TFS
+        self._filled = 0
 
     def append(self, doc: int, tf: int) -> None:
         self.docs.append(doc)
         self.tfs.append(tf)
-        self._frozen = None
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray]:
-        if self._frozen is None:
-            self._frozen = (np.asarray(self.docs, dtype=np.int64), np.asarray(self.tfs, dtype=np.float32))
-        return self._frozen
+        n = len(self.docs)
+        if self._filled < n:
+            if len(self._docs) < n:  # room to grow: later postings are written in place
+                capacity = n if self._filled == 0 else max(n, 2 * len(self._docs))
+                docs, tfs = np.empty(capacity, dtype=np.int64), np.empty(capacity, dtype=np.float32)
+                docs[: self._filled], tfs[: self._filled] = self._docs[: self._filled], self._tfs[: self._filled]
+                self._docs, self._tfs = docs, tfs
+            self._docs[self._filled : n] = self.docs[self._filled :]
+            self._tfs[self._filled : n] = self.tfs[self._filled :]
+            self._filled = n
+        return self._docs[:n], self._tfs[:n]
+
+
+_NO_DOCS = np.zeros(0, dtype=np.int64)
+_NO_TFS = np.zeros(0, dtype=np.float32)
 
 
 def _post(field: dict[str, _Postings], index: int, words: Sequence[str]) -> int:
@@ -393,14 +409,14 @@ class ScopeIndex:
             # one product over all rows beats copying the permitted ones out first
             return self._top((self.matrix[:n] @ query)[indexes], indexes, limit)
 
-    def _field_stats(self, name: str, lengths: np.ndarray, live: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
-        """(length norm per row, live row count, live mask) of a field; kept until the next write."""
+    def _field_stats(self, name: str, lengths: np.ndarray, live: np.ndarray) -> tuple[float, int, np.ndarray]:
+        """(average length, live row count, live mask) of a field; kept until the next write.
+        Length norms are computed per posting: after a write, O(scope) work here ran per message."""
         stats = self._stats.get(name)
         if stats is None:
-            count = int(live.sum())
-            average = float(lengths[live].mean()) if count else 0.0
-            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths / average) if average > 0 else lengths
-            stats = self._stats[name] = (norm, count if average > 0 else 0, live)
+            count = int(np.count_nonzero(live))
+            average = float(np.sum(lengths, where=live)) / count if count else 0.0
+            stats = self._stats[name] = (average, count if average > 0 else 0, live)
         return stats
 
     def _bm25(
@@ -408,7 +424,7 @@ class ScopeIndex:
         terms: Sequence[str], weights: Sequence[float] | None, scores: np.ndarray, scale: float,
     ) -> bool:
         """Add `scale` × BM25 of `terms` over one field into `scores`; False if no term hit."""
-        norm, count, live = self._field_stats(name, lengths, live)
+        average, count, live = self._field_stats(name, lengths, live)
         if count == 0:
             return False
         hit = False
@@ -423,7 +439,8 @@ class ScopeIndex:
             idf = scale * np.log(1.0 + (count - df + 0.5) / (df + 0.5))
             if weights is not None:
                 idf *= weights[position]
-            scores[docs] += idf * tfs * (BM25_K1 + 1.0) / (tfs + norm[docs])
+            norm = BM25_K1 * (1.0 - BM25_B + BM25_B * lengths[docs] / average)
+            scores[docs] += idf * tfs * (BM25_K1 + 1.0) / (tfs + norm)
             hit = True
         return hit
 
@@ -456,3 +473,31 @@ class ScopeIndex:
             return []
         indexes = np.flatnonzero(mask & (scores > 0))
         return self._top(scores[indexes], indexes, limit)
+
+    def restatements(
+        self, query: np.ndarray, terms: Sequence[str], statuses: list[str], agent_id: str | None,
+        limit: int, allowed: Allowed | None = None, window: Window | None = None,
+        shortlist: int = RESTATEMENT_SHORTLIST,
+    ) -> list[tuple[str, float]]:
+        """Top `limit` (id, cosine) among the `shortlist` rows sharing most of `terms`.
+
+        A restatement shares its wording (``engram.text.restates``), so only those rows'
+        vectors are read: a duplicate check over all of a scope's vectors cost more than
+        the rest of an add, the matrix being cold in the cache by the next message.
+        Shared terms count by rarity (idf, without BM25's length norms: a shortlist only).
+        """
+        n = self.size
+        found = [p.arrays()[0] for p in (self.postings.get(t) for t in terms) if p is not None]
+        if n == 0 or not found:
+            return []
+        scores = np.zeros(n, dtype=np.float32)
+        for docs in found:
+            scores[docs] += math.log1p(n / len(docs))
+        mask = self._mask(statuses, agent_id, allowed, window)
+        if mask is None:
+            return []
+        mask &= self.has_vector[:n]
+        indexes = np.flatnonzero(mask & (scores > 0))
+        if len(indexes) > shortlist:
+            indexes = indexes[np.argpartition(-scores[indexes], shortlist - 1)[:shortlist]]
+        return self._top(self.matrix[indexes] @ query, indexes, limit)

@@ -26,6 +26,13 @@ _TIME_COLUMNS = {"last_accessed", "created_at", "updated_at", "valid_from", "val
 _JSON_COLUMNS = {"metadata", "entities", "tags", "sources"}
 _SELECT = ", ".join(_ITEM_COLUMNS)
 _WRITE_COLUMNS = _ITEM_COLUMNS + ["content_hash", "idempotency_key", "embedding"]
+_INSERT_SQL = (
+    f"INSERT INTO memories ({', '.join(_WRITE_COLUMNS)}) VALUES ({', '.join('?' for _ in _WRITE_COLUMNS)})"
+)
+# every column but `id` (the last parameter); an update without a new vector keeps the old one
+_UPDATE_SQL = "UPDATE memories SET " + ", ".join(
+    f"{c} = COALESCE(?, {c})" if c == "embedding" else f"{c} = ?" for c in _WRITE_COLUMNS if c != "id"
+) + " WHERE id = ? RETURNING rowid"
 
 
 def _ts(value: datetime | None) -> float | None:

@@ -49,11 +49,12 @@ from engram.store.base import (
 from engram.store.scope_index import Allowed, ScopeIndex, Window
 from engram.store.sqlite.jobs import JobsMixin
 from engram.store.sqlite.rows import (
+    _INSERT_SQL,
     _ITEM_CACHE,
     _JSON_LIST,
     _LIFE_COLUMNS,
     _SELECT,
-    _WRITE_COLUMNS,
+    _UPDATE_SQL,
     _conversation,
     _copy,
     _history_entry,
@@ -218,20 +219,13 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         """Insert and update memories and append history in one transaction."""
         if not inserts and not updates and not events:
             return
-        placeholders = ", ".join("?" for _ in _WRITE_COLUMNS)
-        insert_sql = f"INSERT INTO memories ({', '.join(_WRITE_COLUMNS)}) VALUES ({placeholders})"
-        update_sql = "UPDATE memories SET " + ", ".join(
-            f"{c} = COALESCE(?, {c})" if c == "embedding" else f"{c} = ?"
-            for c in _WRITE_COLUMNS
-            if c != "id"
-        ) + " WHERE id = ? RETURNING rowid"
         # the lock is held until the new rows are in the index too: a search in another
         # thread sees the write whole or not at all
         with self._lock:
             with self._tx() as db:
                 self._sync_caches()
                 self._touch(r.item.user_id for r in (*inserts, *updates))
-                rowids = [db.execute(insert_sql, _row_values(r)).lastrowid for r in inserts]
+                rowids = [db.execute(_INSERT_SQL, _row_values(r)).lastrowid for r in inserts]
                 db.executemany(
                     "INSERT INTO memories_fts (rowid, tokens, scope) VALUES (?, ?, ?)",
                     [
@@ -246,7 +240,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                     if before is None:
                         raise StoreError(f"no memory with id {record.item.id!r}")
                     values = _row_values(record)
-                    rowid = db.execute(update_sql, values[1:] + [record.item.id]).fetchone()[0]
+                    rowid = db.execute(_UPDATE_SQL, values[1:] + [record.item.id]).fetchone()[0]
                     if before[0] != record.content_hash:  # same text, same tokens: FTS5 untouched
                         db.execute(
                             "UPDATE memories_fts SET tokens = ?, scope = ? WHERE rowid = ?",
@@ -645,6 +639,21 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             )
             return hits
 
+    def restatements(
+        self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
+    ) -> list[tuple[str, float]]:
+        """The closest by cosine among the memories sharing the most words with `tokens`."""
+        terms = list(dict.fromkeys(t for t in tokens if t))
+        if not terms or limit <= 0:
+            return []
+        with self._lock:
+            self._sync_caches()
+            allowed, window = self._index_filters(scope, filters)
+            return self._scope_index(scope.user_id).restatements(
+                np.asarray(vector, dtype=np.float32), terms, _statuses(filters), scope.agent_id, limit,
+                allowed, window,
+            )
+
     def history(self, memory_id: str) -> list[HistoryEntry]:
         with self._lock:
             rows = self._db.execute(
@@ -706,7 +715,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                 self._sync_caches()
                 for group in groups:
                     db.execute("SAVEPOINT engram_group")
-                    rowids = [db.execute(self._insert_sql(), _row_values(r)).lastrowid for r in group.inserts]
+                    rowids = [db.execute(_INSERT_SQL, _row_values(r)).lastrowid for r in group.inserts]
                     db.executemany(
                         "INSERT INTO memories_fts (rowid, tokens, scope) VALUES (?, ?, ?)",
                         [
@@ -759,11 +768,6 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             for rowids, inserts in added:
                 self._cache_add(rowids, inserts)
         return results
-
-    @staticmethod
-    def _insert_sql() -> str:
-        placeholders = ", ".join("?" for _ in _WRITE_COLUMNS)
-        return f"INSERT INTO memories ({', '.join(_WRITE_COLUMNS)}) VALUES ({placeholders})"
 
     @staticmethod
     def _apply_transition(db: sqlite3.Connection, t: Transition) -> tuple[int, str, str | None] | None:
