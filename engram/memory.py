@@ -44,14 +44,14 @@ from engram import control, disputes, lifecycle, portability, reminders, when
 from engram.privacy import PrivacyPolicy, apply as apply_privacy, redact
 from engram.sanitize import redact_json, safe_candidate
 from engram.providers.embedders import Embedder, make_embedder
-from engram.reconcile import Decision, decide, signals_change
+from engram.reconcile import Decision, decide, same_statement, signals_change
 from engram.retrieve import Retriever
 from engram.llm import LLMTasks
 from engram.queue import JobQueue
 from engram.session import Session, SessionManager
 from engram.store.base import HistoryEvent, Record, Scope, Store, Transition
 from engram.store.sqlite import SQLiteStore
-from engram.text import detect_language, lexical_tokens, normalize
+from engram.text import content_words, detect_language, lexical_tokens, normalize
 
 log = logging.getLogger("engram")
 
@@ -416,7 +416,7 @@ class Memory:
 
         def similar() -> list[tuple[MemoryItem, float]]:
             self._embed_records([record])
-            return self._similar(scope, record, live)
+            return self._similar(scope, candidate, record, live)
 
         decision = decide(
             candidate,
@@ -443,7 +443,9 @@ class Memory:
             return Event(action=Action.RESOLVE, memory=kept, reason=f"dispute settled by a restatement: {decision.reason}")
         return event
 
-    def _similar(self, scope: Scope, record: Record, filters: Filters) -> list[tuple[MemoryItem, float]]:
+    def _similar(
+        self, scope: Scope, candidate: Candidate, record: Record, filters: Filters
+    ) -> list[tuple[MemoryItem, float]]:
         """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one
         is configured) its grey zone. Only those are materialised."""
         floor = self.settings.duplicate_similarity
@@ -453,6 +455,14 @@ class Memory:
             hits = self.store.dense_search(scope, record.embedding, filters, 3)
         else:  # a near-duplicate restates the words too (engram.text.restates)
             hits = self.store.restatements(scope, record.embedding, record.tokens, filters, 3)
+            close = [i for i, score in hits if score >= floor]
+            if close:  # checked on (kind, content) first: most close rows say something else
+                words = content_words(candidate.content)
+                texts = self.store.texts(close)
+                hits = [
+                    (i, score) for i, score in hits
+                    if i in texts and same_statement(candidate, words, *texts[i], self.settings.merge_overlap)
+                ]
         hits = [h for h in hits if h[1] >= floor]
         items = {m.id: m for m in self.store.get_many([h[0] for h in hits])}
         return [(items[i], score) for i, score in hits if i in items]

@@ -104,6 +104,12 @@ def _in_slot(candidate: Candidate, said: str, same_key: list[MemoryItem]) -> Dec
     return Decision(Action.SUPERSEDE, current, f"{key}: {current.value!s} -> {value!s} (latest wins)")
 
 
+def same_statement(candidate: Candidate, words: frozenset[str], kind: str, content: str, overlap: float) -> bool:
+    """A memory of this kind and content says what the candidate says, in other words
+    (`words`: the candidate's `content_words`)."""
+    return kind == candidate.kind and restates(words, content_words(content), overlap)
+
+
 def decide(
     candidate: Candidate,
     *,
@@ -134,11 +140,7 @@ def decide(
         similar = similar()
     words = content_words(candidate.content)
     for item, similarity in similar:
-        if (
-            similarity >= duplicate_similarity
-            and item.kind == candidate.kind
-            and restates(words, content_words(item.content), overlap)
-        ):
+        if similarity >= duplicate_similarity and same_statement(candidate, words, item.kind, item.content, overlap):
             return Decision(
                 Action.NOOP, item, f"near-duplicate of an existing memory (cosine {similarity:.2f})"
             )

@@ -454,6 +454,16 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                 found.update((r[0], self._pending_life(_life_row_from(r))) for r in rows)
         return found
 
+    def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(kind, content) of each memory: what a duplicate check reads before it needs more."""
+        if not memory_ids:
+            return {}
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT id, kind, content FROM memories WHERE id IN {_JSON_LIST}", (json.dumps(list(memory_ids)),)
+            ).fetchall()
+        return {i: (kind, content) for i, kind, content in rows}
+
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not memory_ids:
             return {}
