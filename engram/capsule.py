@@ -38,7 +38,6 @@ from pydantic import BaseModel, Field
 
 from engram.models import (
     Action,
-    Event,
     Filters,
     Kind,
     Layer,
@@ -69,7 +68,7 @@ __all__ = [
     "SECTIONS",
     "compress_items",
     "keep_score",
-    "promotions",
+    "promotion",
 ]
 
 SECTIONS = ("preferences", "facts", "task", "identity")
@@ -346,47 +345,40 @@ def _slot(key: str | None, kind: Kind | str, polarity: int) -> str | None:
 
 
 # --------------------------------------------------------------------------- promotion
-def promotions(events: Sequence[Event], session_id: str | None) -> list[tuple[int, MemoryItem, str]]:
-    """Which of `add`'s events make a memory long-term: (event index, promoted copy, reason).
+def promotion(
+    action: Action, item: MemoryItem, previous: MemoryItem | None, session_id: str | None
+) -> tuple[MemoryItem, str] | None:
+    """Whether what `add` is about to write makes `item` long-term: (promoted copy, reason).
 
     - explicit ("remember …") and identity memories at once;
-    - a memory that replaces a long-term one (its slot is established);
+    - a memory that replaces a long-term one (`previous`: its slot is established);
     - a preference, fact, identity or decision said again (NOOP) in a session
       other than the ones it was seen in (recorded in ``metadata["seen_in"]``).
+
+    Decided before the write, so the promotion lands in the same transaction.
     """
-    out: list[tuple[int, MemoryItem, str]] = []
-    for index, event in enumerate(events):
-        item = event.memory
-        if item.layer is Layer.LONG_TERM or item.status is not Status.ACTIVE:
-            continue
-        reason = None
-        extra: dict[str, Any] = {}
-        if event.action in (Action.ADD, Action.SUPERSEDE, Action.UPDATE):
-            if item.source is Source.EXPLICIT:
-                reason = "explicit: the user asked to remember it"
-            elif item.kind is Kind.IDENTITY:
-                reason = "identity"
-            elif (
-                event.action is Action.SUPERSEDE
-                and event.previous is not None
-                and event.previous.layer is Layer.LONG_TERM
-            ):
-                reason = f"replaces long-term memory {event.previous.id}"
-        elif event.action is Action.NOOP and session_id is not None and item.kind in _PROMOTE_AGAIN:
-            seen = [s for s in [item.session_id, *item.metadata.get("seen_in", [])] if s]
-            if seen and session_id not in seen:
-                reason = f"seen again in a later session ({session_id})"
-                extra["seen_in"] = list(dict.fromkeys([*seen, session_id]))
-        if reason is not None:
-            promoted = item.model_copy(
-                update={
-                    "layer": Layer.LONG_TERM,
-                    "updated_at": utcnow(),
-                    "metadata": {**item.metadata, **extra, "promoted": reason},
-                }
-            )
-            out.append((index, promoted, reason))
-    return out
+    if item.layer is Layer.LONG_TERM or item.status is not Status.ACTIVE:
+        return None
+    reason = None
+    extra: dict[str, Any] = {}
+    if action in (Action.ADD, Action.SUPERSEDE, Action.UPDATE):
+        if item.source is Source.EXPLICIT:
+            reason = "explicit: the user asked to remember it"
+        elif item.kind is Kind.IDENTITY:
+            reason = "identity"
+        elif action is Action.SUPERSEDE and previous is not None and previous.layer is Layer.LONG_TERM:
+            reason = f"replaces long-term memory {previous.id}"
+    elif action is Action.NOOP and session_id is not None and item.kind in _PROMOTE_AGAIN:
+        seen = [s for s in [item.session_id, *item.metadata.get("seen_in", [])] if s]
+        if seen and session_id not in seen:
+            reason = f"seen again in a later session ({session_id})"
+            extra["seen_in"] = list(dict.fromkeys([*seen, session_id]))
+    if reason is None:
+        return None
+    promoted = item.model_copy(
+        update={"layer": Layer.LONG_TERM, "metadata": {**item.metadata, **extra, "promoted": reason}}
+    )
+    return promoted, reason
 
 
 # --------------------------------------------------------------------------- engine
@@ -409,22 +401,6 @@ class CapsuleEngine:
         return get_counter(self.settings.token_encoding)
 
     # -- promotion -------------------------------------------------------------------
-    def promote(self, events: list[Event], session_id: str | None) -> list[Event]:
-        """Apply `promotions` to freshly written events; returns the events with the promoted copies."""
-        found = promotions(events, session_id)
-        if not found:
-            return events
-        memory = self.memory
-        memory.store.write(
-            updates=[memory._record(item) for _, item, _ in found],
-            events=[HistoryEvent.of(item, "PROMOTE", None, reason) for _, item, reason in found],
-        )
-        events = list(events)
-        for index, item, reason in found:
-            log.debug("promoted %s to long_term: %s", item.id, reason)
-            events[index] = events[index].model_copy(update={"memory": item})
-        return events
-
     # -- compression -----------------------------------------------------------------
     def compress(
         self,

@@ -39,7 +39,7 @@ from engram.models import (
     as_zone,
     utcnow,
 )
-from engram.capsule import Capsule, CapsuleEngine, Context, Delta
+from engram.capsule import Capsule, CapsuleEngine, Context, Delta, promotion
 from engram import control, disputes, lifecycle, portability, reminders, when
 from engram.privacy import PrivacyPolicy, apply as apply_privacy, redact
 from engram.sanitize import redact_json, safe_candidate
@@ -432,7 +432,7 @@ class Memory:
         if record.embedding is None and decision.action is not Action.NOOP:
             self._embed_records([record])  # it is stored (a NOOP only reinforces the old one)
         log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)
-        event = self._apply(decision, record, candidate, now)
+        event = self._apply(decision, record, candidate, now, session_id)
         target = decision.target
         if (
             decision.action is Action.NOOP and target is not None and target.status is Status.DISPUTED
@@ -467,14 +467,20 @@ class Memory:
         items = {m.id: m for m in self.store.get_many([h[0] for h in hits])}
         return [(items[i], score) for i, score in hits if i in items]
 
-    def _apply(self, decision: Decision, record: Record, candidate: Candidate, now: datetime) -> Event:
+    def _apply(
+        self, decision: Decision, record: Record, candidate: Candidate, now: datetime, session_id: str | None
+    ) -> Event:
         item, target = record.item, decision.target
         if decision.action is Action.ADD:
-            self.store.write(inserts=[record], events=[HistoryEvent.of(item, "ADD", None, decision.reason)])
+            item, promoting = self._promoted(Action.ADD, item, None, session_id)
+            record.item = item
+            self.store.write(
+                inserts=[record], events=[HistoryEvent.of(item, "ADD", None, decision.reason), *promoting]
+            )
             return Event(action=Action.ADD, memory=item, reason=decision.reason)
         assert target is not None
         if decision.action is Action.UPDATE:  # refines the target (the LLM judge): same id, new text
-            return self._refine(decision, target, candidate, now)
+            return self._refine(decision, target, candidate, now, session_id)
         if decision.action is Action.NOOP:
             reinforced = target.model_copy(
                 update={
@@ -484,13 +490,16 @@ class Memory:
                     "last_accessed": now,  # said again: a use (engram.lifecycle decay)
                 }
             )
-            self.store.write(updates=[self._record(reinforced)])
+            reinforced, promoting = self._promoted(Action.NOOP, reinforced, None, session_id)
+            self.store.write(updates=[self._record(reinforced)], events=promoting)
             return Event(action=Action.NOOP, memory=reinforced, reason=decision.reason)
         if decision.action is Action.SUPERSEDE:
             old = target.model_copy(
                 update={"status": Status.SUPERSEDED, "superseded_by": item.id, "valid_to": item.valid_from, "updated_at": now}
             )
             item.supersedes = target.id
+            item, promoting = self._promoted(Action.SUPERSEDE, item, target, session_id)
+            record.item = item
             # superseding one side of a dispute settles it: the other side goes too
             partners = [
                 p.model_copy(update={
@@ -510,6 +519,7 @@ class Memory:
                                   related_id=item.id),
                     HistoryEvent.of(item, "ADD", None, f"supersedes {target.id}: {decision.reason}",
                                   related_id=target.id),
+                    *promoting,
                 ] + [
                     HistoryEvent.of(p, "SUPERSEDE", None, "dispute settled by a later statement", related_id=item.id)
                     for p in partners
@@ -532,7 +542,9 @@ class Memory:
         )
         return Event(action=Action.DISPUTE, memory=item, reason=decision.reason, previous=old)
 
-    def _refine(self, decision: Decision, target: MemoryItem, candidate: Candidate, now: datetime) -> Event:
+    def _refine(
+        self, decision: Decision, target: MemoryItem, candidate: Candidate, now: datetime, session_id: str | None
+    ) -> Event:
         filtered = apply_privacy(decision.content or candidate.content, self.privacy)
         content = filtered.text if not filtered.dropped and filtered.text else target.content
         updated = target.model_copy(update={
@@ -540,13 +552,27 @@ class Memory:
             "importance": max(target.importance, candidate.importance),
             "strength": target.strength + 1.0, "last_accessed": now,
         })
+        updated, promoting = self._promoted(Action.UPDATE, updated, target, session_id)
         record = self._record(updated)
         self._embed_records([record])
         self.store.write(
             updates=[record],
-            events=[HistoryEvent.of(updated, "UPDATE", content, decision.reason, old_content=target.content)],
+            events=[HistoryEvent.of(updated, "UPDATE", content, decision.reason, old_content=target.content),
+                    *promoting],
         )
         return Event(action=Action.UPDATE, memory=updated, reason=decision.reason, previous=target)
+
+    def _promoted(
+        self, action: Action, item: MemoryItem, previous: MemoryItem | None, session_id: str | None
+    ) -> tuple[MemoryItem, list[HistoryEvent]]:
+        """`item` as it is written: long-term when `engram.capsule.promotion` says so, with
+        the PROMOTE history row to write in the same transaction."""
+        found = promotion(action, item, previous, session_id)
+        if found is None:
+            return item, []
+        promoted, reason = found
+        log.debug("promoted %s to long_term: %s", promoted.id, reason)
+        return promoted, [HistoryEvent.of(promoted, "PROMOTE", None, reason)]
 
     def _record(self, item: MemoryItem, embedding: Any = None, idempotency_key: str | None = None) -> Record:
         return Record(

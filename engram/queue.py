@@ -314,4 +314,4 @@ class JobQueue:
             )
             if event is not None:
                 events.append(event)
-        return memory.capsules.promote(events, session_id) if events else events
+        return events

@@ -199,8 +199,7 @@ class SessionManager:
     def after_add(
         self, scope: Scope, messages: Sequence[Message], session_id: str | None, events: list[Event]
     ) -> list[Event]:
-        """Promote, record the turns in working memory, and end the session on a goodbye."""
-        events = self.memory.capsules.promote(events, session_id)
+        """Record the turns in working memory, and end the session on a goodbye."""
         if session_id is None:
             return events
         self.memory.store.session_touch(scope, session_id, self.clock())

@@ -78,7 +78,8 @@ def test_explicit_and_identity_memories_are_long_term_at_once(memory):
     assert explicit.source is Source.EXPLICIT and explicit.layer is Layer.LONG_TERM
     assert identity.kind is Kind.IDENTITY and memory.get(identity.id).layer is Layer.LONG_TERM
     assert memory.get(plain.id).layer is Layer.EPISODIC
-    assert any(h.action == "PROMOTE" for h in memory.history(explicit.id))
+    assert [h.action for h in memory.history(explicit.id)] == ["ADD", "PROMOTE"]
+    assert memory.get(explicit.id) == explicit  # what add returned is what was written
 
 
 @pytest.mark.parametrize("first, again", [("I prefer tea over coffee.", "i prefer tea over coffee"),

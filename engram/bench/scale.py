@@ -181,6 +181,10 @@ class ScalePhase(BaseModel):
         None, description="the infer=True adds that extracted something (reconciled against the scope)"
     )
     add_infer_actions: dict[str, int] = Field(default_factory=dict)
+    add_infer_by_outcome_ms: dict[str, Latency] = Field(
+        default_factory=dict,
+        description="infer=True adds by what they did: 'ADD', 'NOOP', 'SUPERSEDE', 'ADD+NOOP' (two memories)…",
+    )
     search_ms: Latency | None = None
     search_cold_ms: Latency | None = Field(None, description="first search of a user in this process")
     search_warm_ms: Latency | None = Field(None, description="a later search of the same user")
@@ -262,10 +266,13 @@ def single_scope(
         raw = [_timed(lambda t=t: memory.add(t, user_id=user, infer=False))[0] for t in sentences(adds, rng)]
         actions: Counter[str] = Counter()
         inferred, extracted = [], []
+        by_outcome: dict[str, list[float]] = {}
         for text in sentences(adds, rng, personal=True):
             ms, events = _timed(lambda t=text: memory.add(t, user_id=user, infer=True))
             inferred.append(ms)
-            actions.update(e.action.value if hasattr(e.action, "value") else str(e.action) for e in events)
+            done = [e.action.value if hasattr(e.action, "value") else str(e.action) for e in events]
+            actions.update(done)
+            by_outcome.setdefault("+".join(sorted(set(done))) or "(nothing stored)", []).append(ms)
             if events:
                 extracted.append(ms)
             else:
@@ -280,6 +287,7 @@ def single_scope(
         ingest_per_s=size / ingest_s if ingest_s else 0.0, add_ms=latency(raw),
         add_infer_ms=latency(inferred), add_infer_extracted_ms=latency(extracted),
         add_infer_actions=dict(actions), search_ms=latency(found),
+        add_infer_by_outcome_ms={k: latency(v) for k, v in sorted(by_outcome.items())},
         peak_rss_mb=peak_rss_mb(), db_mb=db_size_mb(path),
     )
     path.unlink(missing_ok=True)

@@ -268,7 +268,9 @@ def scale(
     console.print(sizes_table)
     console.print(times)
     for phase in report.phases:
-        if phase.add_infer_actions:
-            actions = ", ".join(f"{n} {a}" for a, n in sorted(phase.add_infer_actions.items()))
-            console.print(f"[dim]{phase.name}: infer=True adds → {actions}[/]")
+        if phase.add_infer_by_outcome_ms:
+            outcomes = ", ".join(
+                f"{t.n} {name} {pair(t)}" for name, t in phase.add_infer_by_outcome_ms.items()
+            )
+            console.print(f"[dim]{phase.name}: infer=True adds by outcome, n p50/p95 → {outcomes}[/]")
     console.print(f"results: {report.json_path}")
