@@ -107,8 +107,16 @@ class WordLlamaEmbedder:
             return tokenizer.encode(text, add_special_tokens=False).ids
         cache = self._word_ids
         known = [cache.get(word) for word in words]
-        if all(ids is not None for ids in known):
-            return [i for ids in known for i in ids]
+        missing = {word for word, ids in zip(words, known, strict=True) if ids is None}
+        if len(missing) <= _WORDS_ALONE:  # a new name or number: tokenize just that word
+            fresh = {word: tuple(tokenizer.encode(word, add_special_tokens=False).ids) for word in missing}
+            if len(cache) > _WORD_CACHE:
+                cache.clear()
+            cache.update(fresh)
+            return [
+                i for word, ids in zip(words, known, strict=True)
+                for i in (ids if ids is not None else fresh[word])
+            ]
         encoding = tokenizer.encode(text, add_special_tokens=False)
         groups: list[list[int]] = []
         for token, token_id in zip(encoding.tokens, encoding.ids, strict=True):
@@ -124,6 +132,7 @@ class WordLlamaEmbedder:
 
 
 _WORD_CACHE = 50_000  # words whose token ids are kept (a few MB)
+_WORDS_ALONE = 3  # up to this many unknown words are tokenized one by one (~5 µs each; a text ~20)
 
 
 def make_embedder(settings: Settings) -> Embedder:
