@@ -410,6 +410,7 @@ class Memory:
             metadata={**metadata, **({"polarity": candidate.polarity} if candidate.polarity else {})},
             entities=candidate.entities, due_at=candidate.due_at, recurrence=candidate.recurrence,
             created_at=said_at, updated_at=now, valid_from=candidate.valid_from or said_at,
+            embedding_model=self.embedder.name,  # embedded below unless it is a restatement
         )
         record = self._record(item, None, idempotency_key)
         live = Filters(status=_LIVE)
@@ -587,9 +588,11 @@ class Memory:
         if not records:
             return
         vectors = self.embedder.embed([r.item.content for r in records])
+        name = self.embedder.name
         for record, vector in zip(records, vectors, strict=True):
             record.embedding = vector
-            record.item.embedding_model = self.embedder.name
+            if record.item.embedding_model != name:  # (a validated assignment)
+                record.item.embedding_model = name
 
     # -- reading ---------------------------------------------------------------------
     def search(

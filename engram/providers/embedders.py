@@ -66,11 +66,14 @@ class WordLlamaEmbedder:
                 root.handlers[:] = handlers
                 root.setLevel(level)
 
-                self._model = WordLlama.load(
+                model = WordLlama.load(
                     cache_dir=Path(wordllama.__file__).parent,
                     disable_download=True,
                     dim=self.dim,
                 )
+                if model.tokenizer.get_vocab_size() > model.embedding.shape[0]:
+                    raise RuntimeError("wordllama's tokenizer has ids past its embedding table")
+                self._model = model
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -85,12 +88,11 @@ class WordLlamaEmbedder:
         """One text (every add and search): the same mean of token rows as `model.embed`,
         without its batch machinery. `encode_batch` hands even one text to the tokenizer's
         thread pool, which costs ~0.2 ms on a busy machine; this runs in this thread."""
-        table = model.embedding
-        ids = np.asarray(self._token_ids(model.tokenizer, text), dtype=np.intp)
-        if ids.size == 0:
+        table = model.embedding  # one row per token id (checked in _load)
+        ids = self._token_ids(model.tokenizer, text)
+        if not ids:
             return np.zeros((1, table.shape[1]), dtype=np.float32)
-        np.clip(ids, 0, table.shape[0] - 1, out=ids)
-        row = table[ids].sum(axis=0, dtype=np.float32)
+        row = np.add.reduce(table[ids], axis=0, dtype=np.float32)
         norm = float(np.sqrt(row @ row))
         return (row / (norm or 1.0)).reshape(1, -1)
 
