@@ -38,13 +38,6 @@ def redact_json(value: Any, policy: PrivacyPolicy) -> Any:
     return value
 
 
-def _secret_parts(policy: PrivacyPolicy, *texts: str) -> list[str]:
-    """The secret substrings of `texts` the policy does not allow (kept in memory only)."""
-    return [
-        text[f.start : f.end] for text in texts for f in scan(text) if policy.action(f.kind) is not Policy.ALLOW
-    ]
-
-
 def _leaks(text: str, secrets: Sequence[str], allowed: str = "") -> bool:
     """True when `text` (a memory, key slug, value, entity) carries a piece of a secret
     that `allowed` (the sentence with its secrets redacted) does not also say."""
@@ -72,7 +65,9 @@ def safe_candidate(candidate: Candidate, said: str, policy: PrivacyPolicy) -> Ca
     said_findings = [
         f for f in scan(said) if policy.action(f.kind) is not Policy.ALLOW
     ] if filtered.findings or _MAY_HOLD_SECRET.search(said) else []
-    secrets = _secret_parts(policy, candidate.content) + [said[f.start : f.end] for f in said_findings]
+    secrets = [  # the content's own, as `apply` found them
+        candidate.content[f.start : f.end] for f in filtered.findings if policy.action(f.kind) is not Policy.ALLOW
+    ] + [said[f.start : f.end] for f in said_findings]
     for f in said_findings:
         value = said[f.start : f.end]
         if value in text:

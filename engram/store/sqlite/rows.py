@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import operator
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -63,12 +64,14 @@ def _writer(column: str) -> Callable[[Any], Any] | None:
     return None
 
 
-_WRITERS = [(column, _writer(column)) for column in _ITEM_COLUMNS]
+_ITEM_FIELDS = operator.itemgetter(*_ITEM_COLUMNS)  # one C call for the 30 fields
+_WRITERS = [(index, write) for index, write in enumerate(map(_writer, _ITEM_COLUMNS)) if write is not None]
 
 
 def _row_values(record: Record) -> list[Any]:
-    fields = record.item.__dict__
-    values = [fields[c] if write is None else write(fields[c]) for c, write in _WRITERS]
+    values = list(_ITEM_FIELDS(record.item.__dict__))
+    for index, write in _WRITERS:
+        values[index] = write(values[index])
     embedding = None
     if record.embedding is not None:
         embedding = np.asarray(record.embedding, dtype=np.float32).tobytes()
