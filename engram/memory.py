@@ -56,6 +56,7 @@ from engram.text import content_words, detect_language, lexical_tokens, normaliz
 log = logging.getLogger("engram")
 
 _LIVE = [Status.ACTIVE, Status.DISPUTED]
+_LIVE_FILTERS = Filters(status=_LIVE)  # what a new statement is reconciled against (never mutated)
 _CLEAN_VERSIONS_KEPT = 100_000
 MessagesInput = str | Mapping[str, Any] | Sequence[Mapping[str, Any] | Message]
 
@@ -413,7 +414,7 @@ class Memory:
             embedding_model=self.embedder.name,  # embedded below unless it is a restatement
         )
         record = self._record(item, None, idempotency_key)
-        live = Filters(status=_LIVE)
+        live = _LIVE_FILTERS
 
         def similar() -> list[tuple[MemoryItem, float]]:
             self._embed_records([record])
