@@ -280,3 +280,14 @@ def test_threads_sharing_one_memory_see_every_write_whole(memory):
     assert not errors, errors
     for i in (0, 150, 299):
         assert memory.search(f"topic{i}", user_id="u1", limit=1)[0].memory.content == f"note number {i} about topic{i}"
+
+
+def test_what_add_returns_is_the_callers_own_copy(memory):
+    item = memory.add("I love jazz.", user_id="u1")[0].memory
+    stored = item.content
+    item.content = "changed by the caller"
+    item.metadata["x"] = 1
+    again = memory.get(item.id)
+    assert again.content == stored and "x" not in again.metadata
+    # and a restatement is still recognised against the stored text
+    assert [e.action.value for e in memory.add("I really love jazz.", user_id="u1")] == ["NOOP"]

@@ -254,6 +254,15 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                 self._write_events(db, events)
                 self._forget_items(r.item.id for r in updates)
             self._cache_add(rowids, inserts)
+            self._keep_items(r.item for r in inserts)
+
+    def _keep_items(self, items: Iterable[MemoryItem]) -> None:
+        """New memories into the item cache (copies: callers keep theirs): the next statement
+        is most often checked against what was just said."""
+        for item in items:
+            if len(self._items) >= _ITEM_CACHE:
+                self._items.clear()
+            self._items[item.id] = _copy(item)
 
     def _cache_add(self, rowids: list[int], records: Sequence[Record]) -> None:
         by_user: dict[str, list[int]] = {}
@@ -459,10 +468,16 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         if not memory_ids:
             return {}
         with self._lock:
-            rows = self._db.execute(
-                f"SELECT id, kind, content FROM memories WHERE id IN {_JSON_LIST}", (json.dumps(list(memory_ids)),)
-            ).fetchall()
-        return {i: (kind, content) for i, kind, content in rows}
+            self._sync_caches()
+            cached = {i: self._items[i] for i in memory_ids if i in self._items}
+            found = {i: (getattr(item.kind, "value", item.kind), item.content) for i, item in cached.items()}
+            missing = [i for i in memory_ids if i not in found]
+            if missing:
+                rows = self._db.execute(
+                    f"SELECT id, kind, content FROM memories WHERE id IN {_JSON_LIST}", (json.dumps(missing),)
+                ).fetchall()
+                found.update((i, (kind, content)) for i, kind, content in rows)
+        return found
 
     def embeddings(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
         if not memory_ids:
