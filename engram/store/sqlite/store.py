@@ -68,6 +68,8 @@ from engram.store.sqlite.rows import (
 from engram.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, statements
 from engram.store.sqlite.sessions import SessionsMixin
 
+_KEEP_WRITTEN = 16  # writes of up to this many new memories put them in the item cache
+
 
 class SQLiteStore(SessionsMixin, JobsMixin):
     """`Store` over one SQLite file; safe to share between threads of one process."""
@@ -254,7 +256,8 @@ class SQLiteStore(SessionsMixin, JobsMixin):
                 self._write_events(db, events)
                 self._forget_items(r.item.id for r in updates)
             self._cache_add(rowids, inserts)
-            self._keep_items(r.item for r in inserts)
+            if len(inserts) <= _KEEP_WRITTEN:  # an add, not a bulk ingest
+                self._keep_items(r.item for r in inserts)
 
     def _keep_items(self, items: Iterable[MemoryItem]) -> None:
         """New memories into the item cache (copies: callers keep theirs): the next statement
