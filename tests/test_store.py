@@ -171,6 +171,27 @@ def test_duplicate_checks_rank_by_cosine_among_the_rows_sharing_most_words():
     assert "m7" not in [i for i, _ in index.restatements(query, ["bike", "garage"], ["active"], None, 3)]
 
 
+def test_duplicate_checks_read_the_rarest_words_first_in_a_large_scope():
+    import numpy as np
+
+    from engram.store import scope_index
+    from engram.store.scope_index import ScopeIndex
+
+    rng = np.random.default_rng(2)
+    n = 3 * scope_index.RESTATEMENT_POSTINGS  # "user" and "like" alone are past the budget
+    vectors = rng.normal(size=(n, 16)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    words = [["user", "like", "bike"] if i == 5 else ["user", "like", f"thing{i}"] for i in range(n)]
+    index = ScopeIndex(16)
+    index.add(list(range(n)), [f"m{i}" for i in range(n)], list(vectors), words, ["active"] * n, [None] * n,
+              created=[float(i) for i in range(n)])
+    assert index.restatements(vectors[5], ["user", "like", "bike"], ["active"], None, 1)[0][0] == "m5"
+    # filters apply to what the postings found: said before row 5, or after it
+    later = index.restatements(vectors[5], ["user", "like", "bike"], ["active"], None, 3, window=(6.0, None))
+    assert later and all(i != "m5" for i, _ in later)
+    assert index.restatements(vectors[5], ["bike"], ["active"], None, 1, window=(0.0, 6.0))[0][0] == "m5"
+
+
 def test_fts5_holds_engram_tokens_with_the_owner(memory, db_path):
     from engram.store.base import scope_token
 

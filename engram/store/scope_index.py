@@ -37,6 +37,7 @@ from engram.store.ivf import IVF, Build
 EXACT_UP_TO = 20_000  # dense search is exact up to this many rows; above, it probes an IVF index
 SHORTLIST = 2_000  # an IVF search ranks at least this many rows exactly
 RESTATEMENT_SHORTLIST = 16  # rows sharing the most words whose vectors a duplicate check reads
+RESTATEMENT_POSTINGS = 512  # postings a duplicate check reads to find them, rarest words first
 BUILD_IN_BACKGROUND = True  # rebuilds on a thread (a first build is always inline)
 BM25_K1 = 1.2
 BM25_B = 0.75
@@ -280,24 +281,21 @@ class ScopeIndex:
         if allowed is None and key in self._masks:
             mask = self._masks[key].copy()
         else:
-            mask = self._compute_mask(statuses, agent_id, allowed)
+            mask = self._passing(None, statuses, agent_id, allowed)
             if allowed is None and mask is not None:
                 self._masks[key] = mask.copy()
         if mask is not None and window is not None:
-            since, until = window
-            created = self.created[: self.size]
-            if since is not None:
-                mask &= created >= since
-            if until is not None:
-                mask &= created < until
+            mask &= self._within(None, window)
         return mask
 
-    def _compute_mask(
-        self, statuses: list[str], agent_id: str | None, allowed: Allowed | None
+    def _passing(
+        self, rows: np.ndarray | None, statuses: list[str], agent_id: str | None, allowed: Allowed | None,
+        window: Window | None = None,
     ) -> np.ndarray | None:
-        n = self.size
+        """Which of `rows` (None: every row) pass the filters; None when none can."""
+        pick = slice(0, self.size) if rows is None else rows
         codes = [STATUS_CODES[s] for s in statuses]
-        status = self.status[:n]
+        status = self.status[pick]
         mask = status == codes[0]
         for code in codes[1:]:  # a few codes: comparisons beat np.isin's sort
             mask |= status == code
@@ -305,10 +303,23 @@ class ScopeIndex:
             code = self.agent_codes.get(agent_id)
             if code is None:
                 return None
-            mask &= self.agent[:n] == code
+            mask &= self.agent[pick] == code
         if allowed is not None:
-            mask &= allowed(self.rowids[:n])
+            mask &= allowed(self.rowids[pick])
+        if window is not None:
+            mask &= self._within(rows, window)
         return mask
+
+    def _within(self, rows: np.ndarray | None, window: Window) -> np.ndarray:
+        """Which of `rows` (None: every row) were said inside `window`."""
+        since, until = window
+        created = self.created[: self.size] if rows is None else self.created[rows]
+        inside = np.ones(len(created), dtype=bool)
+        if since is not None:
+            inside &= created >= since
+        if until is not None:
+            inside &= created < until
+        return inside
 
     def _top(self, scores: np.ndarray, indexes: np.ndarray, limit: int) -> list[tuple[str, float]]:
         """The best `limit` of `indexes` (rows) by `scores` (aligned with `indexes`), as (id, score)."""
@@ -484,20 +495,31 @@ class ScopeIndex:
         A restatement shares its wording (``engram.text.restates``), so only those rows'
         vectors are read: a duplicate check over all of a scope's vectors cost more than
         the rest of an add, the matrix being cold in the cache by the next message.
-        Shared terms count by rarity (idf, without BM25's length norms: a shortlist only).
+        Shared terms count by rarity (idf), the rarest first, until `RESTATEMENT_POSTINGS`
+        postings are read ("user", in every memory, barely is; a rarest word past that
+        budget reads its newest rows): the check costs the same at 1k rows and at 100k,
+        where scoring every row took ~0.4 ms.
         """
         n = self.size
-        found = [p.arrays()[0] for p in (self.postings.get(t) for t in terms) if p is not None]
+        found = sorted((p.docs for p in map(self.postings.get, terms) if p is not None), key=len)
         if n == 0 or not found:
             return []
-        scores = np.zeros(n, dtype=np.float32)
-        for docs in found:
-            scores[docs] += math.log1p(n / len(docs))
-        mask = self._mask(statuses, agent_id, allowed, window)
-        if mask is None:
+        shared: dict[int, float] = {}
+        budget = RESTATEMENT_POSTINGS
+        for docs in found:  # plain Python: a few hundred postings, no scope-sized array
+            if budget <= 0:
+                break
+            weight = math.log1p(n / len(docs))
+            for doc in docs[-budget:]:
+                shared[doc] = shared.get(doc, 0.0) + weight
+            budget -= len(docs)
+        rows = np.fromiter(shared, dtype=np.int64, count=len(shared))
+        scores = np.fromiter(shared.values(), dtype=np.float32, count=len(shared))
+        passing = self._passing(rows, statuses, agent_id, allowed, window)
+        if passing is None:
             return []
-        mask &= self.has_vector[:n]
-        indexes = np.flatnonzero(mask & (scores > 0))
-        if len(indexes) > shortlist:
-            indexes = indexes[np.argpartition(-scores[indexes], shortlist - 1)[:shortlist]]
-        return self._top(self.matrix[indexes] @ query, indexes, limit)
+        keep = passing & self.has_vector[rows]
+        rows, scores = rows[keep], scores[keep]
+        if len(rows) > shortlist:
+            rows = rows[np.argpartition(-scores, shortlist - 1)[:shortlist]]
+        return self._top(self.matrix[rows] @ query, rows, limit)
