@@ -78,6 +78,10 @@ def safe_candidate(candidate: Candidate, said: str, policy: PrivacyPolicy) -> Ca
     if said_findings and _leaks(text, secrets, allowed=redact(said, policy)):
         log.info("dropped a %s candidate that still carried part of a secret", candidate.kind)
         return None
+    if not secrets and text == candidate.content and (
+        candidate.value is None or redact(candidate.value, policy) == candidate.value
+    ):
+        return candidate  # nothing to hide (most statements): no copy
     candidate = candidate.model_copy(update={"content": text})
     if candidate.value is not None:
         candidate.value = redact(candidate.value, policy)
