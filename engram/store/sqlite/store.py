@@ -71,6 +71,11 @@ from engram.store.sqlite.sessions import SessionsMixin
 _KEEP_WRITTEN = 16  # writes of up to this many new memories put them in the item cache
 
 
+def _terms(tokens: Sequence[str]) -> list[str]:
+    """A query's distinct tokens, in order."""
+    return list(dict.fromkeys(t for t in tokens if t))
+
+
 class SQLiteStore(SessionsMixin, JobsMixin):
     """`Store` over one SQLite file; safe to share between threads of one process."""
 
@@ -594,16 +599,20 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         weights: Sequence[float] | None = None, context_weight: float = 0.0,
     ) -> list[tuple[str, float]]:
         """BM25 over engram's tokens with the user's own statistics (see scope_index)."""
-        terms = list(dict.fromkeys(t for t in tokens if t))
+        terms = _terms(tokens)
         if not terms or limit <= 0:
             return []
         with self._lock:
-            self._sync_caches()
-            allowed, window = self._index_filters(scope, filters)
-            hits = self._scope_index(scope.user_id).lexical(
-                terms, _statuses(filters), scope.agent_id, limit, allowed, weights, context_weight, window
-            )
-            return hits
+            index, statuses, allowed, window = self._searchable(scope, filters)
+            return index.lexical(terms, statuses, scope.agent_id, limit, allowed, weights, context_weight, window)
+
+    def _searchable(
+        self, scope: Scope, filters: Filters
+    ) -> tuple[ScopeIndex, list[str], Allowed | None, Window | None]:
+        """(Under the lock) the user's index, current, and the filters it applies itself."""
+        self._sync_caches()
+        allowed, window = self._index_filters(scope, filters)
+        return self._scope_index(scope.user_id), _statuses(filters), allowed, window
 
     def _scope_index(self, user_id: str) -> ScopeIndex:
         """The user's in-memory index, loaded from the memories table and FTS5 tokens."""
@@ -659,27 +668,22 @@ class SQLiteStore(SessionsMixin, JobsMixin):
         self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
         with self._lock:
-            self._sync_caches()
-            allowed, window = self._index_filters(scope, filters)
-            hits = self._scope_index(scope.user_id).dense(
-                np.asarray(vector, dtype=np.float32), _statuses(filters), scope.agent_id, limit,
-                allowed, window,
+            index, statuses, allowed, window = self._searchable(scope, filters)
+            return index.dense(
+                np.asarray(vector, dtype=np.float32), statuses, scope.agent_id, limit, allowed, window
             )
-            return hits
 
     def restatements(
         self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
         """The closest by cosine among the memories sharing the most words with `tokens`."""
-        terms = list(dict.fromkeys(t for t in tokens if t))
+        terms = _terms(tokens)
         if not terms or limit <= 0:
             return []
         with self._lock:
-            self._sync_caches()
-            allowed, window = self._index_filters(scope, filters)
-            return self._scope_index(scope.user_id).restatements(
-                np.asarray(vector, dtype=np.float32), terms, _statuses(filters), scope.agent_id, limit,
-                allowed, window,
+            index, statuses, allowed, window = self._searchable(scope, filters)
+            return index.restatements(
+                np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
             )
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
