@@ -166,7 +166,10 @@ def _clean(sentence: str, zh: bool) -> str:
 
 
 def _has_cjk(text: str) -> bool:
-    return any("\u4e00" <= ch <= "\u9fff" for ch in text)
+    return _CJK_CHAR.search(text) is not None
+
+
+_CJK_CHAR = re.compile("[\u4e00-\u9fff]")
 
 
 def parse_command(sentence: str) -> Command | None:

@@ -138,9 +138,10 @@ def decide(
             return _in_slot(candidate, said, in_slot)
     if callable(similar):
         similar = similar()
-    words = content_words(candidate.content)
-    for item, similarity in similar:
-        if similarity >= duplicate_similarity and same_statement(candidate, words, item.kind, item.content, overlap):
+    close = [(item, similarity) for item, similarity in similar if similarity >= duplicate_similarity]
+    words = content_words(candidate.content) if close else frozenset()
+    for item, similarity in close:
+        if same_statement(candidate, words, item.kind, item.content, overlap):
             return Decision(
                 Action.NOOP, item, f"near-duplicate of an existing memory (cosine {similarity:.2f})"
             )
