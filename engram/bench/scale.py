@@ -5,7 +5,8 @@ Phases (each on a fresh temporary database):
 - ``single-scope-N``: one user with N memories bulk-ingested (`Memory.add_many`,
   batches of `batch`), then the latency of single short `Memory.add` calls with
   ``infer=False`` (stored verbatim) and ``infer=True`` (extraction, privacy,
-  reconciliation), then of `Memory.search` over a few hundred queries.
+  reconciliation), after `WARM_UP` untimed adds of each kind to another user,
+  then of `Memory.search` over a few hundred queries.
 - ``multi-user-N``: N memories spread at random over U users, bulk-ingested in
   batches, then `Memory.search` for random users — the first query of a user
   (``cold``: its vectors are loaded from the file) and a second one (``warm``).
@@ -251,6 +252,18 @@ def _bulk(memory: Any, rng: random.Random, total: int, users: Sequence[str], bat
     return elapsed
 
 
+WARM_UP = 50  # untimed adds of each kind first: the figures are those of a running process
+
+
+def _warm_up(memory: Any, rng: random.Random) -> None:
+    """Adds to a user of their own (the measured scope is not touched), so that a fresh
+    process's one-time costs (the embedder's word cache, prepared statements) are not timed."""
+    for text in sentences(WARM_UP, rng):
+        memory.add(text, user_id="scale-warm-up", infer=False)
+    for text in sentences(WARM_UP, rng, personal=True):
+        memory.add(text, user_id="scale-warm-up")
+
+
 def single_scope(
     size: int, *, adds: int, searches: int, batch: int, seed: int, embedder: Any,
     workdir: Path, progress: Progress | None = None,
@@ -263,6 +276,7 @@ def single_scope(
         ingest_s = _bulk(memory, rng, size, [user], batch, progress, f"single scope {size:,}")
         if progress:
             progress(f"single scope {size:,}: {adds} single adds (infer=False, then infer=True)")
+        _warm_up(memory, random.Random(seed + 1))
         raw = [_timed(lambda t=t: memory.add(t, user_id=user, infer=False))[0] for t in sentences(adds, rng)]
         actions: Counter[str] = Counter()
         inferred, extracted = [], []
