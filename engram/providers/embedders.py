@@ -112,9 +112,7 @@ class WordLlamaEmbedder:
         missing = {word for word, ids in zip(words, known, strict=True) if ids is None}
         if len(missing) <= _WORDS_ALONE:  # a new name or number: tokenize just that word
             fresh = {word: tuple(tokenizer.encode(word, add_special_tokens=False).ids) for word in missing}
-            if len(cache) > _WORD_CACHE:
-                cache.clear()
-            cache.update(fresh)
+            self._remember(fresh)
             return [
                 i for word, ids in zip(words, known, strict=True)
                 for i in (ids if ids is not None else fresh[word])
@@ -126,11 +124,14 @@ class WordLlamaEmbedder:
                 groups.append([])
             groups[-1].append(token_id)
         if len(groups) == len(words):  # every word starts a token with "▁": cache them
-            if len(cache) > _WORD_CACHE:
-                cache.clear()
-            for word, ids in zip(words, groups, strict=True):
-                cache[word] = tuple(ids)
+            self._remember({word: tuple(ids) for word, ids in zip(words, groups, strict=True)})
         return encoding.ids
+
+    def _remember(self, word_ids: dict[str, tuple[int, ...]]) -> None:
+        """Words' token ids into the cache, which starts over once past `_WORD_CACHE`."""
+        if len(self._word_ids) > _WORD_CACHE:
+            self._word_ids.clear()
+        self._word_ids.update(word_ids)
 
 
 _WORD_CACHE = 50_000  # words whose token ids are kept (a few MB)
