@@ -203,14 +203,17 @@ class SQLiteStore(SessionsMixin, JobsMixin):
             rows = self._db.execute(
                 f"SELECT {_SELECT} FROM memories WHERE id IN {_JSON_LIST}", (json.dumps(missing),)
             ).fetchall()
-            if len(rows) > _ITEM_CACHE // 2:  # a bulk read (export, maintenance): not kept
-                found.update((row[0], self._with_pending(_item_from_row(row))) for row in rows)
-                return found
-            if len(self._items) + len(rows) > _ITEM_CACHE:
-                self._items.clear()
-            for row in rows:
-                found[row[0]] = self._items[row[0]] = self._with_pending(_item_from_row(row))
+            read = {row[0]: self._with_pending(_item_from_row(row)) for row in rows}
+            found.update(read)
+            if len(read) <= _ITEM_CACHE // 2:  # a bulk read (export, maintenance) is not kept
+                self._keep(read)
         return found
+
+    def _keep(self, items: dict[str, MemoryItem]) -> None:
+        """Items into the cache, which starts over once it would pass `_ITEM_CACHE`."""
+        if len(self._items) + len(items) > _ITEM_CACHE:
+            self._items.clear()
+        self._items.update(items)
 
     def _forget_items(self, memory_ids: Iterable[str]) -> None:
         for memory_id in memory_ids:
@@ -267,10 +270,7 @@ class SQLiteStore(SessionsMixin, JobsMixin):
     def _keep_items(self, items: Iterable[MemoryItem]) -> None:
         """New memories into the item cache (copies: callers keep theirs): the next statement
         is most often checked against what was just said."""
-        for item in items:
-            if len(self._items) >= _ITEM_CACHE:
-                self._items.clear()
-            self._items[item.id] = _copy(item)
+        self._keep({item.id: _copy(item) for item in items})
 
     def _cache_add(self, rowids: list[int], records: Sequence[Record]) -> None:
         by_user: dict[str, list[int]] = {}
