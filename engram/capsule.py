@@ -25,7 +25,7 @@ import logging
 import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
 from pathlib import Path
@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 
 from dataclasses import dataclass
 
-import jinja2
 from pydantic import BaseModel, Field
 
 from engram.models import (
@@ -49,12 +48,20 @@ from engram.models import (
 )
 from engram.privacy import redact
 from engram.reconcile import negates, polarity_of
+from engram import reminders as reminders_module
+from engram.records import make_record
 from engram.store.base import HistoryEvent, ItemRow, Scope
+from engram.templates import render
+from engram.user_state import is_paused
 from engram.text import detect_language, normalize
 from engram.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engram.memory import Memory
+    from engram.retrieve import Retriever
+    from engram.services import Services
+
+# the LLM's delta lines for (scope, items, lines, language), or None: keep the deterministic ones
+Compressor = Callable[[Scope, Sequence[MemoryItem], Sequence["Line"], str], "list[Line] | None"]
 
 log = logging.getLogger("engram.capsule")
 
@@ -85,7 +92,6 @@ _SECTION_OF_VALUE = {kind.value: section for kind, section in SECTION_OF_KIND.it
 _PROMOTE_AGAIN = {Kind.PREFERENCE, Kind.FACT, Kind.IDENTITY, Kind.DECISION}
 # markers as the bundled templates render them; used only to estimate line costs
 _MARKERS = {"zh": ("（已更新）", "（待确认）"), "en": (" (updated)", " (unconfirmed)")}
-_BUNDLED = Path(__file__).parent / "prompts"
 
 
 # --------------------------------------------------------------------------- models
@@ -184,34 +190,7 @@ class Context(BaseModel):
 
 
 # --------------------------------------------------------------------------- templates
-@lru_cache(maxsize=8)
-def _environment(template_dir: str | None) -> jinja2.Environment:
-    """Bundled templates, overridden by file name from the user's folder."""
-    loaders: list[jinja2.BaseLoader] = []
-    if template_dir:
-        loaders.append(jinja2.FileSystemLoader(template_dir))
-    loaders.append(jinja2.FileSystemLoader(str(_BUNDLED)))
-    return jinja2.Environment(
-        loader=jinja2.ChoiceLoader(loaders),
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        undefined=jinja2.StrictUndefined,
-    )
-
-
-def render(name: str, language: str, template_dir: Path | None, **values: Any) -> str:
-    """Render ``{name}.{language}.j2`` (English when the language has no template)."""
-    env = _environment(str(template_dir) if template_dir else None)
-    try:
-        template = env.get_template(f"{name}.{language}.j2")
-    except jinja2.TemplateNotFound:
-        template = env.get_template(f"{name}.en.j2")
-    return template.render(**values).strip()
-
-
-def _sections(lines: Iterable[Line]) -> list[dict[str, Any]]:
+def sections_of(lines: Iterable[Line]) -> list[dict[str, Any]]:
     by_section: dict[str, list[Line]] = {}
     for line in lines:
         by_section.setdefault(line.section, []).append(line)
@@ -383,10 +362,17 @@ def promotion(
 
 # --------------------------------------------------------------------------- engine
 class CapsuleEngine:
-    """Builds deltas, capsules and contexts for one `Memory`; caches capsules per user."""
+    """Builds deltas, capsules and contexts; caches capsules per user.
 
-    def __init__(self, memory: Memory, cache_size: int = 1024) -> None:
-        self.memory = memory
+    `compress_with`: the LLM's delta writer (engram.llm), or None: deltas are the rules' lines."""
+
+    def __init__(
+        self, services: Services, retriever: Retriever, *,
+        compress_with: Compressor | None = None, cache_size: int = 1024,
+    ) -> None:
+        self.services = services
+        self.retriever = retriever
+        self.compress_with = compress_with
         self._cache: OrderedDict[tuple[Any, ...], tuple[int, Capsule]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -394,7 +380,7 @@ class CapsuleEngine:
 
     @property
     def settings(self) -> Any:
-        return self.memory.settings
+        return self.services.settings
 
     @property
     def counter(self) -> TokenCounter:
@@ -418,8 +404,8 @@ class CapsuleEngine:
         sources = [ln.memory_id for ln in lines if ln.memory_id]
         # with an LLM: its delta (OptMem's compress prompt) when it validates, else these lines;
         # the capsule follows the same sources either way (engram.compress_llm)
-        tasks = getattr(self.memory, "llm_tasks", None)
-        written = tasks.compress(scope, items, lines, language) if lines and tasks is not None else None
+        compress_with = self.compress_with
+        written = compress_with(scope, items, lines, language) if lines and compress_with is not None else None
         if written:
             lines = written
         delta = Delta(
@@ -431,7 +417,7 @@ class CapsuleEngine:
             log.debug("compressed %s %s: nothing to remember", of, session_id or scope.user_id)
             return delta
         delta.text = render(
-            "delta", language, s.template_dir, sections=_sections(lines),
+            "delta", language, s.template_dir, sections=sections_of(lines),
             session_id=session_id, date=delta.created_at.strftime("%Y-%m-%d"),
         )
         agent_ids = {i.agent_id for i in items}
@@ -448,12 +434,11 @@ class CapsuleEngine:
             },
             created_at=delta.created_at, updated_at=delta.created_at,
         )
-        memory = self.memory
         # Not indexed for search: its text is frozen at compression time and would
         # surface stale values; its sources are searchable one by one.
-        record = memory._record(summary)
+        record = make_record(summary)
         record.tokens = []
-        memory.store.write(
+        self.services.store.write(
             inserts=[record],
             events=[HistoryEvent.of(summary, "ADD", None, f"delta of {of} {session_id or ''}".strip())],
         )
@@ -477,13 +462,13 @@ class CapsuleEngine:
     def compress_session(self, scope: Scope, session_id: str, since: datetime | None, reason: str) -> Delta:
         """The delta of one session: its memories written since its last compression."""
         user = Scope(scope.user_id)  # session ids are unique per user
-        items = self.memory.store.list(user, Filters(session_id=session_id, status=[]))
+        items = self.services.store.list(user, Filters(session_id=session_id, status=[]))
         if since is not None:
             items = [i for i in items if i.updated_at >= since]
         return self.compress(scope, items, session_id=session_id, of="session", end_reason=reason)
 
     def last_user_delta(self, scope: Scope) -> MemoryItem | None:
-        found = self.memory.store.list(
+        found = self.services.store.list(
             scope, Filters(kind=[Kind.SUMMARY], status=[], metadata={"delta_of": "user"}), limit=1
         )
         return found[0] if found else None
@@ -491,7 +476,7 @@ class CapsuleEngine:
     def compress_user(self, scope: Scope, *, reason: str) -> Delta:
         """The delta of everything written since the user's last user-level delta (daily / task)."""
         last = self.last_user_delta(scope)
-        items = self.memory.store.list(scope, Filters(status=[]))
+        items = self.services.store.list(scope, Filters(status=[]))
         if last is not None:
             items = [i for i in items if i.updated_at > last.created_at]
         items = [i for i in items if i.kind in SECTION_OF_KIND]
@@ -512,7 +497,7 @@ class CapsuleEngine:
     # -- capsule ---------------------------------------------------------------------
     def candidates(self, scope: Scope) -> list[ItemRow]:
         """Long-term memories + the current versions of every delta's sources (light rows)."""
-        rows = self.memory.store.item_rows(scope, [Status.ACTIVE.value, Status.SUPERSEDED.value])
+        rows = self.services.store.item_rows(scope, [Status.ACTIVE.value, Status.SUPERSEDED.value])
         by_id = {r.id: r for r in rows}
         kinds = {k.value for k in SECTION_OF_KIND}
         found = {
@@ -541,7 +526,7 @@ class CapsuleEngine:
 
             raise InvalidInput(f"budget must be a non-negative integer, not {budget!r}")
         self.maybe_compress_daily(scope, utcnow())
-        version = self.memory.store.user_version(scope.user_id)
+        version = self.services.store.user_version(scope.user_id)
         key = (scope.user_id, scope.agent_id, budget, language, s.token_encoding, s.template_dir, s.line_tokens)
         with self._lock:
             hit = self._cache.get(key)
@@ -576,7 +561,7 @@ class CapsuleEngine:
         by_id = {row.id: row for _, row in scored}
         if rows:
             capsule.last_updated = datetime.fromtimestamp(max(r.updated_at for r in rows), UTC)
-        privacy = self.memory.privacy
+        privacy = self.services.privacy
 
         def render_lines(chosen: list[Line]) -> str:
             if not chosen:
@@ -584,7 +569,7 @@ class CapsuleEngine:
             order = {name: i for i, name in enumerate(SECTIONS)}
             ordered = sorted(chosen, key=lambda ln: (order[ln.section], -ln.score))
             return render(
-                "capsule", language, s.template_dir, sections=_sections(ordered),
+                "capsule", language, s.template_dir, sections=sections_of(ordered),
                 last_updated=(capsule.last_updated or now).strftime("%Y-%m-%d"),
             )
 
@@ -647,7 +632,7 @@ class CapsuleEngine:
         order = {name: i for i, name in enumerate(SECTIONS)}
         capsule.lines = sorted(chosen, key=lambda ln: (order[ln.section], -ln.score))
         chosen_ids = [ln.memory_id for ln in capsule.lines if ln.memory_id]
-        full = {m.id: self.memory._shown(m) for m in self.memory.store.get_many(chosen_ids)}
+        full = {m.id: self.services.display.item(m) for m in self.services.store.get_many(chosen_ids)}
         capsule.memories = [full[i] for i in chosen_ids if i in full]
         capsule.left_out += [
             LeftOut(ln.memory_id or "", by_id[ln.memory_id].content, ln.section, ln.score, "budget", ln.tokens)  # type: ignore[index]
@@ -678,7 +663,7 @@ class CapsuleEngine:
         """Capsule + the most relevant memories not in it (+ turns), packed into `budget`."""
         from engram.errors import InvalidInput
 
-        s, counter, memory = self.settings, self.counter, self.memory
+        s, counter, services = self.settings, self.counter, self.services
         budget = s.context_budget if budget is None else budget
         limit = s.context_memories if limit is None else limit
         for name, value in (("budget", budget), ("limit", limit)):
@@ -690,7 +675,7 @@ class CapsuleEngine:
         if language is None and detect_language(query) == "zh":
             language = "zh"
 
-        paused = memory.is_paused(scope.user_id)
+        paused = is_paused(services.store, scope.user_id)
         kept_rem: list[str] = []  # reminders packed below (engram.reminders)
 
         def render_context(capsule_text: str, relevant: list[Line], clar: list[str], recent: list[Message]) -> str:
@@ -721,11 +706,11 @@ class CapsuleEngine:
         clarifications: list[str] = []
         if limit > 0:
             depth = limit + len(in_capsule) + 5
-            results = memory.retriever.search(
+            results = self.retriever.search(
                 scope, query, Filters(status=[Status.ACTIVE, Status.DISPUTED]), depth, now
             )
             for result in results:
-                item = memory._shown(result.memory)
+                item = services.display.item(result.memory)
                 if item.kind is Kind.SUMMARY:
                     continue
                 if item.id in in_capsule:
@@ -736,12 +721,12 @@ class CapsuleEngine:
                     continue
                 if item.status is Status.DISPUTED:
                     other_id = item.metadata.get("disputes")
-                    other = memory.store.get(other_id) if other_id else None
+                    other = services.store.get(other_id) if other_id else None
                     if other is not None and other.status is Status.DISPUTED:
-                        question = _clarify(item, memory._shown(other), lang)
+                        question = _clarify(item, services.display.item(other), lang)
                         if question not in clarifications:
                             clarifications.append(question)
-                            items[item.id], items[other.id] = item, memory._shown(other)
+                            items[item.id], items[other.id] = item, services.display.item(other)
                     continue
                 if len(relevant) >= limit:
                     continue
@@ -753,7 +738,7 @@ class CapsuleEngine:
         if turns and session_id is not None:
             recent = [
                 Message(role=t.role, content=t.content)
-                for t in memory.store.turns_list(scope, session_id)
+                for t in services.store.turns_list(scope, session_id)
             ]
 
         # pack: capsule first, then clarifications, relevant memories by rank, newest turns
@@ -765,7 +750,7 @@ class CapsuleEngine:
             if need <= room:
                 room -= need
                 kept_clar.append(question)
-        for reminder in memory.reminders(user_id=scope.user_id, agent_id=scope.agent_id, now=now):
+        for reminder in reminders_module.due_for(services, scope, now=now):
             need = counter.count("- " + reminder.text + "\n") + (8 if not kept_rem else 0)
             if need <= room:
                 room -= need
@@ -809,7 +794,7 @@ class CapsuleEngine:
 
         used_ids = [ln.memory_id for ln in kept_rel if ln.memory_id]
         if s.reinforce and used_ids and not paused:
-            memory.store.record_access(used_ids, now)
+            services.store.record_access(used_ids, now)
         context.text, context.token_count = text, tokens
         context.reminders, context.paused = kept_rem, paused
         context.relevant, context.clarifications, context.turns = kept_rel, kept_clar, kept_turns
