@@ -65,14 +65,8 @@ class Memory:
     """
 
     def __init__(
-        self,
-        path: str | Path | None = None,
-        *,
-        settings: Settings | None = None,
-        embedder: Embedder | None = None,
-        store: Store | None = None,
-        llm: Any = None,
-        **overrides: Any,
+        self, path: str | Path | None = None, *, settings: Settings | None = None,
+        embedder: Embedder | None = None, store: Store | None = None, llm: Any = None, **overrides: Any,
     ) -> None:
         """`llm`: an `OpenAICompatLLM` to use instead of the configured one (``llm_*`` settings)."""
         if settings is None:
@@ -135,17 +129,9 @@ class Memory:
 
     # -- writing (engram.write) ------------------------------------------------------
     def add(
-        self,
-        messages: MessagesInput,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        metadata: Mapping[str, Any] | None = None,
-        infer: bool = True,
-        timestamp: datetime | None = None,
-        idempotency_key: str | None = None,
-        background: bool = False,
+        self, messages: MessagesInput, *, user_id: str, agent_id: str | None = None,
+        session_id: str | None = None, metadata: Mapping[str, Any] | None = None, infer: bool = True,
+        timestamp: datetime | None = None, idempotency_key: str | None = None, background: bool = False,
     ) -> list[Event]:
         """Remember what matters in `messages`; returns what happened to each memory.
 
@@ -231,14 +217,8 @@ class Memory:
 
     # -- reading (engram.read) ---------------------------------------------------------
     def search(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        limit: int | None = None,
-        filters: Filters | Mapping[str, Any] | None = None,
-        now: datetime | None = None,
+        self, query: str, *, user_id: str, agent_id: str | None = None, limit: int | None = None,
+        filters: Filters | Mapping[str, Any] | None = None, now: datetime | None = None,
     ) -> list[SearchResult]:
         """The memories most relevant to `query`, best first, each with its score parts.
 
@@ -264,13 +244,8 @@ class Memory:
         return self.services.display.item(item)
 
     def get_all(
-        self,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        filters: Filters | Mapping[str, Any] | None = None,
-        limit: int | None = 100,
-        offset: int = 0,
+        self, *, user_id: str, agent_id: str | None = None,
+        filters: Filters | Mapping[str, Any] | None = None, limit: int | None = 100, offset: int = 0,
     ) -> list[MemoryItem]:
         """Memories of a scope, newest first: live ones (active and disputed) unless `filters`
         say otherwise (``{"status": []}``: every status; ``as_of`` adds superseded versions)."""
@@ -339,16 +314,8 @@ class Memory:
         return self.capsules.capsule(scope, budget=budget, language=language)
 
     def context(
-        self,
-        query: str,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        session_id: str | None = None,
-        budget: int | None = None,
-        limit: int | None = None,
-        turns: bool = False,
-        language: str | None = None,
+        self, query: str, *, user_id: str, agent_id: str | None = None, session_id: str | None = None,
+        budget: int | None = None, limit: int | None = None, turns: bool = False, language: str | None = None,
     ) -> Context:
         """What to put in front of the LLM for this turn: capsule + relevant memories (+ turns)."""
         scope = _scope(user_id, agent_id)
@@ -374,10 +341,7 @@ class Memory:
         return disputes.resolve(self.store, self.services.display, memory_id, keep)
 
     def maintain(
-        self,
-        user_id: str | None = None,
-        *,
-        now: datetime | None = None,
+        self, user_id: str | None = None, *, now: datetime | None = None,
         progress: lifecycle.Progress | None = None,
     ) -> lifecycle.MaintenanceReport:
         """Archive decayed memories, enforce capacity, merge near-duplicates (one user or all)."""
@@ -492,12 +456,7 @@ class Memory:
         return [e.model_copy(update={"command": command}) for e in events]
 
     def export(
-        self,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        format: str = "engram",
-        history: bool = False,
+        self, *, user_id: str, agent_id: str | None = None, format: str = "engram", history: bool = False,
         path: str | Path | None = None,
     ) -> dict[str, Any] | list[dict[str, Any]]:
         """A user's memories as engram JSON (lossless; `history` adds the audit trail) or an
@@ -511,12 +470,8 @@ class Memory:
         return data
 
     def import_(
-        self,
-        source: str | Path | Mapping[str, Any] | Sequence[Any],
-        *,
-        user_id: str | None = None,
-        agent_id: str | None = None,
-        on_conflict: str = "skip",
+        self, source: str | Path | Mapping[str, Any] | Sequence[Any], *, user_id: str | None = None,
+        agent_id: str | None = None, on_conflict: str = "skip",
     ) -> portability.ImportReport:
         """Load an engram export or an OptMem file (a path, JSON text or parsed data);
         `user_id` imports into that user (required for OptMem files)."""
@@ -527,13 +482,8 @@ class Memory:
                                        on_conflict=on_conflict)
 
     def reminders(
-        self,
-        *,
-        user_id: str,
-        agent_id: str | None = None,
-        now: datetime | None = None,
-        horizon: timedelta | None = None,
-        tz: Any = None,
+        self, *, user_id: str, agent_id: str | None = None, now: datetime | None = None,
+        horizon: timedelta | None = None, tz: Any = None,
     ) -> list[reminders.Reminder]:
         """Tasks due (or overdue) at `now` within `horizon` (default reminder_horizon_hours)."""
         scope = _scope(user_id, agent_id)
