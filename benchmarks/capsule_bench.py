@@ -147,10 +147,10 @@ def bench_scale(n: int, embedder: Any, reps: int = 7, queries: int = 50) -> dict
 def _locomo_conversations(path: Path) -> list[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
     """(id, conversation, qa) from either LoCoMo layout (shared loader when present)."""
     try:
-        from engram.bench.data import _locomo_samples
+        from engram.bench.data import locomo_samples
 
         data = json.loads(path.read_text(encoding="utf-8"))
-        return list(_locomo_samples(data, path.stem))
+        return list(locomo_samples(data, path.stem))
     except ImportError:  # pragma: no cover - the loader is another helper's
         data = json.loads(path.read_text(encoding="utf-8"))
         samples = data if isinstance(data, list) else [data]

@@ -45,6 +45,7 @@ from engram.models import (
     Status,
     utcnow,
 )
+from engram.episodes import EPISODE_KEY
 from engram.privacy import redact
 from engram.reconcile import negates, polarity_of
 from engram import reminders as reminders_module
@@ -77,11 +78,11 @@ __all__ = [
     "promotion",
 ]
 
-SECTIONS = ("preferences", "facts", "task", "identity")
+SECTIONS = ("preferences", "facts", "events", "task", "identity")
 SECTION_OF_KIND: dict[Kind, str] = {
     Kind.PREFERENCE: "preferences",
     Kind.FACT: "facts",
-    Kind.EVENT: "facts",
+    Kind.EVENT: "events",
     Kind.TASK: "task",
     Kind.DECISION: "task",
     Kind.IDENTITY: "identity",
@@ -278,7 +279,7 @@ def compress_items(
 ) -> list[Line]:
     """Merge a session's memories into delta lines, deterministically.
 
-    - only what the four sections hold (no turns, no summaries, nothing archived);
+    - only what the five sections hold (no turns, no summaries, nothing archived);
     - superseded memories give way to their successor (latest wins);
     - one line per slot (`key`): the latest, marked updated when the slot
       changed value in these items or replaced an older memory;
@@ -305,7 +306,9 @@ def compress_items(
         if text in seen_text:
             continue
         seen_text.add(text)
-        line = _line(item, counter, line_tokens)
+        # what happened in the session is dated: "[2024-05-08] User donated their old car…"
+        when = (item.valid_from or item.created_at).date().isoformat() if item.kind is Kind.EVENT else None
+        line = _line(item, counter, line_tokens, when=when)
         if slot and len(values_by_key.get(slot, ())) > 1:
             line.updated = True
         lines.append(line)
@@ -398,6 +401,7 @@ class CapsuleEngine:
     ) -> Delta:
         """Compress `items` into a delta and store it as a `summary` memory linking its sources."""
         s = self.settings
+        items = [i for i in items if i.source is not Source.EPISODE]  # the marks, not the transcript
         language = majority_language(i for i in items if i.kind in SECTION_OF_KIND)
         lines = compress_items(items, counter=self.counter, line_tokens=s.line_tokens)
         sources = [ln.memory_id for ln in lines if ln.memory_id]
@@ -708,10 +712,18 @@ class CapsuleEngine:
             results = self.retriever.search(
                 scope, query, Filters(status=[Status.ACTIVE, Status.DISPUTED]), depth, now
             )
+            # an episode is evidence for what it says: one at most, and none whose fact is shown
+            facts = [r.memory for r in results if r.memory.kind is not Kind.TURN]
+            shown_episodes = {m.metadata.get(EPISODE_KEY) for m in facts + services.store.get_many(list(in_capsule))}
+            episodes_left = s.context_episodes
             for result in results:
                 item = services.display.item(result.memory)
                 if item.kind is Kind.SUMMARY:
                     continue
+                if item.source is Source.EPISODE:
+                    if item.id in shown_episodes or episodes_left <= 0:
+                        continue
+                    episodes_left -= 1
                 if item.id in in_capsule:
                     context.left_out.append(LeftOut(
                         memory_id=item.id, content=item.content,
@@ -811,8 +823,10 @@ class CapsuleEngine:
 @lru_cache(maxsize=64)
 def _heading_tokens(encoding: str, section: str, language: str) -> int:
     titles = {
-        "zh": {"preferences": "【用户偏好】", "facts": "【已知事实】", "task": "【当前任务状态】", "identity": "【身份设定】"},
-        "en": {"preferences": "[User preferences]", "facts": "[Known facts]", "task": "[Current task state]", "identity": "[Identity]"},
+        "zh": {"preferences": "【用户偏好】", "facts": "【已知事实】", "events": "【近期事件】", "task": "【当前任务状态】",
+               "identity": "【身份设定】"},
+        "en": {"preferences": "[User preferences]", "facts": "[Known facts]", "events": "[Recent events]",
+               "task": "[Current task state]", "identity": "[Identity]"},
     }
     return get_counter(encoding).count(titles.get(language, titles["en"])[section] + "\n")
 

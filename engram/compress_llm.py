@@ -44,6 +44,7 @@ _SECTION_ALIASES = {
     "preferences": "preferences", "preference": "preferences", "user_preferences": "preferences",
     "用户偏好": "preferences", "偏好": "preferences",
     "facts": "facts", "fact": "facts", "known_facts": "facts", "已知事实": "facts", "事实": "facts",
+    "events": "events", "event": "events", "recent_events": "events", "近期事件": "events", "事件": "events",
     "task": "task", "tasks": "task", "task_state": "task", "current_task_state": "task",
     "当前任务状态": "task", "任务状态": "task", "任务": "task",
     "identity": "identity", "身份设定": "identity", "身份": "identity",
@@ -81,10 +82,11 @@ class CompressLine(BaseModel):
 
 
 class CompressOutput(BaseModel):
-    """The four sections of a delta; each a list of lines (a bare string is a line)."""
+    """The five sections of a delta; each a list of lines (a bare string is a line)."""
 
     preferences: list[CompressLine] = Field(default_factory=list)
     facts: list[CompressLine] = Field(default_factory=list)
+    events: list[CompressLine] = Field(default_factory=list)
     task: list[CompressLine] = Field(default_factory=list)
     identity: list[CompressLine] = Field(default_factory=list)
 

@@ -144,6 +144,9 @@ class Settings(BaseSettings):
     capsule_budget: int = Field(default=426, ge=0, description="capsule size in tokens (exact)")
     context_budget: int = Field(default=1024, ge=0, description="whole per-turn context in tokens")
     context_memories: int = Field(default=5, ge=0, description="query-relevant memories added to a context")
+    context_episodes: int = Field(
+        default=1, ge=0, description="episodes (what the user said, verbatim) a context may cite as evidence"
+    )
     token_encoding: str = Field(
         default="cl100k_base",
         description="tokenizer for budgets: cl100k_base, o200k_base or an OpenAI model name; "

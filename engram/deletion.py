@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 
 from engram import control, disputes, lifecycle
 from engram.extract import extract_candidates
-from engram.models import Action, Event, Filters, MemoryItem, Status, utcnow
+from engram.episodes import EPISODE_KEY
+from engram.models import Action, Event, Filters, Kind, MemoryItem, Status, utcnow
 from engram.store.base import HistoryEvent, Scope, Transition
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,6 +48,16 @@ def about(services: Services, retriever: Retriever, scope: Scope, topic: str) ->
     return control.matching(unique, topic, settings.forget_min_overlap, keys)
 
 
+def drawn_from(services: Services, scope: Scope, items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    """The memories whose provenance is one of the episodes among `items`."""
+    every = [i.id for i in items]
+    return [
+        m for episode in items if episode.kind is Kind.TURN
+        for m in services.store.list(scope, Filters(status=[], metadata={EPISODE_KEY: episode.id}))
+        if m.id not in every
+    ]
+
+
 def delete_items(
     services: Services, scope: Scope, items: Sequence[MemoryItem], *, reason: str, cascade: bool,
     topic: str | None = None, undo: bool = False,
@@ -57,6 +68,8 @@ def delete_items(
     if not items:
         return []
     store, now = services.store, utcnow()
+    if cascade:  # the facts drawn from a deleted episode go with it
+        items = list(items) + drawn_from(services, scope, items)
     ids, restore_sources = lifecycle.deletion_plan(store, scope, [i.id for i in items], cascade_summaries=cascade)
     doomed = {i.id: i for i in items}
     for extra in store.get_many([i for i in ids if i not in doomed]):

@@ -255,6 +255,10 @@ class Memory:
         items = self.store.list(scope, read.live(check.filters(filters)), limit=limit, offset=offset)
         return [self.services.display.item(i) for i in items]
 
+    def provenance(self, memory_id: str) -> list[MemoryItem]:
+        """The episodes a memory was drawn from: what the user said that made engram think so."""
+        return read.provenance(self.services, self.get(memory_id))
+
     def history(self, memory_id: str) -> list[HistoryEntry]:
         entries = self.store.history(check.memory_id(memory_id))
         if not entries and self.store.get(memory_id) is None:

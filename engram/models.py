@@ -88,6 +88,11 @@ class Action(StrEnum):
     RESUME = "RESUME"
 
 
+# metadata keys engram sets itself (engram.episodes)
+EPISODE_KEY = "episode"  # a fact's: the id of the episode (the user's turn) it was drawn from
+REPLY_KEY = "reply_to"  # an episode's: the assistant turn it answers
+
+
 class Source(StrEnum):
     """Which extractor (or caller) produced a memory."""
 
@@ -96,6 +101,7 @@ class Source(StrEnum):
     LLM = "llm"
     IMPORT = "import"
     API = "api"
+    EPISODE = "episode"  # a user turn kept verbatim by `add` (engram.episodes)
 
 
 class MemoryItem(BaseModel):

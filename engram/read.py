@@ -12,7 +12,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engram import disputes, when
-from engram.models import Filters, SearchResult, Status, as_utc, utcnow
+from engram.episodes import EPISODE_KEY
+from engram.models import Filters, MemoryItem, SearchResult, Status, as_utc, utcnow
 from engram.store.base import Scope
 from engram.user_state import is_paused, local_time
 
@@ -57,3 +58,11 @@ def search(
             result.clarification = display.clarification(disputes.clarification_for(store, result.memory))
         result.memory = display.item(result.memory)
     return results
+
+
+def provenance(services: Services, item: MemoryItem) -> list[MemoryItem]:
+    """The episodes `item` was drawn from ("why do you think that?"), as shown; none for an
+    episode itself, or once its episode was deleted."""
+    episode_id = item.metadata.get(EPISODE_KEY)
+    episode = services.store.get(episode_id) if isinstance(episode_id, str) else None
+    return [] if episode is None else [services.display.item(episode)]

@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from engram.models import MemoryItem
+from engram.models import REPLY_KEY, Kind, MemoryItem
 from engram.providers.embedders import Embedder
-from engram.store.base import Record
+from engram.store.base import CONTEXT_PREFIX, Record
 from engram.text import lexical_tokens, normalize
 
 
@@ -17,12 +17,22 @@ def content_hash(text: str) -> str:
     return hashlib.blake2b(normalize(text).encode("utf-8"), digest_size=16).hexdigest()
 
 
+def index_tokens(item: MemoryItem) -> list[str]:
+    """What the lexical index holds for `item`: its own words, then for an episode the words of
+    the turn it answers as context (a bare "Coco." is found by "What's your dog's name?")."""
+    tokens = lexical_tokens(item.content)
+    answered = item.metadata.get(REPLY_KEY) if item.kind is Kind.TURN else None
+    if isinstance(answered, str) and answered:
+        tokens += [CONTEXT_PREFIX + t for t in lexical_tokens(answered)]
+    return tokens
+
+
 def make_record(item: MemoryItem, embedding: Any = None, idempotency_key: str | None = None) -> Record:
     """`item` with its tokens and hash; the vector is filled by `embed_records` when needed."""
     return Record(
         item=item,
         embedding=embedding,
-        tokens=lexical_tokens(item.content),
+        tokens=index_tokens(item),
         content_hash=content_hash(item.content),
         idempotency_key=idempotency_key,
     )

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from engram import disputes
 from engram.capsule import promotion
 from engram.control import split_commands
+from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
 from engram.models import Action, Candidate, Command, Event, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
@@ -92,6 +93,8 @@ class Writer:
         clock (their time zone) for "Friday" and "tomorrow"."""
         out = AddOutcome()
         rules: list[Candidate] = []
+        kept_episodes: list[Event] = []
+        answers: str | None = None  # the latest assistant turn: what the user's next turn answers
         local: datetime | None = None  # when it was said on the user's clock, read once needed
         scope = said.scope
         for message in messages:
@@ -108,14 +111,25 @@ class Writer:
             if local is None:
                 s = self.services
                 local = local_time(s.store, s.settings, scope.user_id, clock_at)
+            source = said
+            if message.role == "user":  # the turn itself, and the facts drawn from it point back to it
+                episode = self.keep_episode(said, text, answers)
+                if episode is not None:
+                    kept_episodes.append(episode)
+                    source = replace(said, metadata={**said.metadata, EPISODE_KEY: episode.memory.id})
+            else:
+                answers = text
             found = extract_candidates(text, role=message.role, now=local)
             rules += found
             for candidate in found:
-                event = self.add_candidate(said, candidate, text)
+                event = self.add_candidate(source, candidate, text)
                 if event is not None:
                     out.events.append(event)
         if out.kept:  # the LLM (when configured): this turn now, or its batch when full
-            out.events += self._llm_extract(said, out.kept, rules)
+            last = kept_episodes[-1].memory.id if kept_episodes else None
+            source = replace(said, metadata={**said.metadata, EPISODE_KEY: last}) if last else said
+            out.events += self._llm_extract(source, out.kept, rules)
+        out.events += kept_episodes
         if paused and not out.kept and not out.commanded:
             log.debug("memory paused for a user: %d messages not stored", len(messages))
             out.nothing = True
@@ -179,7 +193,8 @@ class Writer:
         decision = decide(
             candidate,
             said=text,
-            exact=s.store.find_by_hash(scope, record.content_hash, LIVE),
+            # an episode (a turn, verbatim) is a record of what was said, not a statement to restate
+            exact=[m for m in s.store.find_by_hash(scope, record.content_hash, LIVE) if m.kind is not Kind.TURN],
             same_key=lambda: s.store.find_by_key(scope, candidate.key, LIVE),
             similar=similar,
             duplicate_similarity=s.settings.duplicate_similarity,
@@ -319,6 +334,27 @@ class Writer:
         )
         return Event(action=Action.UPDATE, memory=updated, reason=decision.reason, previous=target)
 
+    # -- episodes ----------------------------------------------------------------------
+    def keep_episode(self, said: Said, text: str, answers: str | None) -> Event | None:
+        """Store what the user said, verbatim after the privacy filter, with the assistant turn
+        it answers; chatter is not kept. Facts drawn from it record its id (provenance)."""
+        if is_chatter(text, answers):
+            return None
+        privacy = self.services.privacy
+        (item,) = self.turn_items(said, [Message(role="user", content=text)]) or (None,)
+        if item is None:
+            return None
+        item.source = Source.EPISODE
+        context = reply_context(answers)
+        if context is not None:
+            filtered = apply_privacy(context, privacy)
+            if not filtered.dropped and filtered.text.strip():
+                item.metadata = {**item.metadata, REPLY_KEY: filtered.text}
+        (event,) = self.store_verbatim(
+            [make_record(item, None, said.idempotency_key)], "episode", shown="kept as an episode"
+        )
+        return event
+
     # -- verbatim turns and edits ------------------------------------------------------
     def turn_items(self, said: Said, messages: Sequence[Message]) -> list[MemoryItem]:
         """Messages kept verbatim as `turn` memories (after the privacy filter)."""
@@ -338,13 +374,13 @@ class Writer:
             )
         return items
 
-    def store_verbatim(self, records: list[Record], reason: str) -> list[Event]:
+    def store_verbatim(self, records: list[Record], reason: str, shown: str = "stored verbatim") -> list[Event]:
         """Embed `records` in one batch and write them in one transaction, as ADDs."""
         embed_records(self.services.embedder, records)
         self.services.store.write(
             inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, reason) for r in records]
         )
-        return [Event(action=Action.ADD, memory=r.item, reason="stored verbatim") for r in records]
+        return [Event(action=Action.ADD, memory=r.item, reason=shown) for r in records]
 
     def add_turns(self, said: Said, messages: Sequence[Message]) -> list[Event]:
         """``add(infer=False)``: every message stored verbatim as a turn."""

@@ -11,6 +11,7 @@ from engram import Action, Kind, Status
 from engram.extract import extract_candidates
 from engram.models import Candidate, MemoryItem
 from engram.reconcile import decide
+from helpers import facts
 
 NOW = datetime(2024, 10, 23, 12, 0, tzinfo=UTC)  # a Wednesday
 F, P, T = Kind.FACT, Kind.PREFERENCE, Kind.TASK
@@ -292,7 +293,7 @@ def test_decide_preferences_keep_their_feelings() -> None:
 
 
 def _statuses(memory, user: str) -> dict[str, Status]:
-    items = memory.get_all(user_id=user, filters={"status": ["active", "superseded", "disputed"]})
+    items = facts(memory.get_all(user_id=user, filters={"status": ["active", "superseded", "disputed"]}))
     return {i.content: i.status for i in items}
 
 
@@ -316,7 +317,7 @@ def _statuses(memory, user: str) -> dict[str, Status]:
 )
 def test_a_cessation_supersedes_the_same_value(memory, held: str, said: str, old: str, new: str) -> None:
     memory.add(held, user_id="u1")
-    [event] = memory.add(said, user_id="u1")
+    [event] = facts(memory.add(said, user_id="u1"))
     assert event.action is Action.SUPERSEDE and event.memory.content == new
     assert event.previous is not None and event.previous.content == old
     assert _statuses(memory, "u1") == {old: Status.SUPERSEDED, new: Status.ACTIVE}
@@ -336,7 +337,7 @@ def test_a_cessation_supersedes_the_same_value(memory, held: str, said: str, old
 )
 def test_a_cessation_of_another_value_leaves_the_slot_alone(memory, held: str, said: str, kept: str, new: str) -> None:
     memory.add(held, user_id="u1")
-    [event] = memory.add(said, user_id="u1")
+    [event] = facts(memory.add(said, user_id="u1"))
     assert event.action is Action.ADD and event.memory.content == new
     assert _statuses(memory, "u1") == {kept: Status.ACTIVE, new: Status.ACTIVE}
 
@@ -344,10 +345,10 @@ def test_a_cessation_of_another_value_leaves_the_slot_alone(memory, held: str, s
 def test_moving_back_and_a_later_value(memory) -> None:
     memory.add("I live in Berlin.", user_id="u1")
     memory.add("I don't live in Berlin anymore.", user_id="u1")
-    assert [e.action for e in memory.add("I moved out of Berlin.", user_id="u1")] == [Action.NOOP]
-    [event] = memory.add("I live in Berlin.", user_id="u1")  # back again: the "no longer" is history
+    assert [e.action for e in facts(memory.add("I moved out of Berlin.", user_id="u1"))] == [Action.NOOP]
+    [event] = facts(memory.add("I live in Berlin.", user_id="u1"))  # back again: the "no longer" is history
     assert event.action is Action.SUPERSEDE and event.previous.content == "User no longer lives in Berlin."
-    assert [i.content for i in memory.get_all(user_id="u1")] == ["User lives in Berlin."]
+    assert [i.content for i in facts(memory.get_all(user_id="u1"))] == ["User lives in Berlin."]
 
 
 @pytest.mark.parametrize(
@@ -367,17 +368,17 @@ def test_a_change_and_the_new_value_in_one_message(memory, said: str, left: str)
 
 def test_an_age_supersedes_the_last(memory) -> None:
     memory.add("I'm 34 years old.", user_id="u1")
-    [event] = memory.add("I just turned 35.", user_id="u1")
+    [event] = facts(memory.add("I just turned 35.", user_id="u1"))
     assert event.action is Action.SUPERSEDE and event.memory.content == "User is 35 years old."
     memory.add("我今年34岁", user_id="u2")
-    [event] = memory.add("我35岁了", user_id="u2")
+    [event] = facts(memory.add("我35岁了", user_id="u2"))
     assert event.action is Action.SUPERSEDE and event.previous.content == "用户今年34岁"
 
 
 def test_a_stopped_routine_is_no_longer_reminded(memory) -> None:
     wed = datetime(2025, 1, 8, 10, tzinfo=UTC)
     monday = datetime(2025, 1, 13, 9, tzinfo=UTC)
-    [event] = memory.add("I go to the gym every Monday.", user_id="u1", timestamp=wed)
+    [event] = facts(memory.add("I go to the gym every Monday.", user_id="u1", timestamp=wed))
     assert event.memory.kind is Kind.TASK and event.memory.recurrence == "weekly:MON"
     assert [r.memory.id for r in memory.reminders(user_id="u1", now=monday)] == [event.memory.id]
     memory.add("I stopped going to the gym.", user_id="u1", timestamp=wed + timedelta(days=1))
@@ -386,7 +387,7 @@ def test_a_stopped_routine_is_no_longer_reminded(memory) -> None:
 
 def test_a_routine_at_a_time_is_reminded_at_that_time(memory) -> None:
     wed = datetime(2025, 1, 8, 10, tzinfo=UTC)
-    [event] = memory.add("我每天早上六点跑步", user_id="u1", timestamp=wed)
+    [event] = facts(memory.add("我每天早上六点跑步", user_id="u1", timestamp=wed))
     assert event.memory.recurrence == "daily" and event.memory.due_at is not None
     [reminder] = memory.reminders(user_id="u1", now=datetime(2025, 1, 9, 5, tzinfo=UTC), horizon=timedelta(hours=2))
     assert reminder.due_at == datetime(2025, 1, 9, 6, 0, tzinfo=UTC)

@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from engram.cli import app
+from helpers import episodes, facts
 
 
 @pytest.fixture
@@ -29,11 +30,13 @@ def test_add_search_list_get_edit_history_delete(cli):
     assert cli("add", "我住在北京", "--user", "u2").exit_code == 0
 
     found = json.loads(cli("search", "where do I live", "--user", "u1", "--json").output)
-    assert [r["memory"]["id"] for r in found] == [memory_id]
+    assert [r["memory"]["id"] for r in facts(found)] == [memory_id]
+    assert [r["memory"]["content"] for r in episodes(found)] == ["I live in Berlin."]  # what was said
     assert "Berlin" in cli("search", "Berlin", "--user", "u1").output
 
     listed = json.loads(cli("list", "--user", "u2", "--json").output)
-    assert len(listed) == 1 and "北京" in listed[0]["content"]
+    assert len(facts(listed)) == 1 and "北京" in facts(listed)[0]["content"]
+    assert [m["content"] for m in episodes(listed)] == ["我住在北京"]
 
     assert json.loads(cli("get", memory_id, "--json").output)["id"] == memory_id
     assert cli("edit", memory_id, "User lives in Potsdam.").exit_code == 0
@@ -41,8 +44,9 @@ def test_add_search_list_get_edit_history_delete(cli):
     assert [h["action"] for h in history] == ["ADD", "UPDATE"]
 
     assert cli("delete", memory_id).exit_code == 0
-    assert json.loads(cli("list", "--user", "u1", "--json").output) == []
-    assert len(json.loads(cli("list", "--user", "u2", "--json").output)) == 1
+    # the fact is gone; the episode (what the user said) is listed until it is deleted too
+    assert [m["content"] for m in json.loads(cli("list", "--user", "u1", "--json").output)] == ["I live in Berlin."]
+    assert len(json.loads(cli("list", "--user", "u2", "--json").output)) == 2
 
 
 def test_raw_add_and_delete_all(cli):
@@ -69,6 +73,11 @@ def test_timezone_is_shown_set_and_cleared(cli):
 
 def test_nothing_worth_remembering_is_said_plainly(cli):
     result = cli("add", "What's the time?", "--user", "u1")
+    # no fact in a question: only the turn itself, shown as an episode
+    assert result.exit_code == 0 and "kept as an episode" in result.output
+    events = json.loads(cli("add", "What's the time?", "--user", "u2", "--json").output)
+    assert facts(events) == [] and [e["memory"]["content"] for e in episodes(events)] == ["What's the time?"]
+    result = cli("add", "haha thanks", "--user", "u1")  # chatter: not even an episode
     assert result.exit_code == 0 and "nothing worth remembering" in result.output
 
 

@@ -15,6 +15,7 @@ from engram import Kind, Layer, Memory
 from engram.cli import app
 from engram.models import MemoryItem, utcnow
 from engram.tokens import get_counter
+from helpers import episodes, facts
 
 FLOWS = {
     "en": {
@@ -86,10 +87,13 @@ def test_recent_turns_only_when_asked(memory):
     session = memory.session("u1", "s1")
     events = session.add([{"role": "user", "content": "Could you help me plan a trip to Kyoto?"},
                           {"role": "assistant", "content": "Sure, which dates?"}])
-    assert events == []  # nothing worth remembering: the words live only in working memory
+    # no fact worth remembering: the words live in working memory, and the user's turn as an episode
+    assert facts(events) == []
+    assert [e.memory.content for e in episodes(events)] == ["Could you help me plan a trip to Kyoto?"]
     without = session.context("dates?")
     with_turns = session.context("dates?", turns=True)
-    assert "Kyoto" not in without.text and without.turns == []
+    # without turns=True the working-memory turns stay out (the user's own turn may be cited as an episode)
+    assert without.turns == [] and "User: Could you" not in without.text and "which dates" not in without.text
     assert "User: Could you help me plan a trip to Kyoto?" in with_turns.text
     assert "Assistant: Sure, which dates?" in with_turns.text
     assert [t.role for t in with_turns.turns] == ["user", "assistant"]
@@ -192,7 +196,7 @@ def test_debug_log_says_when_memories_were_marked_compressed_and_injected(memory
     session.end()
     memory.context("tea?", user_id="u1")
     messages = "\n".join(r.getMessage() for r in caplog.records)
-    assert "marked 1 memories in session s1" in messages
+    assert "marked 2 memories in session s1 of u1: ADD preference, ADD turn" in messages  # the fact, the episode
     assert "compressed session s1" in messages
     assert "injected context for u1" in messages
 

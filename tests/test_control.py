@@ -9,6 +9,7 @@ from raw_db import fts_terms
 from engram import Action, InvalidInput, Kind
 from engram.control import parse_command, split_commands
 from engram.text import lexical_tokens
+from helpers import episodes, facts, is_episode
 
 
 def raw_bytes(db_path) -> bytes:
@@ -103,16 +104,20 @@ def test_forget_deletes_exactly_the_matching_memories_and_reports_them(
     delta = memory.end_session("u1", "s1")  # a session delta now quotes every memory
     assert delta.summary is not None and "coffee" in delta.text or "咖啡" in delta.text
     events = memory.add(command, user_id="u1", session_id="s2")
-    assert [e.action for e in events] == [Action.DELETE] * (len(deleted_needles) + 1)
+    # the facts, the episodes (what the user said about it, verbatim) and the delta
+    assert [e.action for e in events] == [Action.DELETE] * (2 * len(deleted_needles) + 1)
     assert events[-1].memory.kind is Kind.SUMMARY  # the delta that quoted them went too
     events = events[:-1]
+    assert [e.memory.content for e in episodes(events)] == [t for t in said if deleted_needles[0] in t]
     deleted = [e.memory.content for e in events]
-    assert all(n in c for n, c in zip(deleted_needles, deleted, strict=True))
-    assert events[0].command.name == "forget" and deleted[0] in events[0].command.message
+    fact_texts = [e.memory.content for e in facts(events)]
+    assert all(n in c for n, c in zip(deleted_needles, fact_texts, strict=True))
+    assert events[0].command.name == "forget" and all(c in events[0].command.message for c in deleted)
     left = [i.content for i in memory.get_all(user_id="u1", filters={"status": []})]
     left = [c for c in left if "User" in c or "用户" in c]  # the facts (not a new delta)
     assert len(left) == len(keep) and all(any(k in c for c in left) for k in keep)
-    assert len(memory.get_all(user_id="u2")) == 1  # scoped
+    assert len(facts(memory.get_all(user_id="u2"))) == 1  # scoped
+    assert len(episodes(memory.get_all(user_id="u2"))) == 1
     memory.delete_all(user_id="u2")
     # the command itself, and the turns that said it, are not kept in working memory
     turns = [t.content for t in memory.session("u1", "s1").turns()]
@@ -129,18 +134,25 @@ def test_forget_includes_superseded_and_archived_versions(memory, db_path):
     memory.add("My favourite colour is green.", user_id="u1")
     memory.add("I live in Berlin.", user_id="u1")
     events = memory.forget("my favourite colour", user_id="u1")
-    assert sorted(e.memory.content for e in events) == [
+    assert sorted(e.memory.content for e in facts(events)) == [
         "User's favourite colour is blue.", "User's favourite colour is green."]
-    assert [i.content for i in memory.get_all(user_id="u1", filters={"status": []})] == ["User lives in Berlin."]
+    assert sorted(e.memory.content for e in episodes(events)) == [
+        "My favourite colour is blue.", "My favourite colour is green."]
+    left = memory.get_all(user_id="u1", filters={"status": []})
+    assert [i.content for i in facts(left)] == ["User lives in Berlin."]
+    assert [i.content for i in episodes(left)] == ["I live in Berlin."]
     memory.close()
-    assert_gone(db_path, ["User's favourite colour is blue.", "User's favourite colour is green."])
+    assert_gone(db_path, ["User's favourite colour is blue.", "User's favourite colour is green.",
+                          "My favourite colour is blue.", "My favourite colour is green."])
 
 
 def test_forget_that_matches_the_same_slot(memory):
     memory.add("I love coffee.", user_id="u1")
     memory.add("I love tea.", user_id="u1")
-    [event] = memory.add("Forget that I like coffee.", user_id="u1")
+    events = memory.add("Forget that I like coffee.", user_id="u1")
+    [event] = facts(events)
     assert event.action is Action.DELETE and event.memory.content == "User loves coffee."
+    assert [(e.action, e.memory.content) for e in episodes(events)] == [(Action.DELETE, "I love coffee.")]
 
 
 def test_forget_with_no_match_says_so_and_deletes_nothing(memory):
@@ -150,7 +162,8 @@ def test_forget_with_no_match_says_so_and_deletes_nothing(memory):
     assert "nothing was deleted" in event.command.message
     [event] = memory.add("忘记我刚才说的关于猫的事", user_id="u1")
     assert "没有找到" in event.command.message
-    assert len(memory.get_all(user_id="u1")) == 1
+    assert len(facts(memory.get_all(user_id="u1"))) == 1
+    assert len(memory.get_all(user_id="u1")) == 2  # and its episode
     with pytest.raises(InvalidInput):
         memory.forget("  ", user_id="u1")
 
@@ -158,12 +171,16 @@ def test_forget_with_no_match_says_so_and_deletes_nothing(memory):
 def test_forget_what_i_just_said_withdraws_the_last_statement(memory):
     memory.add("I live in Berlin.", user_id="u1", session_id="s1")
     memory.add("I moved to Paris.", user_id="u1", session_id="s1")
-    [event] = memory.add("Forget what I just said.", user_id="u1", session_id="s1")
+    events = memory.add("Forget what I just said.", user_id="u1", session_id="s1")
+    [event] = facts(events)
     assert event.action is Action.DELETE and "Paris" in event.memory.content
-    [current] = memory.get_all(user_id="u1")
+    assert [e.memory.content for e in episodes(events)] == ["I moved to Paris."]  # what was said goes too
+    [current] = facts(memory.get_all(user_id="u1"))
     assert "Berlin" in current.content and current.valid_to is None  # the earlier version is back
-    [event] = memory.add("忘记我刚才说的话", user_id="u1", session_id="s1")
+    events = memory.add("忘记我刚才说的话", user_id="u1", session_id="s1")
+    [event] = facts(events)
     assert "Berlin" in event.memory.content
+    assert [e.memory.content for e in episodes(events)] == ["I live in Berlin."]
 
 
 # -- view, edit, delete by kind, delete everything ---------------------------------------------------
@@ -173,14 +190,16 @@ def test_view_groups_what_is_remembered_by_kind(memory):
     memory.add("我喜欢咖啡", user_id="u1")
     memory.add("I need to submit the report by Friday.", user_id="u1")
     grouped = memory.view(user_id="u1")
-    assert [k for k in grouped] == [Kind.PREFERENCE, Kind.FACT, Kind.TASK]
+    assert [k for k in grouped] == [Kind.PREFERENCE, Kind.FACT, Kind.TASK, Kind.TURN]
     assert len(grouped[Kind.PREFERENCE]) == 2
+    assert len(grouped[Kind.TURN]) == 4 and all(is_episode(i) for i in grouped[Kind.TURN])  # what was said
     events = memory.add("What do you remember about me?", user_id="u1")
     assert {e.action for e in events} == {Action.VIEW} and len(events) == 4
     assert events[0].command.message.startswith("Here is what I remember (4)")
     zh = memory.add("你记得我什么？", user_id="u1")
     assert zh[0].command.message.startswith("我记得这些（4 条）")
-    assert len(memory.get_all(user_id="u1")) == 4  # viewing stores nothing
+    assert len(memory.get_all(user_id="u1")) == 8  # viewing stores nothing (4 facts, 4 episodes)
+    assert len(facts(memory.get_all(user_id="u1"))) == 4
 
 
 def test_edit_one_memory(memory):
@@ -211,11 +230,14 @@ def test_delete_everything_of_a_user(memory, db_path, command):
     memory.add("我住在北京", user_id="u1", session_id="s1")
     memory.add("I live in Oslo.", user_id="u2")
     events = memory.add(command, user_id="u1")
-    assert len(events) == 2 and {e.action for e in events} == {Action.DELETE}
+    assert len(facts(events)) == 2 and {e.action for e in events} == {Action.DELETE}
+    assert sorted(e.memory.content for e in episodes(events)) == sorted(["I live in Berlin.", "我住在北京"])
     assert memory.get_all(user_id="u1", filters={"status": []}) == []
-    [kept] = memory.get_all(user_id="u2")
+    [kept] = facts(memory.get_all(user_id="u2"))
+    [kept_said] = episodes(memory.get_all(user_id="u2"))
     memory.close()
-    assert_gone(db_path, ["User lives in Berlin.", "用户住在北京", "I live in Berlin.", "我住在北京"], kept=[kept.content])
+    assert_gone(db_path, ["User lives in Berlin.", "用户住在北京", "I live in Berlin.", "我住在北京"],
+                kept=[kept.content, kept_said.content])
 
 
 def test_deleting_a_superseding_memory_scrubs_the_history_that_quotes_it(memory, db_path):
@@ -223,6 +245,7 @@ def test_deleting_a_superseding_memory_scrubs_the_history_that_quotes_it(memory,
     new = memory.add("My favourite colour is Vermilionish.", user_id="u1")[0].memory
     assert any(h.new_content == new.content for h in memory.history(old.id))
     memory.delete(new.id)
+    memory.delete(new.metadata["episode"])  # and what the user said
     assert all("Vermilionish" not in (h.new_content or "") + (h.reason or "") for h in memory.history(old.id))
     memory.close()
     assert b"ermilionish" not in raw_bytes(db_path)
@@ -237,7 +260,7 @@ def test_pause_stores_nothing_persists_and_retrieval_still_works(memory, reopen,
     assert memory.add("My PIN is almost 9876 and I love Quokkaburgers.", user_id="u1", session_id="s1") == []
     assert memory.add("I love Quokkaburgers.", user_id="u1", infer=False) == []
     assert memory.session("u1", "s1").turns() == []
-    assert memory.search("Berlin", user_id="u1")[0].memory.content == "User lives in Berlin."
+    assert facts(memory.search("Berlin", user_id="u1"))[0].memory.content == "User lives in Berlin."
     assert memory.get(memory.search("Berlin", user_id="u1")[0].memory.id).access_count == 0  # no writes
     assert "paused" in memory.context("where do I live", user_id="u1").text
     assert b"Quokkaburger" not in raw_bytes(db_path)
@@ -251,19 +274,23 @@ def test_pause_stores_nothing_persists_and_retrieval_still_works(memory, reopen,
 def test_pause_and_resume_in_chinese_and_through_the_api(memory):
     assert memory.add("暂停记忆", user_id="u1")[0].command.message.startswith("记忆已暂停")
     assert memory.add("我住在北京", user_id="u1") == []
-    assert memory.add("恢复记忆。我住在上海", user_id="u1")[-1].action is Action.ADD
+    assert facts(memory.add("恢复记忆。我住在上海", user_id="u1"))[-1].action is Action.ADD
     memory.pause("u1")
     assert memory.add("我喜欢咖啡", user_id="u1") == []
     memory.resume("u1")
-    assert [i.content for i in memory.get_all(user_id="u1")] == ["用户住在上海"]
+    assert [i.content for i in facts(memory.get_all(user_id="u1"))] == ["用户住在上海"]
+    assert [i.content for i in episodes(memory.get_all(user_id="u1"))] == ["我住在上海"]  # nothing said while paused
     assert memory.add("我喜欢咖啡", user_id="u1")[0].action is Action.ADD
 
 
 def test_forget_works_while_paused(memory):
     memory.add("I love coffee.", user_id="u1")
     memory.pause("u1")
-    [event] = memory.add("Forget what I said about coffee.", user_id="u1")
+    events = memory.add("Forget what I said about coffee.", user_id="u1")
+    [event] = facts(events)
     assert event.action is Action.DELETE
+    assert [e.memory.content for e in episodes(events)] == ["I love coffee."]
+    assert memory.get_all(user_id="u1") == []
 
 
 # -- the CLI ---------------------------------------------------------------------------------------------

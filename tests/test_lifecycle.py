@@ -14,6 +14,7 @@ from engram import Action, InvalidInput, Kind, Layer, MemoryItem, NotFound, Stat
 from engram.lifecycle import decayed_importance, half_life_days
 from engram.models import utcnow
 from engram.store.base import Scope, Transition
+from helpers import facts
 
 T0 = datetime(2025, 1, 1, 12, tzinfo=UTC)
 
@@ -35,7 +36,8 @@ def put(memory, user, content, *, kind=Kind.FACT, importance=0.5, when=T0, key=N
 
 
 def statuses(memory, user):
-    return {i.content: i.status for i in memory.get_all(user_id=user, filters={"status": []}, limit=None)}
+    """The status of every fact (episodes left out: they are what was said, and stay active)."""
+    return {i.content: i.status for i in facts(memory.get_all(user_id=user, filters={"status": []}, limit=None))}
 
 
 # -- 1. conflicts that ask ---------------------------------------------------------------
@@ -51,7 +53,7 @@ def test_a_contradiction_is_kept_disputed_and_search_asks(memory, first, second,
     old = memory.add(first, user_id="u1")[0].memory
     event = memory.add(second, user_id="u1")[0]
     assert event.action is Action.DISPUTE
-    results = memory.search("咖啡" if "咖啡" in first else "coffee", user_id="u1")
+    results = facts(memory.search("咖啡" if "咖啡" in first else "coffee", user_id="u1"))
     assert {r.memory.status for r in results} == {Status.DISPUTED} and len(results) == 2
     clar = results[0].clarification
     assert clar is not None and clar.question == question
@@ -63,10 +65,10 @@ def test_a_contradiction_is_kept_disputed_and_search_asks(memory, first, second,
 
 def test_a_clear_replacement_still_supersedes_and_settles_a_dispute(memory):
     memory.add("I live in Berlin.", user_id="u1")
-    assert [e.action for e in memory.add("I moved to Paris.", user_id="u1")] == [Action.SUPERSEDE]
+    assert [e.action for e in facts(memory.add("I moved to Paris.", user_id="u1"))] == [Action.SUPERSEDE]
     memory.add("I love coffee.", user_id="u1")
     memory.add("I hate coffee.", user_id="u1")
-    [event] = memory.add("I don't like coffee anymore.", user_id="u1")  # a change word: settled
+    [event] = facts(memory.add("I don't like coffee anymore.", user_id="u1"))  # a change word: settled
     assert event.action is Action.RESOLVE and event.memory.content == "User dislikes coffee."
     left = statuses(memory, "u1")
     assert left == {"User lives in Berlin.": Status.SUPERSEDED, "User moved to Paris.": Status.ACTIVE,
@@ -139,8 +141,8 @@ def test_superseded_facts_get_valid_to_and_search_as_of(memory, before, after, o
     stored_old = memory.get(old.id)
     assert stored_old.valid_from == t1 and stored_old.valid_to == t2 and new.valid_to is None
 
-    def top(**filters):
-        return [r.memory.content for r in memory.search(query, user_id="u1", filters=filters or None)]
+    def top(**filters):  # the facts: an episode is what was said then, and stays true of that moment
+        return [r.memory.content for r in facts(memory.search(query, user_id="u1", filters=filters or None))]
 
     assert any(old_needle in c for c in top(as_of=t1 + timedelta(days=50)))
     assert not any(new_needle in c for c in top(as_of=t1 + timedelta(days=50)))
@@ -149,7 +151,8 @@ def test_superseded_facts_get_valid_to_and_search_as_of(memory, before, after, o
     assert top(as_of=t1 - timedelta(days=1)) == []
     assert not any(old_needle in c for c in top())  # default: what holds now
     as_of = memory.get_all(user_id="u1", filters={"as_of": t1 + timedelta(days=1)})
-    assert [i.id for i in as_of] == [old.id]
+    assert [i.id for i in facts(as_of)] == [old.id]
+    assert [i.content for i in as_of if i.id != old.id] == [before]  # and the episode that said it
 
 
 # -- 3. reinforcement and decay --------------------------------------------------------------

@@ -16,6 +16,7 @@ from llm_scripts import prompt_text, requests_of, router, task_of
 
 from engram.extract.llm import ExtractedMemory, novel_candidates
 from engram.models import Action, Candidate, Kind, Source
+from helpers import facts
 
 MANAGER_ZH = {"content": "用户的项目经理叫李华", "kind": "fact", "reason": "用户陈述的事实",
               "key": "fact:manager_name", "value": "李华", "importance": 0.6}
@@ -24,7 +25,8 @@ MANAGER_ZH = {"content": "用户的项目经理叫李华", "kind": "fact", "reas
 
 
 def contents(memory, user="u"):
-    return sorted(i.content for i in memory.get_all(user_id=user) if i.kind is not Kind.SUMMARY)
+    """What was remembered about `user`: not the session summaries, nor the episodes (what was said)."""
+    return sorted(i.content for i in facts(memory.get_all(user_id=user)) if i.kind is not Kind.SUMMARY)
 
 
 # --- the prompt and the happy path ------------------------------------------
@@ -95,7 +97,7 @@ def test_llm_failure_falls_back_to_the_rules(llm_memory, fake_llm, caplog, scrip
     memory = llm_memory(llm_timeout=0.3)
     with caplog.at_level("WARNING", logger="engram.llm"):
         events = memory.add("I love green tea", user_id="u")
-    assert [e.memory.content for e in events] == ["User loves green tea."]
+    assert [e.memory.content for e in facts(events)] == ["User loves green tea."]
     assert events[0].memory.source is Source.RULE
     usage = memory.llm_usage()
     assert usage["tasks"]["extract_failed"] == 1 and usage["total"]["failures"] == 1
@@ -127,7 +129,7 @@ def test_invalid_items_are_dropped_one_by_one(llm_memory, fake_llm):
     ]})
     memory = llm_memory()
     memory.add("Vegetarian, and the cello is my thing", user_id="u")
-    items = memory.get_all(user_id="u")
+    items = facts(memory.get_all(user_id="u"))
     assert [i.content for i in items] == ["User plays the cello."]
     assert items[0].importance == pytest.approx(0.7)  # a 1-10 scale read as 0..1
     assert memory.llm_usage()["tasks"]["extract_invalid"] == 3
@@ -137,7 +139,7 @@ def test_wrong_shape_falls_back(llm_memory, fake_llm):
     fake_llm.reply_json({"answer": "nothing", "count": 0})
     memory = llm_memory()
     events = memory.add("I love green tea", user_id="u")
-    assert [e.memory.source for e in events] == [Source.RULE]
+    assert [e.memory.source for e in facts(events)] == [Source.RULE]
     assert memory.llm_usage()["tasks"]["extract_failed"] == 1
 
 
@@ -186,7 +188,7 @@ def test_call_budget_per_user_then_rules_only(llm_memory, fake_llm):
     memory = llm_memory(llm_call_budget=1)
     memory.add("Cello is my thing", user_id="u")
     events = memory.add("I love green tea", user_id="u")
-    assert [e.memory.source for e in events] == [Source.RULE]
+    assert [e.memory.source for e in facts(events)] == [Source.RULE]
     memory.add("Cello is my thing", user_id="v")  # another user has a budget of their own
     usage = memory.llm_usage()
     assert usage["users"]["u"]["calls"] == 1 and usage["users"]["v"]["calls"] == 1
@@ -234,10 +236,10 @@ def test_batch_mode_one_call_per_n_turns(llm_memory, fake_llm):
     memory = llm_memory(llm_extraction="batch", llm_batch_turns=3)
     first = memory.add("I love green tea", user_id="u", session_id="s")
     memory.add("Running 30 km a week now, the marathon is in May", user_id="u", session_id="s")
-    assert fake_llm.requests == [] and [e.memory.source for e in first] == [Source.RULE]
+    assert fake_llm.requests == [] and [e.memory.source for e in facts(first)] == [Source.RULE]
     events = memory.add("Anyway, what's new?", user_id="u", session_id="s")
     assert len(fake_llm.requests) == 1
-    assert [e.memory.content for e in events] == ["User is training for a marathon."]
+    assert [e.memory.content for e in facts(events)] == ["User is training for a marathon."]
     marathon = events[0].memory
     assert marathon.source is Source.LLM and marathon.session_id == "s"
     assert memory.llm_usage()["tasks"]["batched_turns"] == 3
@@ -309,7 +311,7 @@ def test_an_llm_no_longer_fact_ends_exactly_the_value_it_names(llm_memory, fake_
         "key": "fact:employer", "value": "Acme", "importance": 0.6, "polarity": -1,
     }]})
     events = memory.add("Acme and I parted ways last month.", user_id="u")
-    assert [e.action for e in events] == [Action.SUPERSEDE]
+    assert [e.action for e in facts(events)] == [Action.SUPERSEDE]
     assert memory.get(kept.id).status.value == "superseded"
     assert "polarity (on a preference: 1 likes, -1 dislikes; on anything else: -1 when" in \
         fake_llm.requests[-1]["messages"][0]["content"] + fake_llm.requests[-1]["messages"][1]["content"]

@@ -7,6 +7,7 @@ from llm_scripts import prompt_text, requests_of, router
 
 from engram.models import Action, Candidate, Kind, MemoryItem, Status
 from engram.reconcile import Decision, decide
+from helpers import facts
 
 HIKING = "I love hiking"
 ALPS = "I love hiking in the Alps"  # cosine ~0.83 with HIKING: the grey zone, another slot
@@ -65,13 +66,13 @@ def test_update_refines_the_memory_and_records_the_reason(llm_memory, fake_llm):
     events = memory.add(ALPS, user_id="u")
     prompt = prompt_text(requests_of(fake_llm, "judge")[0])
     assert "User loves hiking." in prompt and "User loves hiking in the Alps." in prompt and "I love hiking in the Alps" in prompt
-    assert [e.action for e in events] == [Action.UPDATE]
+    assert [e.action for e in facts(events)] == [Action.UPDATE]
     updated = memory.get(first.id)
     assert updated.content == "User loves hiking, especially in the Alps."
-    assert [i.content for i in memory.get_all(user_id="u")] == [updated.content]
+    assert [i.content for i in facts(memory.get_all(user_id="u"))] == [updated.content]
     last = memory.history(first.id)[-1]
     assert (last.action, last.old_content, last.reason) == ("UPDATE", "User loves hiking.", "llm: adds where the user hikes")
-    assert memory.search("Alps", user_id="u")[0].memory.id == first.id  # re-embedded, re-indexed
+    assert facts(memory.search("Alps", user_id="u"))[0].memory.id == first.id  # re-embedded, re-indexed
     assert memory.llm_usage()["tasks"]["judge_update"] == 1
 
 
@@ -91,7 +92,7 @@ def test_supersede_dispute_noop_and_add(llm_memory, fake_llm):
     assert memory.history(firsts["a"].id)[-1].reason == "llm: the user changed"
     assert results["b"].action is Action.DISPUTE and memory.get(firsts["b"].id).status is Status.DISPUTED
     assert results["c"].action is Action.NOOP and memory.get(firsts["c"].id).strength == 2.0
-    assert results["d"].action is Action.ADD and len(memory.get_all(user_id="d")) == 2
+    assert results["d"].action is Action.ADD and len(facts(memory.get_all(user_id="d"))) == 2
     assert memory.history(results["d"].memory.id)[0].reason == "llm: different"
 
 
@@ -120,7 +121,7 @@ def test_chinese_update_must_stay_chinese(llm_memory, fake_llm):
     memory.add("我喜欢喝绿茶", user_id="u")
     events = memory.add("我喜欢喝乌龙茶", user_id="u")
     assert events[0].action is Action.ADD
-    assert sorted(i.content for i in memory.get_all(user_id="u")) == ["用户喜欢喝乌龙茶", "用户喜欢喝绿茶"]
+    assert sorted(i.content for i in facts(memory.get_all(user_id="u"))) == ["用户喜欢喝乌龙茶", "用户喜欢喝绿茶"]
 
 
 def test_chinese_update_in_chinese(llm_memory, fake_llm):

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from engram import Action, InvalidInput, Kind, Memory, NotFound, Status
+from helpers import episodes, facts
 
 
 def contents(items):
@@ -27,7 +28,7 @@ def contents(items):
 )
 def test_add_extracts_a_self_contained_memory(memory, text, needle, kind):
     events = memory.add(text, user_id="u1")
-    assert [e.action for e in events] == [Action.ADD]
+    assert [e.action for e in facts(events)] == [Action.ADD]
     item = events[0].memory
     assert needle in item.content
     assert item.user_id == "u1" and item.status is Status.ACTIVE
@@ -44,8 +45,11 @@ def test_add_extracts_a_self_contained_memory(memory, text, needle, kind):
      "我喜欢咖啡吗？", "你好！", "如果我住在巴黎就好了"],
 )
 def test_questions_hypotheticals_and_small_talk_store_nothing(memory, text):
-    assert memory.add(text, user_id="u1") == []
-    assert memory.get_all(user_id="u1") == []
+    events = memory.add(text, user_id="u1")
+    assert facts(events) == []
+    # nothing but the turn itself, kept verbatim as an episode (none for small talk)
+    assert [e.memory.content for e in events] == ([] if text == "你好！" else [text])
+    assert facts(memory.get_all(user_id="u1")) == []
 
 
 def test_assistant_turns_are_not_mined_for_user_facts(memory):
@@ -75,10 +79,10 @@ def test_infer_false_stores_verbatim_turns(memory):
 def test_exact_and_near_duplicates_are_noop_and_reinforce(memory):
     first = memory.add("I live in Berlin.", user_id="u1")[0].memory
     again = memory.add("i live in berlin", user_id="u1")
-    assert [e.action for e in again] == [Action.NOOP]
+    assert [e.action for e in facts(again)] == [Action.NOOP]
     assert again[0].memory.id == first.id
     assert memory.get(first.id).strength > first.strength
-    assert len(memory.get_all(user_id="u1")) == 1
+    assert len(facts(memory.get_all(user_id="u1"))) == 1
 
 
 @pytest.mark.parametrize(
@@ -93,11 +97,11 @@ def test_a_restatement_in_other_words_is_found_among_many_alike(memory, others, 
     for thing in ["kayak", "tent", "skis", "drill", "ladder", "grill", "mower", "sled", "canoe", "rake"] * 3:
         memory.add(others.format(thing + str(len(memory.get_all(user_id="u1")))), user_id="u1")
     kept = memory.add(first, user_id="u1")[0].memory
-    stored = len(memory.get_all(user_id="u1"))
+    stored = len(facts(memory.get_all(user_id="u1", limit=None)))
     events = memory.add(restated, user_id="u1")
-    assert [(e.action, e.memory.id) for e in events] == [(Action.NOOP, kept.id)]
+    assert [(e.action, e.memory.id) for e in facts(events)] == [(Action.NOOP, kept.id)]
     assert "near-duplicate" in events[0].reason
-    assert len(memory.get_all(user_id="u1")) == stored
+    assert len(facts(memory.get_all(user_id="u1", limit=None))) == stored
 
 
 @pytest.mark.parametrize(
@@ -110,25 +114,26 @@ def test_a_restatement_in_other_words_is_found_among_many_alike(memory, others, 
 def test_new_value_for_same_key_supersedes_and_keeps_history(memory, before, after, old_needle, new_needle):
     old = memory.add(before, user_id="u1")[0].memory
     events = memory.add(after, user_id="u1")
-    assert [e.action for e in events] == [Action.SUPERSEDE]
+    assert [e.action for e in facts(events)] == [Action.SUPERSEDE]
     new = events[0].memory
     assert new_needle in new.content and new.supersedes == old.id
     stored_old = memory.get(old.id)
     assert stored_old.status is Status.SUPERSEDED and stored_old.superseded_by == new.id
     assert stored_old.valid_to is not None
-    assert contents(memory.get_all(user_id="u1")) == [new.content]
+    assert contents(facts(memory.get_all(user_id="u1"))) == [new.content]
     assert old_needle in contents(memory.get_all(user_id="u1", filters={"status": "superseded"}))[0]
     actions = [h.action for h in memory.history(old.id)]
     assert actions == ["ADD", "SUPERSEDE"]
     assert memory.history(old.id)[-1].new_content == new.content
-    # search only returns the active one by default
-    assert all(new_needle in c or old_needle not in c for c in contents(memory.search(old_needle, user_id="u1")))
+    # search only returns the active one by default (the episode of `before` is what the user said, not a fact)
+    hits = facts(memory.search(old_needle, user_id="u1"))
+    assert all(new_needle in c or old_needle not in c for c in contents(hits))
 
 
 def test_opposite_feelings_without_a_change_word_are_disputed(memory):
     memory.add("I love coffee.", user_id="u1")
     events = memory.add("I hate coffee.", user_id="u1")
-    assert [e.action for e in events] == [Action.DISPUTE]
+    assert [e.action for e in facts(events)] == [Action.DISPUTE]
     disputed = memory.get_all(user_id="u1", filters={"status": "disputed"})
     assert len(disputed) == 2
 
@@ -136,7 +141,7 @@ def test_opposite_feelings_without_a_change_word_are_disputed(memory):
 def test_opposite_feelings_with_a_change_word_supersede(memory):
     memory.add("I love coffee.", user_id="u1")
     events = memory.add("I don't like coffee anymore.", user_id="u1")
-    assert [e.action for e in events] == [Action.SUPERSEDE]
+    assert [e.action for e in facts(events)] == [Action.SUPERSEDE]
 
 
 # -- persistence and isolation ---------------------------------------------------------
@@ -152,21 +157,24 @@ def test_memories_survive_a_restart(db_path, embedder):
 def test_same_content_two_users_never_see_each_other(memory):
     a = memory.add("I live in Berlin.", user_id="alice")[0].memory
     b = memory.add("I live in Berlin.", user_id="bob")
-    assert [e.action for e in b] == [Action.ADD]  # not a duplicate of alice's
+    assert [e.action for e in facts(b)] == [Action.ADD]  # not a duplicate of alice's
     assert b[0].memory.id != a.id
-    assert [r.memory.user_id for r in memory.search("Berlin", user_id="alice")] == ["alice"]
-    assert [r.memory.user_id for r in memory.search("Berlin", user_id="bob")] == ["bob"]
-    assert memory.delete_all(user_id="alice") == 1
+    assert [r.memory.user_id for r in facts(memory.search("Berlin", user_id="alice"))] == ["alice"]
+    assert [r.memory.user_id for r in facts(memory.search("Berlin", user_id="bob"))] == ["bob"]
+    assert {r.memory.user_id for r in memory.search("Berlin", user_id="alice")} == {"alice"}  # episodes too
+    assert {r.memory.user_id for r in memory.search("Berlin", user_id="bob")} == {"bob"}
+    assert memory.delete_all(user_id="alice") == 2  # the fact and the episode it was drawn from
     assert memory.search("Berlin", user_id="alice") == []
-    assert contents(memory.get_all(user_id="bob")) == [b[0].memory.content]
+    assert contents(facts(memory.get_all(user_id="bob"))) == [b[0].memory.content]
     assert memory.search("Berlin", user_id="bob")[0].memory.user_id == "bob"
 
 
 def test_agent_scope_narrows_but_user_scope_sees_all_agents(memory):
     memory.add("I live in Berlin.", user_id="u1", agent_id="travel")
     memory.add("I am a nurse.", user_id="u1", agent_id="work")
-    assert len(memory.get_all(user_id="u1")) == 2
-    assert ["travel"] == [i.agent_id for i in memory.get_all(user_id="u1", agent_id="travel")]
+    assert len(facts(memory.get_all(user_id="u1"))) == 2
+    assert ["travel"] == [i.agent_id for i in facts(memory.get_all(user_id="u1", agent_id="travel"))]
+    assert {i.agent_id for i in memory.get_all(user_id="u1", agent_id="travel")} == {"travel"}
     assert all(r.memory.agent_id == "work" for r in memory.search("Berlin nurse", user_id="u1", agent_id="work"))
 
 
@@ -199,7 +207,8 @@ def test_search_filters_kind_session_time_and_metadata(memory):
     recent = memory.search(q, user_id="u1", filters={"since": t0 + timedelta(days=45)})
     assert [r.memory.kind for r in recent] == [Kind.TURN]
     tagged = memory.search(q, user_id="u1", filters={"metadata": {"topic": "outdoor"}})
-    assert len(tagged) == 1 and "hiking" in tagged[0].memory.content
+    assert len(facts(tagged)) == 1 and "hiking" in tagged[0].memory.content
+    assert [r.memory.content for r in episodes(tagged)] == ["I love hiking."]  # the turn keeps its metadata
 
 
 def test_search_bumps_access_count(memory):
@@ -235,7 +244,8 @@ def test_delete_removes_it_and_history_keeps_no_content(memory):
     memory.delete(item.id)
     with pytest.raises(NotFound):
         memory.get(item.id)
-    assert memory.search("Whiskers", user_id="u1") == []
+    # the fact is gone; what the user said stays, as an episode, until it is deleted too
+    assert facts(memory.search("Whiskers", user_id="u1")) == []
     entries = memory.history(item.id)
     assert [e.action for e in entries] == ["ADD", "DELETE"]
     assert all(e.old_content is None and e.new_content is None for e in entries)
@@ -246,6 +256,7 @@ def test_deleted_text_leaves_the_database_file(db_path, embedder):
         keep = m.add("Please remember that my hobby is woodworking.", user_id="u1")[0].memory
         gone = m.add("Please remember that my secret recipe is Zanzibarcurry.", user_id="u1")[0].memory
         m.delete(gone.id)
+        m.delete(gone.metadata["episode"])  # and what the user said
         assert m.get(keep.id)
     raw = b"".join(p.read_bytes() for p in db_path.parent.glob("engram.db*"))
     assert b"woodworking" in raw
@@ -255,7 +266,9 @@ def test_deleted_text_leaves_the_database_file(db_path, embedder):
 def test_idempotency_key_makes_retries_safe(memory):
     first = memory.add("I live in Berlin.", user_id="u1", idempotency_key="req-1")
     retry = memory.add("I live in Berlin.", user_id="u1", idempotency_key="req-1")
-    assert [e.action for e in retry] == [Action.NOOP] and retry[0].memory.id == first[0].memory.id
+    assert [e.action for e in facts(retry)] == [Action.NOOP]
+    assert facts(retry)[0].memory.id == facts(first)[0].memory.id
+    assert [e.action for e in episodes(retry)] == [Action.NOOP]  # the turn is not kept twice either
 
 
 def test_add_many_bulk_ingests_turns(memory):
@@ -300,10 +313,12 @@ def test_reset_forgets_everyone(memory):
 )
 def test_bad_input_raises_a_clear_error_and_changes_nothing(memory, call):
     item = memory.add("I live in Berlin.", user_id="u1")[0].memory
+    before = contents(memory.get_all(user_id="u1"))
     with pytest.raises((InvalidInput, NotFound)) as info:
         call(memory)
     assert str(info.value)
-    assert contents(memory.get_all(user_id="u1")) == [item.content]
+    assert contents(facts(memory.get_all(user_id="u1"))) == [item.content]
+    assert contents(memory.get_all(user_id="u1")) == before
 
 
 @pytest.mark.parametrize("call", [lambda m: m.get("nope"), lambda m: m.delete("nope"), lambda m: m.history("nope")])
@@ -315,5 +330,6 @@ def test_unknown_ids_raise_not_found(memory, call):
 def test_close_vectors_with_different_numbers_are_not_duplicates(memory):
     first = memory.add("I really like green tea number 1.", user_id="u1")
     second = memory.add("I really like green tea number 2.", user_id="u1")
-    assert [e.action for e in first + second] == [Action.ADD] * 2
-    assert [e.action for e in memory.add("I really like green tea number 2!", user_id="u1")] == [Action.NOOP]
+    assert [e.action for e in facts(first + second)] == [Action.ADD] * 2
+    again = memory.add("I really like green tea number 2!", user_id="u1")
+    assert [e.action for e in facts(again)] == [Action.NOOP]

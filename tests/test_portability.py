@@ -70,8 +70,9 @@ def test_import_into_another_user_renames_clashing_ids_and_keeps_links(memory, t
 def test_import_replace_and_bad_files(memory, tmp_path):
     item = memory.add("I live in Berlin.", user_id="u1")[0].memory
     data = memory.export(user_id="u1")
-    data["memories"][0]["content"] = "User lives in Potsdam."
-    assert memory.import_(data, on_conflict="replace").replaced == 1
+    assert len(data["memories"]) == 2  # the fact and its episode
+    next(m for m in data["memories"] if m["id"] == item.id)["content"] = "User lives in Potsdam."
+    assert memory.import_(data, on_conflict="replace").replaced == 2
     assert memory.get(item.id).content == "User lives in Potsdam."
     for bad in ({"format": "engram", "version": 99, "memories": []}, {"format": "nope"},
                 {"format": "engram", "version": 1, "memories": [{"content": "x", "kind": "nonsense"}]}, "[1, 2]",
@@ -157,7 +158,7 @@ def test_cli_export_import(memory, db_path, tmp_path):
     other = tmp_path / "other.db"
     result = cli.invoke(app, ["--db", str(other), "import", str(out)])
     assert result.exit_code == 0, result.output
-    assert "imported 8 memories" in result.output
+    assert "imported 14 memories" in result.output  # 8, and the 6 episodes (what the user said)
     result = cli.invoke(app, ["--db", str(other), "export", str(tmp_path / "o.json"), "--user", "u1",
                               "--format", "optmem"])
     assert result.exit_code == 0 and "optmem" in result.output

@@ -8,6 +8,7 @@ import pytest
 
 from engram import Action, InvalidInput, Kind, MemoryItem, Status
 from engram.reminders import due, next_occurrence, parse_recurrence
+from helpers import facts
 
 WED = datetime(2025, 1, 8, 10, tzinfo=UTC)  # a Wednesday
 THU_NIGHT = datetime(2025, 1, 9, 23, 30, tzinfo=UTC)
@@ -59,7 +60,7 @@ def test_next_occurrence():
     ],
 )
 def test_recurring_tasks_remind_on_their_day(memory, said, due_text):
-    [event] = memory.add(said, user_id="u1", timestamp=WED)
+    [event] = facts(memory.add(said, user_id="u1", timestamp=WED))
     item = event.memory
     assert item.kind is Kind.TASK and item.recurrence == "weekly:FRI"
     assert memory.reminders(user_id="u1", now=WED) == []
@@ -77,7 +78,7 @@ def test_recurring_tasks_remind_on_their_day(memory, said, due_text):
 
 
 def test_the_issue_example_every_friday_weekly_report(memory):
-    [event] = memory.add("Every Friday I send the weekly report.", user_id="u1", timestamp=WED)
+    [event] = facts(memory.add("Every Friday I send the weekly report.", user_id="u1", timestamp=WED))
     assert event.memory.recurrence == "weekly:FRI" or event.memory.due_at is not None
     assert memory.reminders(user_id="u1", now=FRI)
 
@@ -87,7 +88,7 @@ def test_the_issue_example_every_friday_weekly_report(memory):
     [("I need to submit the report by Friday.", "en"), ("我周五之前要提交报告", "zh")],
 )
 def test_one_off_deadlines_remind_then_nag_until_done(memory, said, lang):
-    [event] = memory.add(said, user_id="u1", timestamp=WED)
+    [event] = facts(memory.add(said, user_id="u1", timestamp=WED))
     item = event.memory
     assert item.due_at == datetime(2025, 1, 10, 23, 59, tzinfo=UTC) and item.recurrence is None
     assert memory.reminders(user_id="u1", now=WED) == []

@@ -11,6 +11,7 @@ import pytest
 from engram import Memory
 from engram.errors import EngramError
 from engram.store.sqlite import SCHEMA_VERSION, SQLiteStore
+from helpers import facts
 
 
 def test_database_uses_wal_and_records_its_schema_version(memory, db_path):
@@ -38,7 +39,8 @@ def test_reopening_does_not_rerun_migrations(db_path, embedder):
     with Memory(db_path, embedder=embedder) as m:
         m.add("I live in Berlin.", user_id="u1")
     with Memory(db_path, embedder=embedder) as m:
-        assert len(m.get_all(user_id="u1")) == 1
+        assert len(facts(m.get_all(user_id="u1"))) == 1
+        assert len(m.get_all(user_id="u1")) == 2  # and the episode
 
 
 def test_writes_from_another_process_are_seen(memory, db_path):
@@ -75,8 +77,9 @@ def test_another_process_writing_one_user_keeps_the_other_users_indexes(memory, 
     assert memory.store._indexes["u1"] is u1_index
     assert "Tom" in memory.search("what is my cat called", user_id="u1", limit=1)[0].memory.content
     with Memory(db_path, embedder=embedder) as other:
-        victim = other.search("cat", user_id="u1", limit=1)[0].memory
+        victim = facts(other.search("cat", user_id="u1"))[0].memory
         other.delete(victim.id)
+        other.delete(victim.metadata["episode"])  # and what the user said
     assert all("Tom" not in r.memory.content for r in memory.search("cat Tom", user_id="u1"))
 
 
@@ -87,14 +90,16 @@ def test_scope_is_enforced_inside_the_full_text_index(memory):
     from engram.store.base import Scope
 
     assert store.lexical_search(Scope("u2"), ["berlin"], Filters(), 10) == []
-    assert len(store.lexical_search(Scope("u1"), ["berlin"], Filters(), 10)) == 1
+    found = store.lexical_search(Scope("u1"), ["berlin"], Filters(), 10)
+    assert {i for i, _ in found} == {m.id for m in memory.get_all(user_id="u1")} and len(found) == 2  # fact, episode
 
 
 def test_user_ids_with_fts_syntax_are_harmless(memory):
     tricky = 'alice" OR scope : "x'
     memory.add("I live in Berlin.", user_id=tricky)
     memory.add("I live in Berlin.", user_id="bob")
-    assert [r.memory.user_id for r in memory.search("Berlin", user_id=tricky)] == [tricky]
+    assert [r.memory.user_id for r in facts(memory.search("Berlin", user_id=tricky))] == [tricky]
+    assert {r.memory.user_id for r in memory.search("Berlin", user_id=tricky)} == {tricky}
 
 
 def test_access_counts_are_written_in_batches_and_survive_close(db_path, embedder):
@@ -204,7 +209,8 @@ def test_fts5_holds_engram_tokens_with_the_owner(memory, db_path):
         " WHERE memories_fts MATCH ?", (query,)
     ).fetchall()
     raw.close()
-    assert [r[0] for r in rows] == ["u1"] and "咖啡" in rows[0][1].split()
+    # u1's fact and u1's episode (what was said), never u2's
+    assert [r[0] for r in rows] == ["u1", "u1"] and all("咖啡" in r[1].split() for r in rows)
 
 
 def test_two_processes_writing_at_once_lose_nothing(db_path):
@@ -238,7 +244,8 @@ def test_a_failed_write_leaves_no_trace_in_the_search_index(memory):
     with pytest.raises(StoreError):
         memory.store.write(updates=[hidden, ghost])  # the second update fails: all rolls back
     assert memory.get(kept.id).status is Status.ACTIVE
-    assert [r.memory.id for r in memory.search("Berlin", user_id="u1")] == [kept.id]
+    assert [r.memory.id for r in facts(memory.search("Berlin", user_id="u1"))] == [kept.id]
+    assert {r.memory.id for r in memory.search("Berlin", user_id="u1")} == {kept.id, kept.metadata["episode"]}
 
 
 def test_time_filters_apply_inside_the_index_to_old_new_and_edited_rows(memory):
@@ -312,4 +319,4 @@ def test_what_add_returns_is_the_callers_own_copy(memory):
     again = memory.get(item.id)
     assert again.content == stored and "x" not in again.metadata
     # and a restatement is still recognised against the stored text
-    assert [e.action.value for e in memory.add("I really love jazz.", user_id="u1")] == ["NOOP"]
+    assert [e.action.value for e in facts(memory.add("I really love jazz.", user_id="u1"))] == ["NOOP"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -163,12 +163,12 @@ def turn_text(turn: dict[str, Any]) -> str:
     return text
 
 
-def _locomo_samples(data: Any, stem: str) -> Iterator[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
+def locomo_samples(data: Any, stem: str) -> Iterator[tuple[str, dict[str, Any], list[dict[str, Any]]]]:
     """(id, conversation, qa) for every sample in any of the LoCoMo layouts."""
     if isinstance(data, list):
         for index, sample in enumerate(data):
             if isinstance(sample, dict):
-                yield from _locomo_samples(sample, f"{stem}-{index}" if len(data) > 1 else stem)
+                yield from locomo_samples(sample, f"{stem}-{index}" if len(data) > 1 else stem)
         return
     if not isinstance(data, dict):
         raise ValueError("not a LoCoMo file: expected a JSON object or a list of objects")
@@ -182,8 +182,44 @@ def _locomo_samples(data: Any, stem: str) -> Iterator[tuple[str, dict[str, Any],
         if not samples:
             raise ValueError("not a LoCoMo file: no sessions found")
         for key, sample in samples:
-            for _, conversation, qa in _locomo_samples(sample, str(key)):
+            for _, conversation, qa in locomo_samples(sample, str(key)):
                 yield str(sample.get("sample_id") or key), conversation, qa
+
+
+def session_turns(
+    conversation: dict[str, Any], skip: Callable[[str], None] | None = None
+) -> Iterator[tuple[str, datetime | None, list[dict[str, str]]]]:
+    """(session name, when, turns) in session order; each turn ``{speaker, dia_id, text}``
+    with a shared photo's caption in its text. Empty turns and repeated ids are left out."""
+    skip = skip or (lambda reason: None)
+    sessions = sorted(
+        (int(m[1]), value)
+        for key, value in conversation.items()
+        if (m := _SESSION.match(key)) and isinstance(value, list)
+    )
+    seen: set[str] = set()
+    previous: datetime | None = None
+    for number, raw in sessions:
+        when = parse_datetime(conversation.get(f"session_{number}_date_time"))
+        if when is None:
+            skip("sessions without a parseable date")
+            when = previous
+        previous = when or previous
+        turns = []
+        for index, turn in enumerate(raw):
+            if not isinstance(turn, dict) or not str(turn.get("text", "")).strip():
+                skip("empty turns")
+                continue
+            dia_id = normalise_dia_id(turn.get("dia_id", f"D{number}:{index + 1}"))
+            if dia_id in seen:
+                skip("duplicate turn ids")
+                continue
+            seen.add(dia_id)
+            text = str(turn["text"]).strip()
+            if turn.get("blip_caption"):
+                text += f" [shares a photo: {str(turn['blip_caption']).strip()}]"
+            turns.append({"speaker": str(turn.get("speaker", "")), "dia_id": dia_id, "text": text})
+        yield f"session_{number}", when, turns
 
 
 def locomo_corpus(
@@ -201,39 +237,19 @@ def locomo_corpus(
     def skip(reason: str, n: int = 1) -> None:
         skipped[reason] = skipped.get(reason, 0) + n
 
-    sessions = sorted(
-        (int(m[1]), value)
-        for key, value in conversation.items()
-        if (m := _SESSION.match(key)) and isinstance(value, list)
-    )
-    docs: list[Doc] = []
-    seen: set[str] = set()
-    previous: datetime | None = None
-    for number, turns in sessions:
-        when = parse_datetime(conversation.get(f"session_{number}_date_time"))
-        if when is None:
-            skip("sessions without a parseable date")
-            when = previous
-        previous = when or previous
-        for index, turn in enumerate(turns):
-            if not isinstance(turn, dict) or not str(turn.get("text", "")).strip():
-                skip("empty turns")
-                continue
-            dia_id = normalise_dia_id(turn.get("dia_id", f"D{number}:{index + 1}"))
-            if dia_id in seen:
-                skip("duplicate turn ids")
-                continue
-            seen.add(dia_id)
-            docs.append(
-                Doc(
-                    id=dia_id,
-                    text=turn_text(turn),
-                    # keep the order of turns within a session
-                    timestamp=None if when is None else when + timedelta(seconds=index),
-                    speaker=turn.get("speaker"),
-                    session=f"session_{number}",
-                )
-            )
+    docs = [
+        Doc(
+            id=turn["dia_id"],
+            text=f"{turn['speaker']}: {turn['text']}".strip(),
+            # keep the order of turns within a session
+            timestamp=None if when is None else when + timedelta(seconds=index),
+            speaker=turn["speaker"] or None,
+            session=session,
+        )
+        for session, when, turns in session_turns(conversation, skip)
+        for index, turn in enumerate(turns)
+    ]
+    seen = {d.id for d in docs}
     queries: list[Query] = []
     for index, item in enumerate(qa):
         category = item.get("category")
@@ -280,7 +296,7 @@ def load_locomo(
     with path.open(encoding="utf-8") as handle:
         data = json.load(handle)
     corpora = []
-    for sample_id, conversation, qa in _locomo_samples(data, path.stem):
+    for sample_id, conversation, qa in locomo_samples(data, path.stem):
         if max_sessions is not None:
             conversation = {
                 k: v

@@ -274,3 +274,70 @@ def scale(
             )
             console.print(f"[dim]{phase.name}: infer=True adds by outcome, n p50/p95 → {outcomes}[/]")
     console.print(f"results: {report.json_path}")
+
+
+@bench_app.command("conversation")
+def conversation(
+    files: Annotated[list[Path], typer.Argument(help="LoCoMo files (locomo10.json or one conversation per file)")],
+    out: OutOpt = Path("bench-results"),
+    ks: KsOpt = "1,5,10,20",
+    modes: Annotated[str, typer.Option("--modes", help="comma-separated: conversation, raw")] = "conversation,raw",
+    labelled: Annotated[
+        Optional[list[Path]],
+        typer.Option("--labelled", help="labelled sentences (JSONL) to score the rules on; default: the bundled EN and ZH sets"),
+    ] = None,
+    set_: SetOpt = None,
+) -> None:
+    """Each LoCoMo turn said through add() by its speaker: recall@k, turns kept, facts, coverage, latency."""
+    from engram.bench.conversation import run_conversation
+    from engram.bench.extraction import LABELLED_SETS
+
+    for path in files:
+        if not path.is_file():
+            _fail(f"{path}: no such file")
+    try:
+        with _progress("conversation") as progress:
+            report = run_conversation(
+                files, ks=_ints(ks, "-k"), modes=_names(modes), out_dir=out,
+                engram_settings=_settings(set_), labelled=labelled or list(LABELLED_SETS), progress=progress,
+            )
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    console.print(
+        f"[bold]conversation[/]: {', '.join(report.conversations)}; {report.questions} questions; {report.wall_s:.1f} s"
+    )
+    recall = _table("recall@k (evidence turns among the top k memories)")
+    recall.add_column("mode / category", no_wrap=True)
+    for k in report.ks:
+        recall.add_column(f"R@{k}", justify="right")
+    for mode in report.modes:
+        recall.add_row(f"[bold]{mode.mode}[/]", *(f"{mode.recall[k]:.3f}" for k in report.ks))
+        for name, values in mode.by_category.items():
+            recall.add_row(f"  {name} (n={report.questions_by_category.get(name, 0)})",
+                           *(f"{values[k]:.3f}" for k in report.ks))
+    console.print(recall)
+    kept = _table("what add() kept")
+    kept.add_column("", no_wrap=True)
+    for mode in report.modes:
+        kept.add_column(mode.mode, justify="right", no_wrap=True)
+
+    def row(name: str, cell: Callable[[Any], str]) -> None:
+        kept.add_row(name, *(cell(mode) for mode in report.modes))
+
+    row("turns said", lambda m: f"{m.turns:,}")
+    row("turns kept (any memory)", lambda m: f"{m.turns_kept:.3f}")
+    row("episodes", lambda m: f"{m.episodes:,}")
+    row("facts (per turn)", lambda m: f"{m.facts:,} ({m.facts_per_turn:.2f})")
+    row("observation coverage", lambda m: "-" if m.coverage is None else f"{m.coverage:.3f}")
+    row("fact support", lambda m: "-" if m.support is None else f"{m.support:.3f}")
+    row("add p50 / p95 ms", lambda m: f"{_ms(m.add_ms.p50)} / {_ms(m.add_ms.p95)}")
+    row("search p50 / p95 ms", lambda m: f"{_ms(m.search_ms.p50)} / {_ms(m.search_ms.p95)}")
+    console.print(kept)
+    if report.labelled:
+        rules = _table("rules on labelled sentences")
+        for column in ("set", "sentences", "precision", "recall"):
+            rules.add_column(column, justify="left" if column == "set" else "right")
+        for name, scores in report.labelled.items():
+            rules.add_row(name, str(scores.get("sentences", "")), f"{scores['precision']:.3f}", f"{scores['recall']:.3f}")
+        console.print(rules)
+    console.print(f"results: {report.json_path}")

@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
-from engram.models import Event, HistoryEntry, MemoryItem, SearchResult
+from engram.models import Event, HistoryEntry, MemoryItem, SearchResult, Source
 
 console = Console()
 
@@ -22,6 +22,11 @@ _ACTION_STYLE = {
 }
 _STATUS_STYLE = {"active": "green", "superseded": "yellow", "disputed": "magenta", "archived": "dim"}
 
+
+
+def kind_label(item: MemoryItem) -> str:
+    """A memory's kind as a person reads it: a kept user turn is an "episode"."""
+    return "episode" if item.source is Source.EPISODE else item.kind.value
 
 def print_json(data: Any) -> None:
     """Machine-readable output for scripts (`--json`)."""
@@ -47,7 +52,7 @@ def events_table(events: Sequence[Event], title: str = "") -> Table:
         style = _ACTION_STYLE.get(event.action.value, "")
         item = event.memory
         table.add_row(
-            f"[{style}]{event.action.value}[/]", item.kind.value if item else "",
+            f"[{style}]{event.action.value}[/]", kind_label(item) if item else "",
             item.content if item else "", event.reason, item.id if item else "",
         )
     return table
@@ -64,7 +69,7 @@ def memories_table(items: Sequence[MemoryItem], title: str = "") -> Table:
     for item in items:
         style = _STATUS_STYLE.get(item.status.value, "")
         table.add_row(
-            item.kind.value, item.content, f"[{style}]{item.status.value}[/]",
+            kind_label(item), item.content, f"[{style}]{item.status.value}[/]",
             item.layer.value, _when(item), item.id,
         )
     return table
@@ -81,7 +86,7 @@ def results_table(results: Sequence[SearchResult], title: str = "") -> Table:
     for rank, result in enumerate(results, 1):
         parts = result.parts
         table.add_row(
-            str(rank), f"{result.score:.3f}", result.memory.content, result.memory.kind.value,
+            str(rank), f"{result.score:.3f}", result.memory.content, kind_label(result.memory),
             f"{parts.lexical_rank or '-'} / {parts.dense_rank or '-'}", result.memory.id,
         )
     return table

@@ -44,6 +44,12 @@ def scope_token(prefix: str, value: str) -> str:
     return prefix + hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
 
 
+# A record's tokens may end with context words, each behind this prefix: words that are not
+# the memory's own but help find it (the question an episode answers). A backend indexes
+# them in a weaker field of their own; ":" keeps FTS5 from matching them as plain words.
+CONTEXT_PREFIX = "ctx:"
+
+
 @dataclass(slots=True)
 class Record:
     """A memory as written: the item plus what the indexes need."""

@@ -32,6 +32,7 @@ from contextlib import AbstractContextManager, nullcontext
 import numpy as np
 
 from engram.store import ivf as _ivf
+from engram.store.base import CONTEXT_PREFIX
 from engram.store.ivf import IVF, Build
 
 EXACT_UP_TO = 20_000  # dense search is exact up to this many rows; above, it probes an IVF index
@@ -206,8 +207,7 @@ class ScopeIndex:
                 self.matrix[index] = vector
                 self.has_vector[index] = True
             self.position[rowid] = index
-            self._index_tokens(index, words)
-            self.words.append(words)
+            self.words.append(self._index_tokens(index, words))
             self.ids.append(ids[offset])
             if conversations is not None and conversations[offset] is not None:
                 self._link(index, conversations[offset])
@@ -225,8 +225,17 @@ class ScopeIndex:
         self._stats.clear()
         self._masks.clear()
 
-    def _index_tokens(self, index: int, words: Sequence[str]) -> None:
-        self.doc_len[index] = _post(self.postings, index, words)
+    def _index_tokens(self, index: int, words: Sequence[str]) -> Sequence[str]:
+        """Post a row's own words; the words marked as context (`CONTEXT_PREFIX`, after its
+        own: the turn an episode answers) go to the weaker context field. Returns its own words."""
+        if not words or not words[-1].startswith(CONTEXT_PREFIX):
+            self.doc_len[index] = _post(self.postings, index, words)
+            return words
+        split = next(i for i, w in enumerate(words) if w.startswith(CONTEXT_PREFIX))
+        own = words[:split]
+        self.doc_len[index] = _post(self.postings, index, own)
+        self.context_len[index] += _post(self.context, index, [w[len(CONTEXT_PREFIX):] for w in words[split:]])
+        return own
 
     def _link(self, index: int, conversation: str) -> None:
         previous = self.last_turn.get(conversation)
@@ -261,8 +270,7 @@ class ScopeIndex:
         self.status[new], self.agent[new] = status, agent
         self.created[new] = self.created[index]
         self.position[rowid] = new
-        self._index_tokens(new, words)
-        self.words.append(words)
+        self.words.append(self._index_tokens(new, words))
         self.ids.append(self.ids[index])
         self.size += 1
         if self._ivf is not None:

@@ -1,0 +1,156 @@
+"""Every user turn kept as an episode (issue #12): what a conversation said through `add()` leaves."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from engram import Action, Kind, Status
+from engram.episodes import is_chatter
+
+SESSION = [
+    "I practice taekwondo.",
+    "I just got a puppy! Her name's Coco.",
+    "We're planning a trip to Japan in April.",
+    "I can't eat gluten.",
+    "Bye!",
+]
+
+
+def episodes(memory, user, **filters):
+    return memory.get_all(user_id=user, filters={"kind": ["turn"], **filters}, limit=None)
+
+
+def facts(memory, user):
+    return [m for m in memory.get_all(user_id=user, limit=None) if m.kind not in (Kind.TURN, Kind.SUMMARY)]
+
+
+def test_every_user_turn_is_kept_but_chatter_is_not(memory):
+    for text in SESSION:
+        memory.add(text, user_id="ana", session_id="s1")
+    kept = sorted(e.content for e in episodes(memory, "ana"))
+    assert kept == sorted(SESSION[:4])
+    assert all(e.session_id == "s1" and e.status is Status.ACTIVE for e in episodes(memory, "ana"))
+    hits = memory.search("what martial art do I do?", user_id="ana", limit=3)
+    assert hits and "taekwondo" in hits[0].memory.content
+
+
+def test_add_reports_the_episode_it_kept(memory):
+    events = memory.add("I practice taekwondo.", user_id="ana")
+    kept = [e for e in events if e.memory is not None and e.memory.kind is Kind.TURN]
+    assert len(kept) == 1 and kept[0].action is Action.ADD
+    assert memory.add("haha thanks!", user_id="ana") == []
+
+
+def test_an_episode_carries_the_assistant_turn_it_answers(memory):
+    memory.add(
+        [{"role": "assistant", "content": "What's your dog's name?"}, {"role": "user", "content": "Coco."}],
+        user_id="ana", session_id="s1",
+    )
+    (episode,) = episodes(memory, "ana")
+    assert episode.content == "Coco."
+    assert episode.metadata["reply_to"] == "What's your dog's name?"
+    hits = memory.search("what is my dog's name?", user_id="ana", limit=3)
+    assert [h.memory.content for h in hits][:1] == ["Coco."]
+
+
+def test_a_short_yes_to_a_question_is_kept(memory):
+    memory.add(
+        [{"role": "assistant", "content": "Shall I book the flight for Friday?"}, {"role": "user", "content": "ok"}],
+        user_id="ana",
+    )
+    assert [e.content for e in episodes(memory, "ana")] == ["ok"]
+
+
+def test_a_fact_points_back_to_its_episode_and_keeps_the_callers_metadata(memory):
+    said = datetime(2024, 5, 8, 13, 56, tzinfo=UTC)
+    memory.add("I live in Berlin.", user_id="ana", session_id="s9", timestamp=said, metadata={"dia_id": "D1:3"})
+    (episode,) = episodes(memory, "ana")
+    (fact,) = facts(memory, "ana")
+    assert "Berlin" in fact.content and fact.content != episode.content
+    assert fact.metadata["episode"] == episode.id
+    assert fact.metadata["dia_id"] == episode.metadata["dia_id"] == "D1:3"
+    assert episode.created_at == said and episode.session_id == "s9"
+    assert [e.id for e in memory.provenance(fact.id)] == [episode.id]
+    assert memory.provenance(episode.id) == []
+
+
+def test_chinese_turns_are_episodes_too(memory):
+    memory.add("我养了一只猫，叫咪咪。", user_id="xm")
+    memory.add("哈哈", user_id="xm")
+    memory.add("谢谢！", user_id="xm")
+    assert [e.content for e in episodes(memory, "xm")] == ["我养了一只猫，叫咪咪。"]
+    hits = memory.search("我的猫叫什么名字", user_id="xm", limit=3)
+    assert any("咪咪" in h.memory.content for h in hits)
+
+
+def test_secrets_never_reach_an_episode(memory, db_path):
+    memory.add("my password is hunter2-Secret! and I live in Oslo", user_id="ana")
+    assert all("hunter2" not in e.content for e in episodes(memory, "ana"))
+    assert b"hunter2" not in db_path.read_bytes()
+
+
+def test_forget_and_delete_reach_episodes(memory):
+    memory.add("I can't eat gluten.", user_id="ana")
+    memory.add("I practice taekwondo.", user_id="ana")
+    memory.forget("gluten", user_id="ana")
+    left = [m.content for m in memory.get_all(user_id="ana", filters={"status": []}, limit=None)]
+    assert left and not any("gluten" in c for c in left)
+    (episode,) = episodes(memory, "ana")
+    memory.delete(episode.id)
+    assert episodes(memory, "ana") == []
+
+
+def test_deleting_an_episode_deletes_the_facts_drawn_from_it(memory):
+    memory.add("I live in Berlin.", user_id="ana")
+    (episode,) = episodes(memory, "ana")
+    memory.delete(episode.id)
+    assert memory.get_all(user_id="ana", filters={"status": []}, limit=None) == []
+
+
+def test_pause_keeps_no_episode(memory):
+    memory.pause("ana")
+    memory.add("I practice taekwondo.", user_id="ana")
+    memory.resume("ana")
+    assert episodes(memory, "ana") == []
+
+
+def test_the_capsule_holds_facts_not_episodes(memory):
+    with memory.session("ana") as session:
+        session.add("I live in Berlin.")
+        session.add("I practice taekwondo on Tuesdays with my friends from work.")
+    text = memory.capsule("ana").text
+    assert "Berlin" in text
+    assert "I practice taekwondo on Tuesdays" not in text
+
+
+def test_context_may_cite_the_most_relevant_episode(memory):
+    memory.add(
+        [{"role": "assistant", "content": "What's your dog's name?"}, {"role": "user", "content": "Coco."}],
+        user_id="ana",
+    )
+    context = memory.context("what is my dog called?", user_id="ana")
+    assert "Coco" in context.text
+
+
+def test_maintain_ages_episodes_but_keeps_their_facts(memory):
+    long_ago = datetime.now(UTC) - timedelta(days=400)
+    memory.add("I live in Berlin.", user_id="ana", timestamp=long_ago)
+    memory.maintain(now=datetime.now(UTC))
+    assert episodes(memory, "ana") == []  # archived: no longer live
+    assert [e.status for e in episodes(memory, "ana", status=["archived"])] == [Status.ARCHIVED]
+    assert any("Berlin" in f.content for f in facts(memory, "ana"))
+
+
+def test_verbatim_storage_is_unchanged(memory):
+    events = memory.add(
+        [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello!"}], user_id="ana", infer=False
+    )
+    assert [e.memory.content for e in events] == ["hi", "hello!"]
+
+
+def test_chatter_rules():
+    assert is_chatter("Bye!") and is_chatter("Thanks, you too!") and is_chatter("😂😂")
+    assert is_chatter("Hey Mel! Good to see you!") and is_chatter("好的") and is_chatter("哈哈哈")
+    assert not is_chatter("Coco.") and not is_chatter("I practice taekwondo.")
+    assert not is_chatter("yes", answers="Do you have kids?") and not is_chatter("要", answers="要不要加糖？")
+    assert not is_chatter("我养了一只猫")
