@@ -49,7 +49,7 @@ from engram.privacy import redact
 from engram.reconcile import negates, polarity_of
 from engram import reminders as reminders_module
 from engram.records import make_record
-from engram.store.base import HistoryEvent, ItemRow, Scope
+from engram.store.base import HistoryEvent, MemoryRow, Scope
 from engram.templates import render
 from engram.user_state import is_paused
 from engram.text import detect_language, normalize
@@ -494,7 +494,7 @@ class CapsuleEngine:
         return self.compress_user(scope, reason="daily")
 
     # -- capsule ---------------------------------------------------------------------
-    def candidates(self, scope: Scope) -> list[ItemRow]:
+    def candidates(self, scope: Scope) -> list[MemoryRow]:
         """Long-term memories + the current versions of every delta's sources (light rows)."""
         rows = self.services.store.item_rows(scope, [Status.ACTIVE.value, Status.SUPERSEDED.value])
         by_id = {r.id: r for r in rows}
@@ -551,15 +551,16 @@ class CapsuleEngine:
         stamp = now.timestamp()
         scored = sorted(
             (
-                (_keep_score(r.importance, r.access_count, r.strength, r.updated_at, r.last_accessed,
+                (_keep_score(r.importance, r.access_count, r.strength, r.updated_at.timestamp(),
+                             r.last_accessed.timestamp() if r.last_accessed else None,
                              stamp, s.recency_half_life_days, r.pinned), r)
                 for r in rows
             ),
-            key=lambda pair: (-pair[0], -pair[1].updated_at, pair[1].id),
+            key=lambda pair: (-pair[0], -pair[1].updated_at.timestamp(), pair[1].id),
         )
         by_id = {row.id: row for _, row in scored}
         if rows:
-            capsule.last_updated = datetime.fromtimestamp(max(r.updated_at for r in rows), UTC)
+            capsule.last_updated = max(r.updated_at for r in rows)
         privacy = self.services.privacy
 
         def render_lines(chosen: list[Line]) -> str:

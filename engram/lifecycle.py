@@ -58,7 +58,7 @@ from engram.errors import InvalidInput, NotFound
 from engram.models import Action, Event, Filters, Kind, Layer, MemoryItem, Source, Status, utcnow
 from engram.store.base import (
     HistoryEvent,
-    LifeRow,
+    MemoryRow,
     Scope,
     Store,
     Transition,
@@ -104,31 +104,31 @@ def half_life_days(kind: str, importance: float, strength: float, settings: Sett
     return base * gain * (1.0 + math.log(max(strength, 1.0)))
 
 
-def strength_of(item: MemoryItem | LifeRow, settings: Settings) -> float:
+def strength_of(item: MemoryItem | MemoryRow, settings: Settings) -> float:
     """Stored strength (1, +1 each time the user says it again) plus what retrievals added:
     ``reinforce_strength`` per use, derived from access_count (no write per query)."""
     return item.strength + settings.reinforce_strength * item.access_count
 
 
-def last_used(item: MemoryItem | LifeRow) -> datetime:
+def last_used(item: MemoryItem | MemoryRow) -> datetime:
     """When the memory was last created, said again or retrieved."""
     if item.last_accessed is not None and item.last_accessed > item.created_at:
         return item.last_accessed
     return item.created_at
 
 
-def _decay_kind(item: MemoryItem | LifeRow) -> str:
-    if isinstance(item, LifeRow):
+def _decay_kind(item: MemoryItem | MemoryRow) -> str:
+    if isinstance(item, MemoryRow):
         return item.merged_kind or item.kind
     kind = item.metadata.get("merged_kind") if item.kind is Kind.SUMMARY else None
     return kind or item.kind.value
 
 
-def _pinned(item: MemoryItem | LifeRow) -> bool:
-    return item.pinned if isinstance(item, LifeRow) else bool(item.metadata.get("pinned"))
+def _pinned(item: MemoryItem | MemoryRow) -> bool:
+    return item.pinned if isinstance(item, MemoryRow) else bool(item.metadata.get("pinned"))
 
 
-def decayed_importance(item: MemoryItem | LifeRow, now: datetime, settings: Settings) -> float:
+def decayed_importance(item: MemoryItem | MemoryRow, now: datetime, settings: Settings) -> float:
     """The importance left after decay at `now` (0..1); what maintenance ranks by."""
     if _pinned(item):
         return item.importance
@@ -200,7 +200,7 @@ def maintain(
     return report
 
 
-def _pending_task(row: LifeRow, now: datetime, settings: Settings) -> bool:
+def _pending_task(row: MemoryRow, now: datetime, settings: Settings) -> bool:
     if row.kind != Kind.TASK.value:
         return False
     if row.recurrence:
@@ -209,7 +209,7 @@ def _pending_task(row: LifeRow, now: datetime, settings: Settings) -> bool:
 
 
 def _archive(
-    row: LifeRow, now: datetime, reason: str, why: str, related: str | None = None, **metadata: Any
+    row: MemoryRow, now: datetime, reason: str, why: str, related: str | None = None, **metadata: Any
 ) -> Transition:
     return Transition(
         memory_id=row.id, status=Status.ARCHIVED.value, action="ARCHIVE", reason=reason, at=now,
@@ -227,11 +227,11 @@ def _apply_batches(store: Store, transitions: list[Transition], batch: int) -> i
 
 
 def _archive_decayed(
-    store: Store, settings: Settings, user: str, rows: list[LifeRow], now: datetime,
+    store: Store, settings: Settings, user: str, rows: list[MemoryRow], now: datetime,
     report: MaintenanceReport,
-) -> list[LifeRow]:
+) -> list[MemoryRow]:
     unused = timedelta(days=settings.archive_unused_days)
-    keep: list[LifeRow] = []
+    keep: list[MemoryRow] = []
     out: list[Transition] = []
     for row in rows:
         if (
@@ -250,9 +250,9 @@ def _archive_decayed(
 
 
 def _enforce_capacity(
-    store: Store, settings: Settings, user: str, rows: list[LifeRow], now: datetime,
+    store: Store, settings: Settings, user: str, rows: list[MemoryRow], now: datetime,
     report: MaintenanceReport,
-) -> list[LifeRow]:
+) -> list[MemoryRow]:
     cap = settings.capacity_per_user
     if cap <= 0 or len(rows) <= cap:
         return rows
@@ -312,7 +312,7 @@ def _join(contents: Sequence[str], language: str) -> str:
 
 
 def _merge_near_duplicates(
-    services: Services, user: str, rows: list[LifeRow], now: datetime, report: MaintenanceReport
+    services: Services, user: str, rows: list[MemoryRow], now: datetime, report: MaintenanceReport
 ) -> None:
     settings, store = services.settings, services.store
     kinds = set(settings.merge_kinds)
@@ -412,7 +412,7 @@ def _merge_near_duplicates(
         store.set_state(user, "merge_checked", _signature(rest), now)
 
 
-def _signature(rows: Sequence[LifeRow]) -> str:
+def _signature(rows: Sequence[MemoryRow]) -> str:
     """Which memories, edited when: equal signatures mean nothing to merge anew."""
     mix = 0
     for r in rows:
