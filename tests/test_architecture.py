@@ -129,3 +129,36 @@ def test_no_private_name_is_imported_across_modules():
 def test_the_facade_stays_small():
     lines = (PACKAGE / "memory.py").read_text(encoding="utf-8").count("\n")
     assert lines < 500, f"engram/memory.py has {lines} lines: move the work into the module that owns it"
+
+
+# docs/architecture.md's layers, lowest first; a module imports only its own layer and those below
+LAYERS = {
+    "models": ("engram.errors", "engram.models", "engram.config"),
+    "services": (
+        "engram.store", "engram.providers", "engram.privacy", "engram.sanitize", "engram.text",
+        "engram.tokens", "engram.when", "engram.templates", "engram.records", "engram.display",
+        "engram.services", "engram.user_state", "engram.validate",
+    ),
+    "features": (
+        "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule",
+        "engram.compress_llm", "engram.llm", "engram.disputes", "engram.reminders", "engram.portability",
+        "engram.queue", "engram.session", "engram.control", "engram.write", "engram.read", "engram.deletion",
+    ),
+    "facade": ("engram.memory", "engram.aio"),
+    "interfaces": ("engram.cli", "engram.agent", "engram.bench"),
+}
+
+
+def _layer(module: str) -> int:
+    if module == "engram":
+        return len(LAYERS) - 1  # the package's exports sit with the interfaces
+    for rank, prefixes in enumerate(LAYERS.values()):
+        if any(module == p or module.startswith(p + ".") for p in prefixes):
+            return rank
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS and docs/architecture.md")
+
+
+def test_layers_point_one_way():
+    edges = _imports(_modules())
+    upward = sorted(f"{m} -> {t}" for m, targets in edges.items() for t in targets if _layer(t) > _layer(m))
+    assert upward == []
