@@ -36,7 +36,7 @@ Everything is written in short transactions of guarded transitions: a row is
 changed only if it is still in the state maintenance read (same status, not
 edited, not used since), so it is safe while the engine serves requests from
 other threads or processes. Archiving keeps content (it is restorable);
-deletion is `Memory.delete`'s job.
+deletion is engram.deletion's job.
 """
 
 from __future__ import annotations

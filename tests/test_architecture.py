@@ -140,7 +140,7 @@ LAYERS = {
         "engram.services", "engram.user_state", "engram.validate",
     ),
     "features": (
-        "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule",
+        "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule", "engram.context",
         "engram.compress_llm", "engram.llm", "engram.disputes", "engram.reminders", "engram.portability",
         "engram.queue", "engram.session", "engram.control", "engram.write", "engram.read", "engram.deletion",
     ),
