@@ -2,7 +2,7 @@
 and the outbound redaction. A holder, not a helper: it has no logic of its own.
 
 `Memory` builds one and passes it down; nothing below the facade ever sees `Memory` itself.
-It is mutable on purpose: ``memory.settings = …`` swaps the settings for every part at once.
+It is mutable on purpose: ``memory.settings = …`` swaps the settings for every part holding it.
 """
 
 from __future__ import annotations
