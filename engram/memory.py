@@ -44,7 +44,7 @@ from engram.queue import JobQueue
 from engram.records import make_record
 from engram.retrieve import Retriever
 from engram.sanitize import redact_json
-from engram.services import Services
+from engram.services import Services, Shared
 from engram.session import Session, SessionManager
 from engram.store.base import Record, Scope, Store
 from engram.store.sqlite import SQLiteStore
@@ -94,26 +94,20 @@ class Memory:
         )
         self.queue.resume()
 
-    # the services every part shares (engram.services)
-    @property
-    def settings(self) -> Settings:
-        return self.services.settings
-
-    @settings.setter
-    def settings(self, value: Settings) -> None:
-        self.services.settings = value
-
-    @property
-    def store(self) -> Store:
-        return self.services.store
-
-    @property
-    def embedder(self) -> Embedder:
-        return self.services.embedder
+    # the services every part shares (engram.services); assigning one replaces it for all
+    settings: Shared[Settings] = Shared()
+    store: Shared[Store] = Shared()
+    embedder: Shared[Embedder] = Shared()
 
     @property
     def privacy(self) -> PrivacyPolicy:
         return self.services.privacy
+
+    @privacy.setter
+    def privacy(self, policy: PrivacyPolicy) -> None:
+        """A new policy: for what is stored from now on, and for everything shown."""
+        self.services.privacy = policy
+        self.services.display = Display(policy)
 
     # -- context manager -------------------------------------------------------------
     def __enter__(self) -> Memory:
