@@ -1,4 +1,4 @@
-"""The memory capsule (OptMem): deltas at session end, promotion, the capsule, per-turn context.
+"""The memory capsule (OptMem): deltas at session end, promotion, the capsule.
 
     session ends ─► compress: the session's memories → one structured delta
                     (preferences · known facts · current task state · identity),
@@ -9,9 +9,8 @@
                     sources, deduplicated, ordered by section and score, packed
                     into an exact token budget by evicting the lowest
                     importance/use/recency; cached per user until memory changes
-    context ──────► capsule + the few memories most relevant to the message
-                    (+ clarifying questions, + recent turns when asked), packed
-                    into a budget and rendered by a Jinja2 template
+    context ──────► engram.context: this capsule + the few memories most relevant
+                    to the message, packed into a budget
 
 The capsule is built from the deltas' *sources*, not their frozen text, so a
 fact that changed after its session ended shows its new value, and a deleted
@@ -45,15 +44,12 @@ from engram.models import (
     Status,
     utcnow,
 )
-from engram.episodes import EPISODE_KEY
 from engram.privacy import redact
 from engram.reconcile import negates, polarity_of
-from engram import reminders as reminders_module
 from engram.records import make_record
-from engram.store.base import HistoryEvent, ItemRow, Scope
+from engram.store.base import HistoryEvent, MemoryRow, Scope
 from engram.templates import render
-from engram.user_state import is_paused
-from engram.text import detect_language, normalize
+from engram.text import normalize
 from engram.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -233,7 +229,7 @@ def _keep_score(
     return 0.5 * importance + 0.25 * use + 0.25 * recency + (1.0 if pinned else 0.0)
 
 
-def _line(
+def line_of(
     item: MemoryItem, counter: TokenCounter | None, line_tokens: int, **extra: Any
 ) -> Line:
     """A line for `item`, cut to `line_tokens`; with `counter=None` it is cut (and
@@ -265,7 +261,7 @@ def _measure(line: Line, counter: TokenCounter, line_tokens: int) -> int:
     return line.tokens
 
 
-def _line_cost(line: Line, counter: TokenCounter, language: str, prefix: str = "- ") -> int:
+def line_cost(line: Line, counter: TokenCounter, language: str, prefix: str = "- ") -> int:
     """Estimated tokens of a rendered line (the exact render is checked afterwards)."""
     updated, disputed = _MARKERS.get(language, _MARKERS["en"])
     text = prefix + (f"[{line.when}] " if line.when else "") + line.text
@@ -308,7 +304,7 @@ def compress_items(
         seen_text.add(text)
         # what happened in the session is dated: "[2024-05-08] User donated their old car…"
         when = (item.valid_from or item.created_at).date().isoformat() if item.kind is Kind.EVENT else None
-        line = _line(item, counter, line_tokens, when=when)
+        line = line_of(item, counter, line_tokens, when=when)
         if slot and len(values_by_key.get(slot, ())) > 1:
             line.updated = True
         lines.append(line)
@@ -364,7 +360,7 @@ def promotion(
 
 # --------------------------------------------------------------------------- engine
 class CapsuleEngine:
-    """Builds deltas, capsules and contexts; caches capsules per user.
+    """Builds deltas and capsules; caches capsules per user.
 
     `compress_with`: the LLM's delta writer (engram.llm), or None: deltas are the rules' lines."""
 
@@ -498,7 +494,7 @@ class CapsuleEngine:
         return self.compress_user(scope, reason="daily")
 
     # -- capsule ---------------------------------------------------------------------
-    def candidates(self, scope: Scope) -> list[ItemRow]:
+    def candidates(self, scope: Scope) -> list[MemoryRow]:
         """Long-term memories + the current versions of every delta's sources (light rows)."""
         rows = self.services.store.item_rows(scope, [Status.ACTIVE.value, Status.SUPERSEDED.value])
         by_id = {r.id: r for r in rows}
@@ -555,15 +551,16 @@ class CapsuleEngine:
         stamp = now.timestamp()
         scored = sorted(
             (
-                (_keep_score(r.importance, r.access_count, r.strength, r.updated_at, r.last_accessed,
+                (_keep_score(r.importance, r.access_count, r.strength, r.updated_at.timestamp(),
+                             r.last_accessed.timestamp() if r.last_accessed else None,
                              stamp, s.recency_half_life_days, r.pinned), r)
                 for r in rows
             ),
-            key=lambda pair: (-pair[0], -pair[1].updated_at, pair[1].id),
+            key=lambda pair: (-pair[0], -pair[1].updated_at.timestamp(), pair[1].id),
         )
         by_id = {row.id: row for _, row in scored}
         if rows:
-            capsule.last_updated = datetime.fromtimestamp(max(r.updated_at for r in rows), UTC)
+            capsule.last_updated = max(r.updated_at for r in rows)
         privacy = self.services.privacy
 
         def render_lines(chosen: list[Line]) -> str:
@@ -586,7 +583,7 @@ class CapsuleEngine:
             first = scored[0][1]
             probe = Line(section=SECTION_OF_KIND[Kind(first.kind)], text=first.content.strip())
             _measure(probe, counter, s.line_tokens)
-            header = counter.count(render_lines([probe])) - _line_cost(probe, counter, language)
+            header = counter.count(render_lines([probe])) - line_cost(probe, counter, language)
             room -= max(0, header - self._heading_cost(probe.section, language))
         chosen: list[Line] = []
         rest: list[Line] = []
@@ -651,175 +648,6 @@ class CapsuleEngine:
     def _heading_cost(self, section: str, language: str) -> int:
         return _heading_tokens(self.settings.token_encoding, section, language)
 
-    # -- context ---------------------------------------------------------------------
-    def context(
-        self,
-        scope: Scope,
-        query: str,
-        *,
-        session_id: str | None = None,
-        budget: int | None = None,
-        limit: int | None = None,
-        turns: bool = False,
-        language: str | None = None,
-    ) -> Context:
-        """Capsule + the most relevant memories not in it (+ turns), packed into `budget`."""
-        from engram.errors import InvalidInput
-
-        s, counter, services = self.settings, self.counter, self.services
-        budget = s.context_budget if budget is None else budget
-        limit = s.context_memories if limit is None else limit
-        for name, value in (("budget", budget), ("limit", limit)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise InvalidInput(f"{name} must be a non-negative integer, not {value!r}")
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query must be a non-empty string")
-        now = utcnow()
-        if language is None and detect_language(query) == "zh":
-            language = "zh"
-
-        paused = is_paused(services.store, scope.user_id)
-        kept_rem: list[str] = []  # reminders packed below (engram.reminders)
-
-        def render_context(capsule_text: str, relevant: list[Line], clar: list[str], recent: list[Message]) -> str:
-            if not (capsule_text or relevant or clar or recent or kept_rem or paused):
-                return ""
-            return render(
-                "context", lang, s.template_dir, capsule=capsule_text, relevant=relevant,
-                clarifications=clar, turns=recent, reminders=kept_rem, paused=paused,
-            )
-
-        # the capsule gets what the bare template leaves, up to its own budget
-        capsule = self.capsule(scope, budget=min(s.capsule_budget, budget), language=language)
-        lang = language or capsule.language
-        bare = counter.count(
-            render("context", lang, s.template_dir, capsule="", relevant=[], clarifications=[], turns=[])
-        )
-        if capsule.token_count > budget - bare:
-            capsule = self.capsule(scope, budget=max(0, min(s.capsule_budget, budget - bare)), language=lang)
-        context = Context(
-            user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id, query=query,
-            language=lang, budget=budget, encoding=s.token_encoding, capsule=capsule, built_at=now,
-        )
-        in_capsule = set(capsule.memory_ids)
-
-        # the memories most relevant to the query that the capsule does not already say
-        relevant: list[Line] = []
-        items: dict[str, MemoryItem] = {}
-        clarifications: list[str] = []
-        if limit > 0:
-            depth = limit + len(in_capsule) + 5
-            results = self.retriever.search(
-                scope, query, Filters(status=[Status.ACTIVE, Status.DISPUTED]), depth, now
-            )
-            # an episode is evidence for what it says: one at most, and none whose fact is shown
-            facts = [r.memory for r in results if r.memory.kind is not Kind.TURN]
-            shown_episodes = {m.metadata.get(EPISODE_KEY) for m in facts + services.store.get_many(list(in_capsule))}
-            episodes_left = s.context_episodes
-            for result in results:
-                item = services.display.item(result.memory)
-                if item.kind is Kind.SUMMARY:
-                    continue
-                if item.source is Source.EPISODE:
-                    if item.id in shown_episodes or episodes_left <= 0:
-                        continue
-                    episodes_left -= 1
-                if item.id in in_capsule:
-                    context.left_out.append(LeftOut(
-                        memory_id=item.id, content=item.content,
-                        section=SECTION_OF_KIND.get(item.kind, "facts"), score=result.score, reason="in capsule",
-                    ))
-                    continue
-                if item.status is Status.DISPUTED:
-                    other_id = item.metadata.get("disputes")
-                    other = services.store.get(other_id) if other_id else None
-                    if other is not None and other.status is Status.DISPUTED:
-                        question = _clarify(item, services.display.item(other), lang)
-                        if question not in clarifications:
-                            clarifications.append(question)
-                            items[item.id], items[other.id] = item, services.display.item(other)
-                    continue
-                if len(relevant) >= limit:
-                    continue
-                when = item.created_at.strftime("%Y-%m-%d") if item.kind in (Kind.TURN, Kind.EVENT) else None
-                relevant.append(_line(item, counter, s.line_tokens, score=result.score, when=when))
-                items[item.id] = item
-
-        recent: list[Message] = []
-        if turns and session_id is not None:
-            recent = [
-                Message(role=t.role, content=t.content)
-                for t in services.store.turns_list(scope, session_id)
-            ]
-
-        # pack: capsule first, then clarifications, relevant memories by rank, newest turns
-        base = counter.count(render_context(capsule.text, [], [], []) or "") if capsule.text else bare
-        room = budget - base
-        kept_clar = []
-        for question in clarifications:
-            need = counter.count("- " + question + "\n") + (8 if not kept_clar else 0)
-            if need <= room:
-                room -= need
-                kept_clar.append(question)
-        for reminder in reminders_module.due_for(services, scope, now=now):
-            need = counter.count("- " + reminder.text + "\n") + (8 if not kept_rem else 0)
-            if need <= room:
-                room -= need
-                kept_rem.append(reminder.text)
-        kept_rel: list[Line] = []
-        for line in relevant:
-            need = _line_cost(line, counter, lang) + (12 if not kept_rel else 0)
-            if need <= room:
-                room -= need
-                line.tokens = need
-                kept_rel.append(line)
-            else:
-                context.left_out.append(_left(line, items, "budget"))
-        kept_turns: list[Message] = []
-        for turn in reversed(recent):
-            need = counter.count(turn.content) + 4 + (8 if not kept_turns else 0)
-            if need > room:
-                break
-            room -= need
-            kept_turns.insert(0, turn)
-
-        text = render_context(capsule.text, kept_rel, kept_clar, kept_turns)
-        tokens = counter.count(text)
-        while tokens > budget:  # estimates were short: drop the least useful part and re-check
-            if kept_turns:
-                kept_turns.pop(0)
-            elif kept_rel:
-                context.left_out.append(_left(kept_rel.pop(), items, "budget"))
-            elif kept_rem:
-                kept_rem.pop()
-            elif kept_clar:
-                kept_clar.pop()
-            elif capsule.lines:
-                capsule = self.capsule(scope, budget=max(0, capsule.token_count - (tokens - budget)), language=lang)
-                context.capsule = capsule
-            else:
-                text, tokens = "", 0
-                break
-            text = render_context(capsule.text, kept_rel, kept_clar, kept_turns)
-            tokens = counter.count(text)
-
-        used_ids = [ln.memory_id for ln in kept_rel if ln.memory_id]
-        if s.reinforce and used_ids and not paused:
-            services.store.record_access(used_ids, now)
-        context.text, context.token_count = text, tokens
-        context.reminders, context.paused = kept_rem, paused
-        context.relevant, context.clarifications, context.turns = kept_rel, kept_clar, kept_turns
-        clar_items = [i for i in items.values() if i.status is Status.DISPUTED and kept_clar]
-        context.memories = list(capsule.memories) + [items[i] for i in used_ids] + clar_items
-        log.debug(
-            "injected context for %s (session %s): capsule %d lines, %d relevant, %d clarifications,"
-            " %d turns, %d/%d tokens",
-            scope.user_id, session_id, len(capsule.lines), len(kept_rel), len(kept_clar),
-            len(kept_turns), tokens, budget,
-        )
-        return context
-
-
 @lru_cache(maxsize=64)
 def _heading_tokens(encoding: str, section: str, language: str) -> int:
     titles = {
@@ -829,18 +657,3 @@ def _heading_tokens(encoding: str, section: str, language: str) -> int:
                "task": "[Current task state]", "identity": "[Identity]"},
     }
     return get_counter(encoding).count(titles.get(language, titles["en"])[section] + "\n")
-
-
-def _left(line: Line, items: dict[str, MemoryItem], reason: str) -> LeftOut:
-    item = items.get(line.memory_id or "")
-    return LeftOut(
-        memory_id=line.memory_id or "", content=item.content if item else line.text,
-        section=line.section, score=line.score, reason=reason, tokens=line.tokens,
-    )
-
-
-def _clarify(a: MemoryItem, b: MemoryItem, language: str) -> str:
-    from engram.disputes import question
-
-    first, second = sorted((a, b), key=lambda i: i.created_at)
-    return question(first, second, language)

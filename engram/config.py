@@ -191,6 +191,10 @@ class Settings(BaseSettings):
     archive_unused_days: float = Field(
         default=60.0, ge=0.0, description="…when also unused (not said again or retrieved) this long"
     )
+    episode_fold_days: float = Field(
+        default=30.0, ge=0.0,
+        description="maintain archives episodes older than this whose session ended with a delta (0: never)",
+    )
     capacity_per_user: int = Field(
         default=0, ge=0, description="live memories per user kept by maintain (0: unlimited)"
     )

@@ -36,7 +36,7 @@ Everything is written in short transactions of guarded transitions: a row is
 changed only if it is still in the state maintenance read (same status, not
 edited, not used since), so it is safe while the engine serves requests from
 other threads or processes. Archiving keeps content (it is restorable);
-deletion is `Memory.delete`'s job.
+deletion is engram.deletion's job.
 """
 
 from __future__ import annotations
@@ -58,7 +58,7 @@ from engram.errors import InvalidInput, NotFound
 from engram.models import Action, Event, Filters, Kind, Layer, MemoryItem, Source, Status, utcnow
 from engram.store.base import (
     HistoryEvent,
-    LifeRow,
+    MemoryRow,
     Scope,
     Store,
     Transition,
@@ -104,31 +104,31 @@ def half_life_days(kind: str, importance: float, strength: float, settings: Sett
     return base * gain * (1.0 + math.log(max(strength, 1.0)))
 
 
-def strength_of(item: MemoryItem | LifeRow, settings: Settings) -> float:
+def strength_of(item: MemoryItem | MemoryRow, settings: Settings) -> float:
     """Stored strength (1, +1 each time the user says it again) plus what retrievals added:
     ``reinforce_strength`` per use, derived from access_count (no write per query)."""
     return item.strength + settings.reinforce_strength * item.access_count
 
 
-def last_used(item: MemoryItem | LifeRow) -> datetime:
+def last_used(item: MemoryItem | MemoryRow) -> datetime:
     """When the memory was last created, said again or retrieved."""
     if item.last_accessed is not None and item.last_accessed > item.created_at:
         return item.last_accessed
     return item.created_at
 
 
-def _decay_kind(item: MemoryItem | LifeRow) -> str:
-    if isinstance(item, LifeRow):
+def _decay_kind(item: MemoryItem | MemoryRow) -> str:
+    if isinstance(item, MemoryRow):
         return item.merged_kind or item.kind
     kind = item.metadata.get("merged_kind") if item.kind is Kind.SUMMARY else None
     return kind or item.kind.value
 
 
-def _pinned(item: MemoryItem | LifeRow) -> bool:
-    return item.pinned if isinstance(item, LifeRow) else bool(item.metadata.get("pinned"))
+def _pinned(item: MemoryItem | MemoryRow) -> bool:
+    return item.pinned if isinstance(item, MemoryRow) else bool(item.metadata.get("pinned"))
 
 
-def decayed_importance(item: MemoryItem | LifeRow, now: datetime, settings: Settings) -> float:
+def decayed_importance(item: MemoryItem | MemoryRow, now: datetime, settings: Settings) -> float:
     """The importance left after decay at `now` (0..1); what maintenance ranks by."""
     if _pinned(item):
         return item.importance
@@ -147,6 +147,7 @@ class MaintenanceReport(BaseModel):
     users: int = 0
     scanned: int = 0  # live memories looked at
     archived: int = 0  # decayed and unused
+    folded: int = 0  # episodes of old sessions archived into their session's delta
     evicted: int = 0  # archived to respect capacity_per_user
     merged_groups: int = 0  # summaries created
     merged_sources: int = 0  # memories archived into them
@@ -182,6 +183,9 @@ def maintain(
         left = _archive_decayed(store, settings, user, rows, now, report)
         phases["archive"] += time.perf_counter() - tick
         tick = time.perf_counter()
+        left = _fold_sessions(store, settings, user, left, now, report)
+        phases["fold"] += time.perf_counter() - tick
+        tick = time.perf_counter()
         left = _enforce_capacity(store, settings, user, left, now, report)
         phases["capacity"] += time.perf_counter() - tick
         tick = time.perf_counter()
@@ -193,14 +197,14 @@ def maintain(
     report.phases = {k: round(v, 4) for k, v in phases.items()}
     report.seconds = time.perf_counter() - started
     log.debug(
-        "maintain: %d users, %d scanned, %d archived, %d evicted, %d merged into %d summaries (%.2fs)",
-        report.users, report.scanned, report.archived, report.evicted, report.merged_sources,
+        "maintain: %d users, %d scanned, %d archived, %d folded, %d evicted, %d merged into %d summaries (%.2fs)",
+        report.users, report.scanned, report.archived, report.folded, report.evicted, report.merged_sources,
         report.merged_groups, report.seconds,
     )
     return report
 
 
-def _pending_task(row: LifeRow, now: datetime, settings: Settings) -> bool:
+def _pending_task(row: MemoryRow, now: datetime, settings: Settings) -> bool:
     if row.kind != Kind.TASK.value:
         return False
     if row.recurrence:
@@ -209,7 +213,7 @@ def _pending_task(row: LifeRow, now: datetime, settings: Settings) -> bool:
 
 
 def _archive(
-    row: LifeRow, now: datetime, reason: str, why: str, related: str | None = None, **metadata: Any
+    row: MemoryRow | MemoryItem, now: datetime, reason: str, why: str, related: str | None = None, **metadata: Any
 ) -> Transition:
     return Transition(
         memory_id=row.id, status=Status.ARCHIVED.value, action="ARCHIVE", reason=reason, at=now,
@@ -227,11 +231,11 @@ def _apply_batches(store: Store, transitions: list[Transition], batch: int) -> i
 
 
 def _archive_decayed(
-    store: Store, settings: Settings, user: str, rows: list[LifeRow], now: datetime,
+    store: Store, settings: Settings, user: str, rows: list[MemoryRow], now: datetime,
     report: MaintenanceReport,
-) -> list[LifeRow]:
+) -> list[MemoryRow]:
     unused = timedelta(days=settings.archive_unused_days)
-    keep: list[LifeRow] = []
+    keep: list[MemoryRow] = []
     out: list[Transition] = []
     for row in rows:
         if (
@@ -249,10 +253,41 @@ def _archive_decayed(
     return keep
 
 
-def _enforce_capacity(
-    store: Store, settings: Settings, user: str, rows: list[LifeRow], now: datetime,
+def _fold_sessions(
+    store: Store, settings: Settings, user: str, rows: list[MemoryRow], now: datetime,
     report: MaintenanceReport,
-) -> list[LifeRow]:
+) -> list[MemoryRow]:
+    """Episodes of a session that ended with a delta, older than ``episode_fold_days``, are
+    archived into that delta: it holds what mattered, and the facts drawn from them stay."""
+    if settings.episode_fold_days <= 0:
+        return rows
+    cutoff = now - timedelta(days=settings.episode_fold_days)
+    old = [r.id for r in rows if r.kind == Kind.TURN.value and r.created_at < cutoff and not r.pinned]
+    if not old:
+        return rows
+    scope = Scope(user)
+    deltas = {
+        s.session_id: s for s in store.list(scope, Filters(kind=[Kind.SUMMARY], status=[Status.ACTIVE]), limit=None)
+        if s.session_id and s.metadata.get("delta_of") == "session"
+    }
+    folding = [
+        i for i in store.get_many(old) if i.source is Source.EPISODE and i.session_id in deltas
+    ] if deltas else []
+    out = [
+        _archive(i, now, "its session was folded into the session's delta", "folded", deltas[i.session_id].id, folded_into=deltas[i.session_id].id)
+        for i in folding
+    ]
+    changed = _apply_batches(store, out, settings.maintain_batch)
+    report.folded += changed
+    report.skipped += len(out) - changed
+    gone = {t.memory_id for t in out}
+    return [r for r in rows if r.id not in gone]
+
+
+def _enforce_capacity(
+    store: Store, settings: Settings, user: str, rows: list[MemoryRow], now: datetime,
+    report: MaintenanceReport,
+) -> list[MemoryRow]:
     cap = settings.capacity_per_user
     if cap <= 0 or len(rows) <= cap:
         return rows
@@ -312,7 +347,7 @@ def _join(contents: Sequence[str], language: str) -> str:
 
 
 def _merge_near_duplicates(
-    services: Services, user: str, rows: list[LifeRow], now: datetime, report: MaintenanceReport
+    services: Services, user: str, rows: list[MemoryRow], now: datetime, report: MaintenanceReport
 ) -> None:
     settings, store = services.settings, services.store
     kinds = set(settings.merge_kinds)
@@ -412,7 +447,7 @@ def _merge_near_duplicates(
         store.set_state(user, "merge_checked", _signature(rest), now)
 
 
-def _signature(rows: Sequence[LifeRow]) -> str:
+def _signature(rows: Sequence[MemoryRow]) -> str:
     """Which memories, edited when: equal signatures mean nothing to merge anew."""
     mix = 0
     for r in rows:

@@ -21,6 +21,7 @@ from engram import control, deletion, disputes, lifecycle, portability, read, re
 from engram import validate as check
 from engram.capsule import Capsule, CapsuleEngine, Context, Delta
 from engram.config import Settings
+from engram.context import build_context
 from engram.display import Display
 from engram.errors import InvalidInput, NotFound
 from engram.llm import LLMTasks
@@ -35,7 +36,6 @@ from engram.models import (
     MemoryItem,
     SearchResult,
     Status,
-    as_zone,
     utcnow,
 )
 from engram.privacy import PrivacyPolicy
@@ -44,7 +44,7 @@ from engram.queue import JobQueue
 from engram.records import make_record
 from engram.retrieve import Retriever
 from engram.sanitize import redact_json
-from engram.services import Services
+from engram.services import Services, Shared
 from engram.session import Session, SessionManager
 from engram.store.base import Record, Scope, Store
 from engram.store.sqlite import SQLiteStore
@@ -94,26 +94,20 @@ class Memory:
         )
         self.queue.resume()
 
-    # the services every part shares (engram.services)
-    @property
-    def settings(self) -> Settings:
-        return self.services.settings
-
-    @settings.setter
-    def settings(self, value: Settings) -> None:
-        self.services.settings = value
-
-    @property
-    def store(self) -> Store:
-        return self.services.store
-
-    @property
-    def embedder(self) -> Embedder:
-        return self.services.embedder
+    # the services every part shares (engram.services); assigning one replaces it for all
+    settings: Shared[Settings] = Shared()
+    store: Shared[Store] = Shared()
+    embedder: Shared[Embedder] = Shared()
 
     @property
     def privacy(self) -> PrivacyPolicy:
         return self.services.privacy
+
+    @privacy.setter
+    def privacy(self, policy: PrivacyPolicy) -> None:
+        """A new policy: for what is stored from now on, and for everything shown."""
+        self.services.privacy = policy
+        self.services.display = Display(policy)
 
     # -- context manager -------------------------------------------------------------
     def __enter__(self) -> Memory:
@@ -326,8 +320,9 @@ class Memory:
         self.sessions.expire_idle(scope)
         if session_id is not None:
             self.sessions.activity(scope, session_id)
-        return self.capsules.context(
-            scope, query, session_id=session_id, budget=budget, limit=limit, turns=turns, language=language
+        return build_context(
+            self.capsules, scope, query, session_id=session_id, budget=budget, limit=limit, turns=turns,
+            language=language,
         )
 
     # -- lifecycle and user control (engram.lifecycle, disputes, control, portability,
@@ -360,14 +355,10 @@ class Memory:
 
     def pause(self, user_id: str) -> None:
         """Stop remembering for this user (persisted): `add` stores nothing until `resume`."""
-        scope = _scope(user_id)
-        self.store.set_state(scope.user_id, "paused", utcnow().isoformat(), utcnow())
-        log.debug("memory paused for a user")
+        user_state.set_paused(self.store, _scope(user_id).user_id, True)
 
     def resume(self, user_id: str) -> None:
-        scope = _scope(user_id)
-        self.store.set_state(scope.user_id, "paused", None, utcnow())
-        log.debug("memory resumed for a user")
+        user_state.set_paused(self.store, _scope(user_id).user_id, False)
 
     def is_paused(self, user_id: str) -> bool:
         return user_state.is_paused(self.store, _scope(user_id).user_id)
@@ -376,12 +367,7 @@ class Memory:
         """The user's IANA time zone ("Asia/Shanghai"), persisted: their days for "yesterday"
         and "上周" in searches, "Friday" in what they say, and reminders. None: back to the
         `timezone` setting."""
-        scope = _scope(user_id)
-        if tz is not None:
-            if not isinstance(tz, str):
-                raise InvalidInput(f"a time zone is an IANA name such as 'Asia/Shanghai', not {tz!r}")
-            as_zone(tz)  # an unknown name: InvalidInput, nothing stored
-        self.store.set_state(scope.user_id, "timezone", tz, utcnow())
+        user_state.set_zone(self.store, _scope(user_id).user_id, tz)
 
     def timezone(self, user_id: str) -> tzinfo:
         """The user's time zone: their own (`set_timezone`), else the `timezone` setting, else UTC."""

@@ -24,7 +24,7 @@ from engram.capsule import Context, Delta
 from engram.errors import InvalidInput, NotFound
 from engram.models import Event, Filters, Message, new_id, utcnow
 from engram.privacy import apply as apply_privacy
-from engram.store.base import Scope, SessionRecord, TurnRecord
+from engram.store.base import Scope, SessionRecord, Store, TurnRecord
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.capsule import CapsuleEngine
@@ -169,7 +169,7 @@ class SessionManager:
         self._locks_guard = threading.Lock()
 
     @property
-    def store(self) -> Any:
+    def store(self) -> Store:
         return self.services.store
 
     def _lock(self, scope: Scope, session_id: str) -> threading.Lock:

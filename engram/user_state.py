@@ -2,16 +2,37 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime, tzinfo
 
 from engram.config import Settings
-from engram.models import as_utc, as_zone
+from engram.errors import InvalidInput
+from engram.models import as_utc, as_zone, utcnow
 from engram.store.base import Store
+
+log = logging.getLogger("engram")
+
+
+def set_paused(store: Store, user_id: str, paused: bool) -> None:
+    """Pause (persisted: `add` stores nothing) or resume remembering for this user."""
+    now = utcnow()
+    store.set_state(user_id, "paused", now.isoformat() if paused else None, now)
+    log.debug("memory %s for a user", "paused" if paused else "resumed")
 
 
 def is_paused(store: Store, user_id: str) -> bool:
     """Memory paused for this user ("暂停记忆", `Memory.pause`): nothing new is stored."""
     return store.get_state(user_id, "paused") is not None
+
+
+def set_zone(store: Store, user_id: str, tz: str | None) -> None:
+    """The user's own IANA zone, persisted; None: back to the `timezone` setting.
+    An unknown name raises `InvalidInput` and stores nothing."""
+    if tz is not None:
+        if not isinstance(tz, str):
+            raise InvalidInput(f"a time zone is an IANA name such as 'Asia/Shanghai', not {tz!r}")
+        as_zone(tz)
+    store.set_state(user_id, "timezone", tz, utcnow())
 
 
 def zone_name(store: Store, settings: Settings, user_id: str) -> str | None:

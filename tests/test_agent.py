@@ -11,6 +11,7 @@ from engram import Memory
 from engram.agent import MemoryAgent
 from engram.llm import LLMNotConfigured
 from engram.models import Kind
+from helpers import episodes, facts
 from engram.providers.openai_compat import LLMSettings, LLMUnavailable, OpenAICompatLLM
 
 
@@ -30,8 +31,10 @@ def test_chat_builds_context_replies_records_and_extracts(memory, fake_llm):
     agent = MemoryAgent(memory, user_id="alice", system_prompt="You are Alice's assistant.")
     assert agent.chat("I love green tea, and I work night shifts.") == "Noted!"
     assert memory.flush(timeout=5)
-    assert sorted(i.content for i in memory.get_all(user_id="alice")) == [
+    assert sorted(i.content for i in facts(memory.get_all(user_id="alice"))) == [
         "User loves green tea.", "User works night shifts."]
+    assert [i.content for i in episodes(memory.get_all(user_id="alice"))] == [
+        "I love green tea, and I work night shifts."]
     assert agent.chat("What do I like to drink?") == "You like green tea."
     sent = requests_of(fake_llm, "chat")[-1]["messages"]
     system = sent[0]["content"]
@@ -77,7 +80,8 @@ def test_chat_model_failure_raises_and_keeps_the_users_words(memory, fake_llm):
     agent = MemoryAgent(memory, user_id="u", background=False)
     with pytest.raises(LLMUnavailable):
         agent.chat("I love green tea")
-    assert [i.content for i in memory.get_all(user_id="u")] == ["User loves green tea."]
+    assert [i.content for i in facts(memory.get_all(user_id="u"))] == ["User loves green tea."]
+    assert [i.content for i in episodes(memory.get_all(user_id="u"))] == ["I love green tea"]  # the user's words
     assert agent.history == []
 
 

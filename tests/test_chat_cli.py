@@ -47,7 +47,7 @@ def test_chat_session_in_process(tmp_path, fake_llm, monkeypatch):
     assert result.exit_code == 0, out
     assert "assistant> 好的，记住了。" in out
     assert out.count("用户喜欢喝绿茶") >= 2 and "capsule: 0 tokens" in out  # listed, then forgotten
-    assert "forgotten (1)" in out and "nothing remembered about u" in out
+    assert "forgotten (2)" in out and "nothing remembered about u" in out  # the fact and the episode
     assert "LLM calls" in out and "unknown command '/nope'" in out
     assert out.count("ended") == 2  # /end, then /quit ends the new session
 

@@ -141,6 +141,20 @@ def test_maintain_ages_episodes_but_keeps_their_facts(memory):
     assert any("Berlin" in f.content for f in facts(memory, "ana"))
 
 
+def test_maintain_folds_an_old_session_into_its_delta(memory):
+    said = datetime.now(UTC) - timedelta(days=45)
+    for text in ("I live in Berlin.", "I practice taekwondo every Tuesday.", "Work was long today, the usual meetings."):
+        memory.add(text, user_id="ana", session_id="old", timestamp=said)
+    memory.add("I just got a puppy named Coco.", user_id="ana", session_id="new")
+    delta = memory.end_session("ana", "old")
+    report = memory.maintain(user_id="ana")
+    assert report.folded == 3
+    folded = episodes(memory, "ana", status=["archived"])
+    assert {e.metadata["folded_into"] for e in folded} == {delta.summary.id}
+    assert [e.session_id for e in episodes(memory, "ana")] == ["new"]  # an open session keeps its turns
+    assert any("Berlin" in f.content for f in facts(memory, "ana"))  # the facts drawn from them stay
+
+
 def test_verbatim_storage_is_unchanged(memory):
     events = memory.add(
         [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello!"}], user_id="ana", infer=False
@@ -154,3 +168,17 @@ def test_chatter_rules():
     assert not is_chatter("Coco.") and not is_chatter("I practice taekwondo.")
     assert not is_chatter("yes", answers="Do you have kids?") and not is_chatter("要", answers="要不要加糖？")
     assert not is_chatter("我养了一只猫")
+
+
+def test_llm_memories_point_back_to_their_episode(llm_memory, fake_llm):
+    fake_llm.reply_json({"memories": [{"content": "User's puppy is named Coco.", "kind": "fact",
+                                       "reason": "the user said so", "importance": 0.6}]})
+    memory = llm_memory()
+    memory.add(
+        [{"role": "assistant", "content": "What's your puppy's name?"}, {"role": "user", "content": "Her name's Coco."}],
+        user_id="ana", metadata={"dia_id": "D2:4"},
+    )
+    (episode,) = episodes(memory, "ana")
+    (fact,) = [f for f in facts(memory, "ana") if f.source.value == "llm"]
+    assert fact.metadata["episode"] == episode.id and fact.metadata["dia_id"] == "D2:4"
+    assert [e.content for e in memory.provenance(fact.id)] == ["Her name's Coco."]

@@ -18,6 +18,7 @@ from llm_scripts import requests_of, router
 from engram import Memory
 from engram.models import Kind, Source
 from engram.store.base import Scope
+from helpers import episodes, facts
 
 GREEN_TEA = {"memories": [{"content": "User drinks green tea every afternoon.", "kind": "fact"}]}
 
@@ -39,7 +40,8 @@ def open_memory(db_path, embedder, fake_llm):
 
 
 def contents(memory, user="u"):
-    return sorted(i.content for i in memory.get_all(user_id=user) if i.kind is not Kind.SUMMARY)
+    """What was remembered about `user`: not the summaries, nor the episodes (what was said)."""
+    return sorted(i.content for i in facts(memory.get_all(user_id=user)) if i.kind is not Kind.SUMMARY)
 
 
 def jobs(db_path):
@@ -154,8 +156,10 @@ def test_a_job_left_running_by_a_dead_process_is_resumed_at_open(open_memory, db
     memory.close()
     again = open_memory(llm=False)
     assert again.flush(timeout=5)
-    [item] = again.get_all(user_id="u")
+    [item] = facts(again.get_all(user_id="u"))
     assert item.content == "User loves green tea." and item.created_at.year == 2024  # said then
+    [said] = episodes(again.get_all(user_id="u"))
+    assert said.content == "I love green tea" and said.created_at.year == 2024
 
 
 def test_batched_turns_wait_on_disk_across_a_restart(open_memory, fake_llm):
