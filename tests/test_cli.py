@@ -87,3 +87,10 @@ def test_demo_tells_the_story_and_answers_from_memory(tmp_path):
     out = result.output
     assert "SUPERSEDE" in out and "Lisbon" in out and "上海" in out
     assert "superseded (kept as history)" in out
+
+
+def test_demo_answers_from_a_conversation_said_turn_by_turn(tmp_path):
+    out = CliRunner().invoke(app, ["demo", "--db", str(tmp_path / "demo.db")]).output
+    martial = out[out.index("What martial art do I do?"):]
+    assert "taekwondo" in martial.split("\n└")[0]  # the first results table: the episode is found
+    assert "kept as an episode" in out and "跆拳道" in out[out.index("我在练什么？"):]

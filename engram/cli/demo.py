@@ -5,7 +5,9 @@ printed); the process "restarts" (the engine is closed and reopened on the
 same file); session 2 changes one fact and is ended explicitly; after another
 restart the questions are answered from what was remembered, and the seed's
 verification flow is shown: the capsule, and the context a new session gets
-for "what is my favourite colour?" (it contains blue / 蓝色).
+for "what is my favourite colour?" (it contains blue / 蓝色). Last, a conversation said turn by
+turn: every turn that is not chatter is kept as an episode, so "what martial art do I do?" is
+answered even where no rule read a fact.
 """
 
 from __future__ import annotations
@@ -37,6 +39,14 @@ STORIES = {
         "session_2": ["I moved to Lisbon last month."],
         "questions": ["Where do I live?", "What is my favourite colour?", "How should reports look?"],
         "verify": "What is my favourite colour?",
+        "conversation": [
+            "I practice taekwondo.",
+            "I just got a puppy! Her name's Coco.",
+            "We're planning a trip to Japan in April.",
+            "I can't eat gluten.",
+            "Bye!",
+        ],
+        "recall": ["What martial art do I do?", "What is my dog called?"],
     },
     "zh": {
         "user": "xiaoming",
@@ -52,6 +62,14 @@ STORIES = {
         "session_2": ["我搬到上海了"],
         "questions": ["我住在哪里？", "我最喜欢什么颜色？", "报告应该用什么格式？"],
         "verify": "我最喜欢的颜色是什么？",
+        "conversation": [
+            "我在练跆拳道。",
+            "我刚养了一只小狗，叫可可。",
+            "我们打算四月去日本旅行。",
+            "我不能吃麸质食物。",
+            "拜拜！",
+        ],
+        "recall": ["我在练什么？", "我的小狗叫什么名字？"],
     },
 }
 
@@ -99,3 +117,8 @@ def run_demo(db: Path | None = None) -> None:
                 context = session.context(story["verify"])
                 console.print(f"[bold]{user}[/] › {story['verify']}")
                 console.print(Panel(Text(context.text), title=f"context injected: {context.token_count}/{context.budget} tokens", expand=False))
+            console.print(Rule(f"[bold]{language}: a conversation, turn by turn: every turn is an episode[/]"))
+            _session(settings, user, f"{language}-4", story["conversation"])
+            with Memory(settings=settings) as memory:
+                for question in story["recall"]:
+                    console.print(render.results_table(memory.search(question, user_id=user, limit=3), title=question))
