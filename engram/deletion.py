@@ -58,6 +58,14 @@ def drawn_from(services: Services, scope: Scope, items: Sequence[MemoryItem]) ->
     ]
 
 
+def episodes_of(services: Services, items: Sequence[MemoryItem]) -> list[MemoryItem]:
+    """The episodes `items` were drawn from ("forget all my preferences": what the user said
+    that made them goes too), each once, none of `items` itself."""
+    ids = {i.id for i in items}
+    wanted = {i.metadata.get(EPISODE_KEY) for i in items} - ids - {None}
+    return services.store.get_many([e for e in wanted if isinstance(e, str)])
+
+
 def delete_items(
     services: Services, scope: Scope, items: Sequence[MemoryItem], *, reason: str, cascade: bool,
     topic: str | None = None, undo: bool = False,

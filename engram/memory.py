@@ -35,6 +35,7 @@ from engram.models import (
     Kind,
     MemoryItem,
     SearchResult,
+    Source,
     Status,
     utcnow,
 )
@@ -151,6 +152,7 @@ class Memory:
         if idempotency_key is not None:
             done = self.store.find_by_idempotency_key(scope, idempotency_key)
             if done:
+                done.sort(key=lambda m: m.source is Source.EPISODE)  # in the order the first call gave
                 return [Event(action=Action.NOOP, memory=m, reason="idempotent replay") for m in done]
         self.sessions.before_add(scope, session_id)
         said = Said(scope, session_id, redact_json(meta, self.privacy), said_at, idempotency_key)
@@ -404,6 +406,7 @@ class Memory:
         except ValueError:
             raise InvalidInput(f"unknown kind {kind!r}; expected one of {', '.join(k.value for k in Kind)}") from None
         items = self.store.list(scope, Filters(status=[], kind=[kind]))
+        items += deletion.episodes_of(self.services, items)  # what the user said that they came from
         return deletion.delete_items(self.services, scope, items, reason=f"deleted: all {kind.value}", cascade=False)
 
     def _command(self, scope: Scope, command: Command, session_id: str | None) -> list[Event]:

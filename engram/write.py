@@ -44,6 +44,8 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("engram")
 
 LIVE = Filters(status=[Status.ACTIVE, Status.DISPUTED])  # what a new statement is reconciled against
+NEIGHBOURS = 3  # close memories a candidate is reconciled against
+EPISODE_MARGIN = 5  # hits read beyond them, since episodes are not reconciled against
 
 # carries out a control command said in a message: (scope, command, session_id) -> events
 RunCommand = Callable[[Scope, Command, "str | None"], list[Event]]
@@ -218,26 +220,27 @@ class Writer:
 
     def _similar(self, scope: Scope, candidate: Candidate, record: Record) -> list[tuple[MemoryItem, float]]:
         """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one
-        is configured) its grey zone. Only those are materialised."""
+        is configured) its grey zone. Only those are materialised. Episodes (what was said,
+        verbatim) are never a candidate's neighbours: more hits are read and they are dropped."""
         store, settings = self.services.store, self.services.settings
         floor = settings.duplicate_similarity
+        wanted = NEIGHBOURS + EPISODE_MARGIN
         if self.llm_tasks.client is not None and settings.llm_reconcile:
             # the judge also weighs close meanings in other words: every vector is read
             floor = min(floor, settings.llm_grey_zone)
-            hits = store.dense_search(scope, record.embedding, LIVE, 3)
+            hits = [h for h in store.dense_search(scope, record.embedding, LIVE, wanted) if h[1] >= floor]
+            items = {m.id: m for m in store.get_many([h[0] for h in hits]) if m.kind is not Kind.TURN}
         else:  # a near-duplicate restates the words too (engram.text.restates)
-            hits = store.restatements(scope, record.embedding, record.tokens, LIVE, 3)
-            close = [i for i, score in hits if score >= floor]
-            if close:  # checked on (kind, content) first: most close rows say something else
-                words = content_words(candidate.content)
-                texts = store.texts(close)
-                hits = [
-                    (i, score) for i, score in hits
-                    if i in texts and same_statement(candidate, words, *texts[i], settings.merge_overlap)
-                ]
-        hits = [h for h in hits if h[1] >= floor]
-        items = {m.id: m for m in store.get_many([h[0] for h in hits])}
-        return [(items[i], score) for i, score in hits if i in items]
+            close = [h for h in store.restatements(scope, record.embedding, record.tokens, LIVE, wanted) if h[1] >= floor]
+            # checked on (kind, content) first: most close rows say something else
+            words = content_words(candidate.content)
+            texts = store.texts([i for i, _ in close]) if close else {}
+            hits = [
+                (i, score) for i, score in close
+                if i in texts and same_statement(candidate, words, *texts[i], settings.merge_overlap)
+            ]
+            items = {m.id: m for m in store.get_many([h[0] for h in hits])}
+        return [(items[i], score) for i, score in hits if i in items][:NEIGHBOURS]
 
     def _apply(
         self, decision: Decision, record: Record, candidate: Candidate, now: datetime, session_id: str | None

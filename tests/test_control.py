@@ -214,14 +214,17 @@ def test_delete_by_kind(memory, db_path, command):
     memory.add("我讨厌开长会", user_id="u1")
     memory.add("I live in Berlin.", user_id="u1")
     events = memory.add(command, user_id="u1")
-    assert [e.action for e in events] == [Action.DELETE, Action.DELETE]
-    assert {e.memory.kind for e in events} == {Kind.PREFERENCE}
-    assert [i.kind for i in memory.get_all(user_id="u1", filters={"status": []})] == [Kind.FACT]
+    assert {e.action for e in events} == {Action.DELETE}
+    assert {e.memory.kind for e in facts(events)} == {Kind.PREFERENCE} and len(facts(events)) == 2
+    # the episodes the preferences were drawn from go too; "I live in Berlin." stays with its fact
+    assert sorted(e.memory.content for e in episodes(events)) == sorted(["I love coffee.", "我讨厌开长会"])
+    left = memory.get_all(user_id="u1", filters={"status": []})
+    assert sorted(i.content for i in left) == ["I live in Berlin.", "User lives in Berlin."]
     assert memory.delete_by_kind("task", user_id="u1") == []
     with pytest.raises(InvalidInput):
         memory.delete_by_kind("nonsense", user_id="u1")
     memory.close()
-    assert_gone(db_path, ["User loves coffee.", "用户讨厌开长会"])
+    assert_gone(db_path, ["User loves coffee.", "用户讨厌开长会", "I love coffee.", "我讨厌开长会"])
 
 
 @pytest.mark.parametrize("command", ["Forget everything.", "忘掉关于我的一切"])
@@ -318,7 +321,7 @@ def test_cli_control_commands(memory, db_path):
     assert "task" in run("delete", "--kind", "task", "--user", "u1", "--yes")
     assert memory.get_all(user_id="u1") == []
     memory.add("I love tea.", user_id="u1")
-    assert "Forgotten (1)" in run("add", "forget what I said about tea", "--user", "u1")
+    assert "Forgotten (2)" in run("add", "forget what I said about tea", "--user", "u1")  # the fact and what was said
 
 
 def test_forget_also_drops_pending_work_that_would_say_it_again(memory, db_path):
