@@ -75,6 +75,9 @@ class SecretKind(StrEnum):
     EMAIL = "email"
     API_KEY = "api_key"
     PASSWORD = "password"
+    IBAN = "iban"
+    SSN = "ssn"
+    PASSPORT = "passport"
 
 
 class Policy(StrEnum):
@@ -119,6 +122,9 @@ class PrivacyPolicy(BaseModel):
     email: Policy | None = None
     api_key: Policy | None = None
     password: Policy | None = None
+    iban: Policy | None = None
+    ssn: Policy | None = None
+    passport: Policy | None = None
 
     def action(self, kind: SecretKind) -> Policy:
         value = getattr(self, kind.value)
@@ -152,6 +158,45 @@ _NUM_HEAD = r"(?<![A-Za-z0-9_+./])(?<![0-9][ -])"
 _NUM_TAIL = r"(?![ -]?[0-9])(?![A-Za-z0-9_])"
 
 _CARD = re.compile(_NUM_HEAD + r"[2-6][0-9](?:[ -]?[0-9]){11,17}" + _NUM_TAIL, _A)
+# Cards grouped with dots or double spaces (4111.1111.1111.1111, 4111  1111 …):
+# only in groups, so a decimal or a version number is not read as one.
+_CARD_GROUPED = re.compile(
+    r"(?<![A-Za-z0-9_+./])(?<![0-9] )(?<![0-9][ -])"
+    r"[2-6][0-9]{3}(?:(?:\.[0-9]{4,6}){1,2}\.[0-9]{1,7}|(?: {2}[0-9]{4,6}){1,2} {2}[0-9]{1,7})"
+    r"(?![ .]{0,2}[0-9])(?![A-Za-z0-9_])",
+    _A,
+)
+# US SSN: area 001-899 but 666, group 01-99, serial 0001-9999; one separator
+# throughout. Dashed it stands alone; spaced or bare it needs an SSN word before.
+_SSN = re.compile(
+    _NUM_HEAD + r"(?!000|666|9)[0-9]{3}([ -]?)(?!00)[0-9]{2}\1(?!0000)[0-9]{4}" + _NUM_TAIL, _A
+)
+_SSN_ADVERTISED = frozenset({"078051120", "219099999", "123456789"})  # published examples
+_SSN_CONTEXT = re.compile(r"ssn|social\s*security|社会安全|社會安全|社保号")
+# Passports: letters then digits (E12345678, G…, C0…) or 9 digits (US, UK),
+# only with a passport word close before or after.
+_PASSPORT_CONTEXT = re.compile(r"passport|护照|護照", re.I)
+_PASSPORT = re.compile(r"(?<![A-Za-z0-9_+./-])(?:[A-Z]{1,2}[0-9]{7,8}|[0-9]{9})(?![A-Za-z0-9_]|[ .-]?[0-9])", _A)
+_PASSPORT_REACH = 40  # characters between the word and the number
+# IBAN (ISO 13616): country, two check digits, 11-30 letters/digits, in groups of
+# four or compact; checked by length per country and the mod-97 checksum.
+_IBAN = re.compile(
+    r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])", _A
+)
+_IBAN_LENGTHS = {
+    code: int(size)
+    for code, size in (
+        item.split(":")
+        for item in (
+            "AD:24 AE:23 AL:28 AT:20 AZ:28 BA:20 BE:16 BG:22 BH:22 BR:29 BY:28 CH:21 CR:22 CY:28 CZ:24 "
+            "DE:22 DK:18 DO:28 EE:20 EG:29 ES:24 FI:18 FO:18 FR:27 GB:22 GE:22 GI:23 GL:18 GR:27 GT:28 "
+            "HR:21 HU:28 IE:22 IL:23 IQ:23 IS:26 IT:27 JO:30 KW:30 KZ:20 LB:28 LC:32 LI:21 LT:20 LU:20 "
+            "LV:21 MC:27 MD:24 ME:22 MK:19 MR:27 MT:31 MU:30 NL:18 NO:15 PK:24 PL:28 PS:29 PT:25 QA:29 "
+            "RO:24 RS:22 SA:24 SC:31 SE:24 SI:19 SK:24 SM:27 ST:25 SV:28 TL:23 TN:24 TR:26 UA:29 VA:22 "
+            "VG:24 XK:20"
+        ).split()
+    )
+}
 _CN_ID18 = re.compile(
     _NUM_HEAD + r"([1-8][0-9]{5})[ -]?((?:18|19|20)[0-9]{2})([01][0-9])([0-3][0-9])"
     r"[ -]?([0-9]{3}[0-9Xx])" + _NUM_TAIL,
@@ -192,7 +237,22 @@ _NUM_CONTEXT = re.compile(
 _CLAUSE_TAIL = re.compile(r"[^，。；！？,;!?\n]*$")
 _AMOUNT_BEFORE = re.compile(r"(?:[¥￥$€£]|rmb|usd|cny|eur)\s*$", re.I)
 _AMOUNT_AFTER = re.compile(
-    r"\s*(?:元|块|万|亿|美元|円|圆|次|yuan|dollars|usd|rmb|cny|eur|euros|bytes)", re.I
+    r"\s{0,3}(?:元|块|万|亿|美元|円|圆|次|yuan|dollars|usd|rmb|cny|eur|euros|bytes)", re.I
+)
+# A count, not a number to dial or charge: "15912345678 views", "4111… grains of
+# sand", "有…粒沙子". Decides only when no card/phone word comes before it.
+_COUNT_AFTER = re.compile(
+    r"\s{0,3}(?:(?:views?|visits?|visitors?|clicks?|impressions?|likes?|followers?|fans|subscribers?|"
+    r"downloads?|installs?|plays|streams|listens|shares|comments|replies|requests|hits|times|steps|"
+    r"grains?|stars|people|persons|users|members|customers|years?|days|hours|minutes|seconds|"
+    r"km|miles|meters|words|characters|tokens|rows|records|items|units|pieces|copies|votes|points|"
+    r"combinations|possibilities|particles|atoms|molecules|cells|calories|tons|grams|kg|light)(?![A-Za-z])"
+    r"|个|粒|颗|人|名|位|件|条|张|份|种|年|天|遍|步|米|公里|字|行|票|赞|粉丝|下载|播放|浏览|阅读|点击|台|只|本|篇)",
+    re.I,
+)
+_COUNT_BEFORE = re.compile(
+    r"(?:there\s+(?:are|were|is|was)|total\s+of|about|around|approximately|roughly|nearly|almost|"
+    r"more\s+than|over|up\s+to|约有?|大约有?|共有?|总共|超过|将近|多达)\s{0,3}$"
 )
 
 _EMAIL = re.compile(
@@ -204,7 +264,7 @@ _FILE_EXT = frozenset("png jpg jpeg gif svg webp ico bmp tif tiff pdf js css".sp
 
 _USERINFO = re.compile(r"[A-Za-z0-9._~%+!$&'()*,;=:-]*")
 _URL_CRED = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~%!$&'()*+,;=-]+:([A-Za-z0-9._~%!$&'()*+,;=:-]{1,128})@", _A
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://[A-Za-z0-9._~%!$&'()*+,;=-]{1,256}:([A-Za-z0-9._~%!$&'()*+,;=:-]{1,128})@", _A
 )
 
 _API_PREFIXED = re.compile(
@@ -234,6 +294,20 @@ _PRIVATE_KEY = re.compile(
     re.S,
 )
 _BEARER = re.compile(r"(?i)(?<![A-Za-z0-9])bearer\s+([A-Za-z0-9._~+/-]{12,}=*)", _A)
+# A key stated in prose, without ":"/"=": "the api key is 9f86…", "my token
+# 7c4a…", "密钥是…". Only long values (>= 20) that are hex or random.
+_KEY_STATED = re.compile(
+    r"""(?ix)
+    (?:
+        (?<![A-Za-z0-9])
+        (?:api[ _-]?key|access[ _-]?key|secret[ _-]?key|client[ _-]?secret|secret
+           |(?:access|auth|refresh|api|bearer|session)[ _-]?token|token|key)
+        \s{1,3}(?:(?:is|was|will\s+be)\s{1,3})?
+      | (?:密钥|秘钥|令牌)\s{0,3}(?:是|为|為)?\s{0,3}
+    )
+    ["'“]?([A-Za-z0-9_+/=.~-]{20,})
+    """
+)
 _KEY_VALUE = re.compile(
     r"""(?ix)
     (?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])?
@@ -284,11 +358,11 @@ _BARE = r"([\x21-\x7e]{1,128})"
 _PW_KEYWORD_PROSE = r"(?:pass(?:word|code|phrase)|passwd|pwd)"
 _PW_PROSE = re.compile(
     r"(?i)(?<![A-Za-z0-9])" + _PW_KEYWORD_PROSE
-    + r"(?:\s+(?:for|to|of|on)\s+[^.,;:!?\n\"'“]{1,40}?)?\s+(?:is|was|will\s+be|=)\s*[:：]?\s*"
+    + r"(?:\s+(?:for|to|of|on)\s+[^.,;:!?\n\"'“]{1,40}?)?\s+(?:is|was|will\s+be|=)\s*(?:[:：]\s*)?"
     + r"(?:" + _QUOTED + r"|" + _BARE + r")",
 )
 _PW_SET = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(?:set|change|changed|reset|update|updated)\s+(?:my|the|your|our|his|her)?\s*"
+    r"(?i)(?<![A-Za-z0-9])(?:set|change|changed|reset|update|updated)\s+(?:(?:my|the|your|our|his|her)\s+)?"
     + _PW_KEYWORD_PROSE + r"\s+to\s+(?:" + _QUOTED + r"|" + _BARE + r")",
 )
 _PW_ASSIGN = re.compile(
@@ -305,7 +379,7 @@ _PW_BARE = re.compile(
 _PW_PIN = re.compile(r"(?i)(?<![A-Za-z0-9])pin(?:\s*code)?\s*(?:is|[:=：])\s*([0-9]{4,8})(?![0-9])")
 _PW_ZH = re.compile(
     r"(?:密码|密碼|口令)\s*"
-    r"(?:就是|是|为|為|改成了?|改为|设为|设置为|设成|[:：=])\s*[:：]?\s*"
+    r"(?:就是|是|为|為|改成了?|改为|设为|设置为|设成|[:：=])\s*(?:[:：]\s*)?"
     r"(?:" + _QUOTED + r"|" + _BARE + r")",
 )
 _PW_TRAIL = ".,;:)]}>\"'，。；：）】」』"
@@ -369,6 +443,12 @@ def _cn_id18_valid(number: str) -> bool:
     return _CN_CHECK[total % 11] == number[17].upper()
 
 
+def _iban_checksum_ok(iban: str) -> bool:
+    """ISO 13616 / ISO 7064 mod 97-10: the rearranged number mod 97 is 1."""
+    rearranged = iban[4:] + iban[:4]
+    return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+
+
 def _entropy(s: str) -> float:
     n = len(s)
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
@@ -415,7 +495,8 @@ _Cand = tuple[int, int, int, int, SecretKind]
 
 def _numbers_context_ok(text: str, start: int, end: int) -> bool:
     """False for an amount (¥15000000000, 15000000000元) or when the nearest
-    keyword before the number, in the same clause, calls it an order/tracking number."""
+    keyword before the number, in the same clause, calls it an order/tracking
+    number; with no keyword at all, False for a count ("15912345678 views")."""
     if _AMOUNT_BEFORE.search(text, max(0, start - 6), start) or _AMOUNT_AFTER.match(text, end):
         return False
     clause = _CLAUSE_TAIL.search(text, max(0, start - 32), start)  # same clause only
@@ -423,13 +504,19 @@ def _numbers_context_ok(text: str, start: int, end: int) -> bool:
     last = None
     for m in _NUM_CONTEXT.finditer(window):
         last = m
-    return last is None or last.group(1) is None
+    if last is not None:
+        return last.group(1) is None
+    return not (_COUNT_AFTER.match(text, end) or _COUNT_BEFORE.search(window))
+
+
+_URL_REACH = 2048  # a URL longer than this before a token is not looked for
 
 
 def _in_url(text: str, start: int) -> bool:
     """Inside a whitespace-delimited chunk that has a scheme before `start`."""
-    chunk_start = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start), text.rfind("\t", 0, start))
-    return "://" in text[chunk_start + 1 : start]
+    floor = max(0, start - _URL_REACH)  # bounded: one long unspaced text stays linear
+    chunk_start = max(text.rfind(" ", floor, start), text.rfind("\n", floor, start), text.rfind("\t", floor, start))
+    return text.find("://", max(chunk_start + 1, floor), start) != -1
 
 
 def _number_windows(text: str) -> list[tuple[int, int]]:
@@ -463,11 +550,13 @@ def _numeric(text: str, out: list[_Cand]) -> None:
                 ):
                     out.append((0, 2, m.start(), m.end(), SecretKind.CN_ID))
         if digits >= 13:
-            for m in _CARD.finditer(text, pos, endpos):
-                if _luhn(m.group().replace(" ", "").replace("-", "")) and _numbers_context_ok(
-                    text, m.start(), m.end()
-                ):
-                    out.append((0, 1, m.start(), m.end(), SecretKind.CARD))
+            for rx in (_CARD, _CARD_GROUPED):
+                for m in rx.finditer(text, pos, endpos):
+                    number = "".join(_DIGIT.findall(m.group()))
+                    if 13 <= len(number) <= 19 and _luhn(number) and _numbers_context_ok(text, m.start(), m.end()):
+                        out.append((0, 1, m.start(), m.end(), SecretKind.CARD))
+        if digits >= 9:
+            _ssns(text, pos, endpos, out)
         phones: list[re.Pattern[str]] = []
         if digits >= 11 and "1" in chunk:
             phones.append(_PHONE_CN)
@@ -483,6 +572,47 @@ def _numeric(text: str, out: list[_Cand]) -> None:
                     continue
                 if _numbers_context_ok(text, m.start(), m.end()):
                     out.append((2, 0, m.start(), m.end(), SecretKind.PHONE))
+
+
+def _ssns(text: str, pos: int, endpos: int, out: list[_Cand]) -> None:
+    """US social security numbers: dashed, or spaced/bare after an SSN word."""
+    for m in _SSN.finditer(text, pos, endpos):
+        number = "".join(_DIGIT.findall(m.group()))
+        if number in _SSN_ADVERTISED:
+            continue
+        if m.group(1) != "-" and not _SSN_CONTEXT.search(text[max(0, m.start() - 40) : m.start()].lower()):
+            continue
+        if _numbers_context_ok(text, m.start(), m.end()):
+            out.append((1, 0, m.start(), m.end(), SecretKind.SSN))
+
+
+def _passports(text: str, out: list[_Cand]) -> None:
+    """Passport numbers within reach of a passport word (EN/ZH), before or after."""
+    seen = -1
+    for word in _PASSPORT_CONTEXT.finditer(text):
+        lo = max(seen, word.start() - _PASSPORT_REACH)
+        hi = min(len(text), word.end() + _PASSPORT_REACH)
+        # endpos leaves room for the look-ahead of a number starting before `hi`
+        for m in _PASSPORT.finditer(text, max(0, lo), min(len(text), hi + 12)):
+            if m.start() < hi and m.start() >= seen:
+                out.append((1, 0, m.start(), m.end(), SecretKind.PASSPORT))
+        seen = max(seen, hi)
+
+
+def _ibans(text: str, out: list[_Cand]) -> None:
+    """IBANs valid by country length and mod-97; a trailing group that is not
+    part of it ("… 19 ABCD") is tried off."""
+    for m in _IBAN.finditer(text):
+        candidate = m.group()
+        while True:
+            compact = candidate.replace(" ", "")
+            if _IBAN_LENGTHS.get(compact[:2]) == len(compact) and _iban_checksum_ok(compact):
+                out.append((0, 0, m.start(), m.start() + len(candidate), SecretKind.IBAN))
+                break
+            cut = candidate.rfind(" ")
+            if cut <= 4:
+                break
+            candidate = candidate[:cut]
 
 
 def _emails(text: str, out: list[_Cand]) -> None:
@@ -595,10 +725,16 @@ def _contextual_keys(text: str, lower: str, out: list[_Cand]) -> None:
         "key" in lower or "secret" in lower or "token" in lower or "sig" in lower
         or "密钥" in text or "秘钥" in text or "令牌" in text
     ):
-        for m in _keyword_matches(_KEY_VALUE, text):
-            value = m.group(1).rstrip(".")
-            if _named_value_ok(value) and not _touches_placeholder(text, m.start(1), m.start(1) + len(value)):
-                out.append((1, 0, m.start(1), m.start(1) + len(value), SecretKind.API_KEY))
+        for rx, shortest in ((_KEY_VALUE, 12), (_KEY_STATED, 20)):
+            for m in _keyword_matches(rx, text):
+                value = m.group(1).rstrip(".")
+                if (
+                    len(value) >= shortest
+                    and (rx is _KEY_VALUE or not value.lower().startswith("0x"))  # an address, public
+                    and _named_value_ok(value)
+                    and not _touches_placeholder(text, m.start(1), m.start(1) + len(value))
+                ):
+                    out.append((1, 0, m.start(1), m.start(1) + len(value), SecretKind.API_KEY))
 
 
 def _named_value_ok(value: str) -> bool:
@@ -701,6 +837,9 @@ def scan(text: str) -> list[Finding]:
     cands: list[_Cand] = []
     if has_digit:
         _numeric(text, cands)
+        _ibans(text, cands)
+        if "passport" in lower or "护照" in text or "護照" in text:
+            _passports(text, cands)
     if has_at:
         _emails(text, cands)
     if has_pw or has_pin:
