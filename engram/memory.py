@@ -42,7 +42,7 @@ from engram.models import (
 from engram.capsule import Capsule, CapsuleEngine, Context, Delta, promotion
 from engram import control, disputes, lifecycle, portability, reminders, when
 from engram.privacy import PrivacyPolicy, apply as apply_privacy, redact
-from engram.sanitize import redact_json, safe_candidate
+from engram.sanitize import redact_identifier, redact_json, safe_candidate
 from engram.providers.embedders import Embedder, make_embedder
 from engram.reconcile import Decision, decide, same_statement, signals_change
 from engram.retrieve import Retriever
@@ -231,6 +231,8 @@ class Memory:
         said_at = _timestamp(timestamp)
         if session_id is not None and (not isinstance(session_id, str) or not session_id.strip()):
             raise InvalidInput("session_id must be a non-empty string when given")
+        session_id = redact_identifier(session_id, self.privacy, scope.user_id)  # stored, queued and compared
+        idempotency_key = redact_identifier(idempotency_key, self.privacy, scope.user_id)
         if background and self.queue.supported:
             self.queue.submit_add(scope, session_id, {
                 "messages": self._queued(parsed), "user_id": scope.user_id,
@@ -350,11 +352,14 @@ class Memory:
                 events += self.add(messages, **entry)
                 continue
             scope = _scope(entry.get("user_id"), entry.get("agent_id"))
+            if self.is_paused(scope.user_id):
+                continue  # as `add`: nothing is stored while paused
             items = self._turn_items(
-                scope, _messages(messages), entry.get("session_id"),
-                _metadata(entry.get("metadata")), _timestamp(entry.get("timestamp")),
+                scope, _messages(messages), redact_identifier(entry.get("session_id"), self.privacy, scope.user_id),
+                redact_json(_metadata(entry.get("metadata")), self.privacy), _timestamp(entry.get("timestamp")),
             )
-            records += [self._record(i, None, entry.get("idempotency_key")) for i in items]
+            key = redact_identifier(entry.get("idempotency_key"), self.privacy, scope.user_id)
+            records += [self._record(i, None, key) for i in items]
         self._embed_records(records)
         self.store.write(inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, "bulk ingest") for r in records])
         return events + [Event(action=Action.ADD, memory=r.item, reason="stored verbatim") for r in records]
@@ -760,13 +765,15 @@ class Memory:
     # -- sessions, capsule, context (engram.session / engram.capsule) -----------------
     def session(self, user_id: str, session_id: str | None = None, *, agent_id: str | None = None) -> Session:
         """A conversation: resume `session_id`, else the user's open session, else a new one."""
-        return self.sessions.open(_scope(user_id, agent_id), session_id)
+        scope = _scope(user_id, agent_id)
+        return self.sessions.open(scope, redact_identifier(session_id, self.privacy, scope.user_id))
 
     def end_session(
         self, user_id: str, session_id: str, *, agent_id: str | None = None, reason: str = "explicit"
     ) -> Delta:
         """End a session and compress its memories into a delta; safe to call twice or concurrently."""
-        return self.sessions.end(_scope(user_id, agent_id), session_id, reason=reason)
+        scope = _scope(user_id, agent_id)
+        return self.sessions.end(scope, redact_identifier(session_id, self.privacy, scope.user_id), reason=reason)
 
     def compress(self, user_id: str, *, agent_id: str | None = None) -> Delta:
         """One delta of everything written since the last one (``compression = "task"``: call when a task is done)."""
@@ -795,6 +802,7 @@ class Memory:
     ) -> Context:
         """What to put in front of the LLM for this turn: capsule + relevant memories (+ turns)."""
         scope = _scope(user_id, agent_id)
+        session_id = redact_identifier(session_id, self.privacy, scope.user_id)
         self.sessions.expire_idle(scope)
         if session_id is not None:
             self.sessions.activity(scope, session_id)

@@ -51,6 +51,7 @@ from engram.errors import InvalidInput
 from engram.models import Filters, Kind, MemoryItem, Source, Status, new_id, utcnow
 from engram.privacy import apply as apply_privacy
 from engram.privacy import redact
+from engram.sanitize import redact_identifier
 from engram.store.base import HistoryEvent, Record, Scope
 from engram.text import detect_language
 
@@ -77,6 +78,7 @@ class ImportReport(BaseModel):
     renamed: int = 0  # imported under a new id
     skipped: int = 0  # id already there (on_conflict="skip")
     dropped: int = 0  # refused by the privacy policy
+    paused: int = 0  # not stored: the user paused memory
     history: int = 0  # history rows written
 
 
@@ -289,15 +291,20 @@ def import_data(
         store.delete(replace, [HistoryEvent(i, existing[i].user_id, "DELETE", None, None, "replaced by import", at)
                                for i in replace])
 
-    # privacy on the way in
+    # privacy on the way in; a paused user's memory takes nothing new
     clean: list[MemoryItem] = []
+    paused = {u: memory.is_paused(u) for u in {i.user_id for i in kept}}
     for item in kept:
+        if paused[item.user_id]:
+            report.paused += 1
+            continue
         filtered = apply_privacy(item.content, memory.privacy)
         if filtered.dropped or not (filtered.text or "").strip():
             report.dropped += 1
             continue
         clean.append(item.model_copy(update={
             "content": filtered.text,
+            "session_id": redact_identifier(item.session_id, memory.privacy, item.user_id),
             "value": redact(item.value, memory.privacy) if item.value else item.value,
             "metadata": _clean(memory, item.metadata),
             "entities": _clean(memory, item.entities),

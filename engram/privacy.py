@@ -172,7 +172,8 @@ _SSN = re.compile(
     _NUM_HEAD + r"(?!000|666|9)[0-9]{3}([ -]?)(?!00)[0-9]{2}\1(?!0000)[0-9]{4}" + _NUM_TAIL, _A
 )
 _SSN_ADVERTISED = frozenset({"078051120", "219099999", "123456789"})  # published examples
-_SSN_CONTEXT = re.compile(r"ssn|social\s*security|社会安全|社會安全|社保号")
+_SSN_CONTEXT = re.compile(r"ssn|social\s*security|社会安全|社會安全|社保号", re.I)
+_SSN_REACH = 40  # characters between the SSN word and a spaced/bare number
 # Passports: letters then digits (E12345678, G…, C0…) or 9 digits (US, UK),
 # only with a passport word close before or after.
 _PASSPORT_CONTEXT = re.compile(r"passport|护照|護照", re.I)
@@ -181,7 +182,8 @@ _PASSPORT_REACH = 40  # characters between the word and the number
 # IBAN (ISO 13616): country, two check digits, 11-30 letters/digits, in groups of
 # four or compact; checked by length per country and the mod-97 checksum.
 _IBAN = re.compile(
-    r"(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])", _A
+    # the look-behind after the first letter: the engine then skips ahead to capitals
+    r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Z][0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])", _A
 )
 _IBAN_LENGTHS = {
     code: int(size)
@@ -555,7 +557,7 @@ def _numeric(text: str, out: list[_Cand]) -> None:
                     number = "".join(_DIGIT.findall(m.group()))
                     if 13 <= len(number) <= 19 and _luhn(number) and _numbers_context_ok(text, m.start(), m.end()):
                         out.append((0, 1, m.start(), m.end(), SecretKind.CARD))
-        if digits >= 9:
+        if digits >= 9 and ("-" in chunk or _SSN_CONTEXT.search(text, max(0, pos - _SSN_REACH), endpos)):
             _ssns(text, pos, endpos, out)
         phones: list[re.Pattern[str]] = []
         if digits >= 11 and "1" in chunk:
@@ -580,7 +582,7 @@ def _ssns(text: str, pos: int, endpos: int, out: list[_Cand]) -> None:
         number = "".join(_DIGIT.findall(m.group()))
         if number in _SSN_ADVERTISED:
             continue
-        if m.group(1) != "-" and not _SSN_CONTEXT.search(text[max(0, m.start() - 40) : m.start()].lower()):
+        if m.group(1) != "-" and not _SSN_CONTEXT.search(text, max(0, m.start() - _SSN_REACH), m.start()):
             continue
         if _numbers_context_ok(text, m.start(), m.end()):
             out.append((1, 0, m.start(), m.end(), SecretKind.SSN))
@@ -837,7 +839,8 @@ def scan(text: str) -> list[Finding]:
     cands: list[_Cand] = []
     if has_digit:
         _numeric(text, cands)
-        _ibans(text, cands)
+        if lower != text:  # an IBAN has capitals
+            _ibans(text, cands)
         if "passport" in lower or "护照" in text or "護照" in text:
             _passports(text, cands)
     if has_at:

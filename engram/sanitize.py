@@ -19,7 +19,7 @@ import logging
 import re
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from engram.models import Candidate
 from engram.privacy import Policy, PrivacyPolicy, apply, placeholder, redact, scan
@@ -28,6 +28,7 @@ from engram.text import lexical_tokens
 __all__ = ["redact_identifier", "redact_json", "safe_candidate"]
 
 log = logging.getLogger("engram")
+T = TypeVar("T")
 
 # cheap pre-check: a sentence without digits, "@" or these words holds no detectable secret
 _MAY_HOLD_SECRET = re.compile(r"[0-9@_]|pass|pw|pin|key|token|secret|bearer|sk-|密码|密碼|口令|密钥|秘钥|令牌", re.I)
@@ -44,8 +45,9 @@ def redact_json(value: Any, policy: PrivacyPolicy) -> Any:
     return value
 
 
-def redact_identifier(value: str, policy: PrivacyPolicy, salt: str = "") -> str:
-    """`value` (a session id, an idempotency key) as it may be stored.
+def redact_identifier(value: T, policy: PrivacyPolicy, salt: str = "") -> T:
+    """`value` (a session id, an idempotency key) as it may be stored; anything but a
+    string (None, or a wrong type the caller's validation will refuse) as it is.
 
     Unchanged when it holds no secret the policy hides (almost always). Otherwise
     its secrets become placeholders and `#h` plus a digest of the whole value is
@@ -57,10 +59,12 @@ def redact_identifier(value: str, policy: PrivacyPolicy, salt: str = "") -> str:
     entropy (a 4-digit PIN) can still be guessed from it. `drop` redacts here: an
     identifier cannot be refused without refusing the call.
     """
+    if not isinstance(value, str):
+        return value
     redacted = redact(value, policy)
     if redacted == value:
         return value
-    return redacted + "#h" + _identifier_digest(value, salt)
+    return cast(T, redacted + "#h" + _identifier_digest(value, salt))
 
 
 @lru_cache(maxsize=256)  # a session id is passed again on every add of the session
