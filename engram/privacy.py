@@ -230,7 +230,7 @@ _PHONE_LANDLINE_CN = re.compile(
 # Keywords before a number (matched on lower case): the nearest one decides
 # whether it may be a secret.
 _NUM_CONTEXT = re.compile(
-    r"(order|tracking|invoice|ref\b|reference|transaction|txn|serial|isbn|sku\b|parcel|shipment|"
+    r"(order|tracking|invoice|ref\b|reference|part\s*(?:no\b|number|#)|transaction|txn|serial|isbn|sku\b|parcel|shipment|"
     r"waybill|订单|单号|运单|快递|物流|流水|编号|交易号|序列号|发票|型号|批号|工单)"
     r"|(card|visa|master|amex|卡|身份证|phone|mobile|\bcell|\btel\b|call|whatsapp|"
     r"电话|手机|联系|微信)"
@@ -596,7 +596,7 @@ def _passports(text: str, out: list[_Cand]) -> None:
         hi = min(len(text), word.end() + _PASSPORT_REACH)
         # endpos leaves room for the look-ahead of a number starting before `hi`
         for m in _PASSPORT.finditer(text, max(0, lo), min(len(text), hi + 12)):
-            if m.start() < hi and m.start() >= seen:
+            if hi > m.start() >= seen and _numbers_context_ok(text, m.start(), m.end()):
                 out.append((1, 0, m.start(), m.end(), SecretKind.PASSPORT))
         seen = max(seen, hi)
 
