@@ -149,6 +149,7 @@ _A = re.ASCII
 _X = re.ASCII | re.VERBOSE
 
 _DIGIT = re.compile(r"[0-9]")
+_LETTER = re.compile(r"[A-Za-z]")
 # A stretch of digits with the separators phone/card/ID numbers use; only
 # stretches with enough digits are handed to the number detectors.
 _NUM_RUN = re.compile(r"[0-9](?:[ ()./+-]{0,3}[0-9]){6,}")
@@ -307,7 +308,7 @@ _KEY_STATED = re.compile(
         \s{1,3}(?:(?:is|was|will\s+be)\s{1,3})?
       | (?:密钥|秘钥|令牌)\s{0,3}(?:是|为|為)?\s{0,3}
     )
-    ["'“]?([A-Za-z0-9_+/=.~-]{20,})
+    ["'“]?([A-Za-z0-9_+/=.~-]{20,256})
     """
 )
 _KEY_VALUE = re.compile(
@@ -317,9 +318,15 @@ _KEY_VALUE = re.compile(
        |secret(?:[_-]?key)?|private[_-]?key|(?:access|auth|refresh|api|session|bearer)?[_-]?token
        |sig|signature|key|密钥|秘钥|令牌)
     ["']?\s*(?:[:=：]|是|为)\s*["']?
-    ([A-Za-z0-9_+/=.~-]{12,})
+    ([A-Za-z0-9_+/=.~-]{12,256})
     """
 )
+# Named values are read up to 256 characters (a search restarts inside a rejected
+# value, so an unbounded read is quadratic on "key=key=key=…"); an accepted one
+# that goes on is extended to the end of its run.
+_VALUE_CAP = 256
+_VALUE_RUN = re.compile(r"[A-Za-z0-9_+/=.~-]*")
+_WORDY_PREFIX = 64  # whether a named value is made of words shows in its start
 
 # Long random strings that are public by nature: SSH public keys, data URIs,
 # subresource-integrity / content hashes.
@@ -483,7 +490,7 @@ def _looks_random(token: str) -> bool:
 
 
 def _mixed(s: str) -> bool:
-    return any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
+    return _DIGIT.search(s) is not None and _LETTER.search(s) is not None
 
 
 # --------------------------------------------------------------------------
@@ -727,23 +734,32 @@ def _contextual_keys(text: str, lower: str, out: list[_Cand]) -> None:
         "key" in lower or "secret" in lower or "token" in lower or "sig" in lower
         or "密钥" in text or "秘钥" in text or "令牌" in text
     ):
+        run = (-1, -1)  # the run of value characters last extended: each is read once
         for rx, shortest in ((_KEY_VALUE, 12), (_KEY_STATED, 20)):
             for m in _keyword_matches(rx, text):
-                value = m.group(1).rstrip(".")
+                start, value = m.start(1), m.group(1).rstrip(".")
+                end = start + len(value)
                 if (
-                    len(value) >= shortest
-                    and (rx is _KEY_VALUE or not value.lower().startswith("0x"))  # an address, public
-                    and _named_value_ok(value)
-                    and not _touches_placeholder(text, m.start(1), m.start(1) + len(value))
+                    len(value) < shortest
+                    or (rx is _KEY_STATED and value.lower().startswith("0x"))  # an address, public
+                    or not _named_value_ok(value)
+                    or _touches_placeholder(text, start, end)
                 ):
-                    out.append((1, 0, m.start(1), m.start(1) + len(value), SecretKind.API_KEY))
+                    continue
+                if m.end(1) - start == _VALUE_CAP:  # cut by the cap: the value may go on
+                    if not run[0] <= start < run[1]:
+                        run = (start, _VALUE_RUN.match(text, m.end(1)).end())
+                    end = run[1]
+                    while text[end - 1] == ".":
+                        end -= 1
+                out.append((1, 0, start, end, SecretKind.API_KEY))
 
 
 def _named_value_ok(value: str) -> bool:
     """A value after a key/token keyword: mixed, 12+ chars, hex allowed, not words."""
     if len(value) < 12 or not _mixed(value):
         return False
-    return _HEXLIKE.fullmatch(value) is not None or not _wordy(value)
+    return _HEXLIKE.fullmatch(value) is not None or not _wordy(value[:_WORDY_PREFIX])
 
 
 def _plain_part(part: str) -> bool:

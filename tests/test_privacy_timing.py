@@ -69,6 +69,9 @@ def test_detectors_are_fast_on_hostile_strings(text: str) -> None:
         "DE89 " * 10_000,
         "4111  " * 10_000,
         "536-22-" * 7_000,
+        "key=" * 12_000,  # a search restarts inside a rejected value: unbounded values were quadratic (2.8 s at 9k)
+        "key=9" * 10_000,
+        "token=a1b2c3d4e5f6" * 3_000,  # accepted values, each extended to the end of one long run
     ],
     ids=lambda t: repr(t[:14]),
 )
@@ -83,3 +86,9 @@ def test_sanitizing_a_candidate_is_fast_on_hostile_strings(text: str) -> None:
     candidate = Candidate(kind="fact", content=text[:5_000], reason="hostile")
     assert _timed(safe_candidate, candidate, text, PrivacyPolicy()) < BOUND_S
     assert _timed(redact_json, {"a": [text], "b": {"c": text}}, PrivacyPolicy()) < BOUND_S
+
+
+def test_a_long_named_value_is_redacted_to_its_end() -> None:
+    value = "A1b2C3d4" * 100  # longer than what the key regexes read at once
+    assert redact(f"api_key={value} ok") == "api_key=[REDACTED:api_key] ok"
+    assert redact(f"the api key is {value}. ok") == "the api key is [REDACTED:api_key]. ok"
