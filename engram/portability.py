@@ -270,9 +270,12 @@ def import_data(
     ids: dict[str, str] = {}
     replace: list[str] = []
     kept: list[MemoryItem] = []
+    paused = {u for u in {i.user_id for i in items} if memory.is_paused(u)}  # their memory takes nothing new
     for item in items:
         old = existing.get(item.id)
-        if old is None:
+        if item.user_id in paused:
+            report.paused += 1
+        elif old is None:
             kept.append(item)
         elif old.user_id != item.user_id or on_conflict == "new_id":
             ids[item.id] = new_id()
@@ -291,13 +294,9 @@ def import_data(
         store.delete(replace, [HistoryEvent(i, existing[i].user_id, "DELETE", None, None, "replaced by import", at)
                                for i in replace])
 
-    # privacy on the way in; a paused user's memory takes nothing new
+    # privacy on the way in
     clean: list[MemoryItem] = []
-    paused = {u: memory.is_paused(u) for u in {i.user_id for i in kept}}
     for item in kept:
-        if paused[item.user_id]:
-            report.paused += 1
-            continue
         filtered = apply_privacy(item.content, memory.privacy)
         if filtered.dropped or not (filtered.text or "").strip():
             report.dropped += 1

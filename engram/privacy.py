@@ -367,7 +367,10 @@ _BARE = r"([\x21-\x7e]{1,128})"
 _PW_KEYWORD_PROSE = r"(?:pass(?:word|code|phrase)|passwd|pwd)"
 _PW_PROSE = re.compile(
     r"(?i)(?<![A-Za-z0-9])" + _PW_KEYWORD_PROSE
-    + r"(?:\s+(?:for|to|of|on)\s+[^.,;:!?\n\"'“]{1,40}?)?\s+(?:is|was|will\s+be|=)\s*(?:[:：]\s*)?"
+    # "for …" starts and ends on a non-blank and has bounded blanks around it: with \s+
+    # and blanks at its ends, a run of tabs after "password to" was cubic
+    + r"(?:\s{1,3}(?:for|to|of|on)\s{1,3}[^\s.,;:!?\"'“][^.,;:!?\n\"'“]{0,39}?(?<!\s))?"
+    + r"\s+(?:is|was|will\s+be|=)\s*(?:[:：]\s*)?"
     + r"(?:" + _QUOTED + r"|" + _BARE + r")",
 )
 _PW_SET = re.compile(

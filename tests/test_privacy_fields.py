@@ -152,3 +152,13 @@ def test_pause_holds_for_import(memory, fmt) -> None:
     assert memory.get_all(user_id="u") == []
     memory.resume("u")
     assert memory.import_(data, user_id="u").added == 1
+
+
+def test_pause_holds_for_an_import_that_replaces(memory) -> None:
+    memory.add("I like hiking.", user_id="u", infer=False)
+    data = memory.export(user_id="u")
+    data["memories"][0]["content"] = "I like climbing."
+    memory.pause("u")
+    report = memory.import_(data, on_conflict="replace")
+    assert report.replaced == 0 and report.paused == 1
+    assert [i.content for i in memory.get_all(user_id="u")] == ["I like hiking."]  # nothing deleted either
