@@ -134,6 +134,8 @@ class PrivacyPolicy(BaseModel):
 _DEFAULT_POLICY = PrivacyPolicy()
 _PLACEHOLDERS = {kind: f"[REDACTED:{kind.value}]" for kind in SecretKind}
 _PLACEHOLDER_TUPLE = tuple(_PLACEHOLDERS.values())
+_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z_]+\]")
+_LONGEST_PLACEHOLDER = max(map(len, _PLACEHOLDER_TUPLE))
 
 
 def placeholder(kind: SecretKind) -> str:
@@ -308,7 +310,7 @@ _KEY_STATED = re.compile(
         \s{1,3}(?:(?:is|was|will\s+be)\s{1,3})?
       | (?:密钥|秘钥|令牌)\s{0,3}(?:是|为|為)?\s{0,3}
     )
-    ["'“]?([A-Za-z0-9_+/=.~-]{20,256})
+    ["'“]?([A-Za-z0-9_+/=.~-]{20,128})
     """
 )
 _KEY_VALUE = re.compile(
@@ -318,13 +320,13 @@ _KEY_VALUE = re.compile(
        |secret(?:[_-]?key)?|private[_-]?key|(?:access|auth|refresh|api|session|bearer)?[_-]?token
        |sig|signature|key|密钥|秘钥|令牌)
     ["']?\s*(?:[:=：]|是|为)\s*["']?
-    ([A-Za-z0-9_+/=.~-]{12,256})
+    ([A-Za-z0-9_+/=.~-]{12,128})
     """
 )
-# Named values are read up to 256 characters (a search restarts inside a rejected
+# Named values are read up to 128 characters (a search restarts inside a rejected
 # value, so an unbounded read is quadratic on "key=key=key=…"); an accepted one
 # that goes on is extended to the end of its run.
-_VALUE_CAP = 256
+_VALUE_CAP = 128
 _VALUE_RUN = re.compile(r"[A-Za-z0-9_+/=.~-]*")
 _WORDY_PREFIX = 64  # whether a named value is made of words shows in its start
 
@@ -511,7 +513,12 @@ def _numbers_context_ok(text: str, start: int, end: int) -> bool:
     number; with no keyword at all, False for a count ("15912345678 views")."""
     if _AMOUNT_BEFORE.search(text, max(0, start - 6), start) or _AMOUNT_AFTER.match(text, end):
         return False
-    clause = _CLAUSE_TAIL.search(text, max(0, start - 32), start)  # same clause only
+    # the 32 characters before, in the same clause; a placeholder there is blanked
+    # ("[REDACTED:card]" names no card), so redacting twice changes nothing
+    before = text[max(0, start - 32 - _LONGEST_PLACEHOLDER) : start]
+    if "[REDACTED:" in before:
+        before = _PLACEHOLDER_RE.sub(lambda p: " " * len(p.group()), before)
+    clause = _CLAUSE_TAIL.search(before, max(0, len(before) - 32))
     window = clause.group().lower() if clause else ""
     last = None
     for m in _NUM_CONTEXT.finditer(window):

@@ -129,3 +129,11 @@ def test_new_kinds_follow_the_policy() -> None:
     assert apply(text, PrivacyPolicy(iban="drop")).dropped
     kept = apply(text, PrivacyPolicy(ssn="allow", passport="allow")).text
     assert kept == "IBAN [REDACTED:iban], SSN 536-22-8143, passport E12345678"
+
+
+def test_a_placeholder_is_not_a_context_word() -> None:
+    # "[REDACTED:card]" says "card": it must not make the count after it a phone
+    text = "My card number is 4954255503491068. The video has 15912345678 views."
+    once = redact(text)
+    assert once == "My card number is [REDACTED:card]. The video has 15912345678 views."
+    assert redact(once) == once
