@@ -104,7 +104,7 @@ def export_data(
                 "id": i.id,
                 "content": redact(i.content, memory.privacy),
                 "category": _TO_OPTMEM.get(i.kind, i.kind.value),
-                "source_session": i.session_id,
+                "source_session": _clean(memory, i.session_id),  # rows stored before ids were redacted
                 "created_at": i.created_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
                 "access_count": i.access_count,
                 "embedding": None,
