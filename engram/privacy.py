@@ -47,7 +47,7 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
@@ -660,14 +660,22 @@ def _is_placeholder_value(value: str) -> bool:
     )
 
 
-def _keyword_matches(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """Like finditer, but the next search starts at the value, so a keyword
-    inside a rejected value ("password is token: client_secret: …") is seen."""
+def _named_values(
+    rx: re.Pattern[str], text: str, value_span: Callable[[re.Match[str]], tuple[int, int] | None]
+) -> Iterator[tuple[int, int]]:
+    """The value spans `value_span` accepts among the matches of `rx`. The next
+    search starts after an accepted value (it is hidden whole), and at the start
+    of a rejected one, so a keyword inside it ("password is token: client_secret:
+    …") is seen."""
     pos = 0
     while (m := rx.search(text, pos)) is not None:
-        yield m
-        value = next((m.start(i) for i in range(1, rx.groups + 1) if m.start(i) != -1), m.end())
-        pos = max(value, m.start() + 1)
+        span = value_span(m)
+        if span is not None:
+            yield span
+            pos = max(span[1], m.start() + 1)
+        else:
+            value = next((m.start(i) for i in range(1, rx.groups + 1) if m.start(i) != -1), m.end())
+            pos = max(value, m.start() + 1)
 
 
 def _touches_placeholder(text: str, start: int, end: int) -> bool:
@@ -725,10 +733,8 @@ def _passwords(text: str, out: list[_Cand], words: bool, pin: bool) -> None:
     """Stated passwords (EN/ZH): the value only."""
     if words:
         for rx, mode in _PW_RULES:
-            for m in _keyword_matches(rx, text):
-                span = _password_value(m, mode)
-                if span:
-                    out.append((1, 0, span[0], span[1], SecretKind.PASSWORD))
+            for start, end in _named_values(rx, text, lambda m, mode=mode: _password_value(m, mode)):
+                out.append((1, 0, start, end, SecretKind.PASSWORD))
     if pin:
         for m in _PW_PIN.finditer(text):
             out.append((1, 0, m.start(1), m.end(1), SecretKind.PASSWORD))
@@ -744,25 +750,28 @@ def _contextual_keys(text: str, lower: str, out: list[_Cand]) -> None:
         "key" in lower or "secret" in lower or "token" in lower or "sig" in lower
         or "密钥" in text or "秘钥" in text or "令牌" in text
     ):
-        run = (-1, -1)  # the run of value characters last extended: each is read once
-        for rx, shortest in ((_KEY_VALUE, 12), (_KEY_STATED, 20)):
-            for m in _keyword_matches(rx, text):
-                start, value = m.start(1), m.group(1).rstrip(".")
-                end = start + len(value)
-                if (
-                    len(value) < shortest
-                    or (rx is _KEY_STATED and value.lower().startswith("0x"))  # an address, public
-                    or not _named_value_ok(value)
-                    or _touches_placeholder(text, start, end)
-                ):
-                    continue
-                if m.end(1) - start == _VALUE_CAP:  # cut by the cap: the value may go on
-                    if not run[0] <= start < run[1]:
-                        run = (start, _VALUE_RUN.match(text, m.end(1)).end())
-                    end = run[1]
-                    while text[end - 1] == ".":
-                        end -= 1
+        for rx in (_KEY_VALUE, _KEY_STATED):
+            for start, end in _named_values(rx, text, _key_value):
                 out.append((1, 0, start, end, SecretKind.API_KEY))
+
+
+def _key_value(m: re.Match[str]) -> tuple[int, int] | None:
+    """Span of the key named by a `_KEY_VALUE`/`_KEY_STATED` match, or None."""
+    text, start = m.string, m.start(1)
+    value = m.group(1).rstrip(".")
+    end = start + len(value)
+    if (
+        len(value) < (12 if m.re is _KEY_VALUE else 20)
+        or (m.re is _KEY_STATED and value.lower().startswith("0x"))  # an address, public
+        or not _named_value_ok(value)
+        or _touches_placeholder(text, start, end)
+    ):
+        return None
+    if m.end(1) - start == _VALUE_CAP:  # cut by the cap: the value goes on to the end of its run
+        end = _VALUE_RUN.match(text, m.end(1)).end()
+        while text[end - 1] == ".":
+            end -= 1
+    return start, end
 
 
 def _named_value_ok(value: str) -> bool:
