@@ -14,13 +14,23 @@ Choices worth knowing:
   major network: Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay,
   Maestro, Mir), valid by Luhn. The first-digit rule keeps ms timestamps,
   ISBN-13s (978/979) and many order numbers out. RuPay 8x and UATP 1x are not
-  covered.
+  covered. Dots or double spaces only between groups (4111.1111.1111.1111), so
+  decimals and versions stay out.
 * Chinese IDs: 18 characters with a province code, a real past birth date and
   the ISO 7064 MOD 11-2 check character; the old 15-digit form with a real
   date. An 18-digit number valid as both ID and card is an ID.
 * A number is not a card, ID or phone when it is an amount (`¥…`, `…元`) or
   when the nearest keyword before it in the same clause says order, tracking,
-  invoice, ISBN… (EN/ZH) rather than card/phone.
+  invoice, ISBN… (EN/ZH) rather than card/phone. With no keyword at all, a count
+  is not one either: a count noun after it ("… views", "… grains", "…次/个/粒")
+  or "there are / about / 约有" before it.
+* IBANs: country code, length for that country, ISO 7064 mod-97 check; spaced
+  in fours or compact. US SSNs: the issued ranges only (no 000/666/9xx area, 00
+  group, 0000 serial, nor the published examples); dashed alone, spaced or bare
+  only after an SSN word. Passports (`E12345678`, 9 digits): only within 40
+  characters of "passport"/"护照".
+* A key stated in prose ("the api key is 9f86…", "密钥是…"): 20+ characters,
+  hex or random, right after a key/token/secret phrase; `0x` addresses are public.
 * Hex strings (git SHAs, checksums, digests), UUIDs and `0x` addresses are not
   secrets on their own: in a developer conversation they are identifiers.
   Hex secrets are still caught with a known prefix (`sk-…`) or a key=value
@@ -36,6 +46,9 @@ Choices worth knowing:
 * Passwords: only the value is replaced, the sentence stays. A value that is a
   function word, a description ("…is wrong", "…is stored in the vault"), a
   type or a code reference (`password: str`, `os.environ[…]`) is not one.
+* Every pattern runs in linear time (tests/test_privacy_timing.py): no two
+  unbounded repeats that can match the same characters in a row, named values
+  read 128 characters at a time, look-backs bounded.
 * Placeholders are never detected, so applying twice changes nothing. One
   limit: in text glued without spaces, a redacted value may have swallowed the
   context that excused its neighbour (`…密码: Root!234ssh-rsa AAAA…`).
