@@ -177,7 +177,7 @@ _CARD = re.compile(_NUM_HEAD + r"[2-6][0-9](?:[ -]?[0-9]){11,17}" + _NUM_TAIL, _
 # Cards grouped with dots or double spaces (4111.1111.1111.1111, 4111  1111 …):
 # only in groups, so a decimal or a version number is not read as one.
 _CARD_GROUPED = re.compile(
-    r"(?<![A-Za-z0-9_+./])(?<![0-9] )(?<![0-9][ -])"
+    r"(?<![A-Za-z0-9_+./])(?<![0-9][ -])(?<![0-9]  )"
     r"[2-6][0-9]{3}(?:(?:\.[0-9]{4,6}){1,2}\.[0-9]{1,7}|(?: {2}[0-9]{4,6}){1,2} {2}[0-9]{1,7})"
     r"(?![ .]{0,2}[0-9])(?![A-Za-z0-9_])",
     _A,

@@ -122,6 +122,7 @@ def test_grouped_cards_need_groups_and_luhn() -> None:
     assert scan("card 4111.1111.1111.1112") == []  # Luhn fails
     assert scan("pi is 3.141592653589793") == []
     assert scan("version 4111.1111111111111") == []  # not in groups
+    assert scan("ref 1234  4111  1111  1111  1111 x") == []  # a card is not cut out of a longer run
 
 
 def test_new_kinds_follow_the_policy() -> None:
