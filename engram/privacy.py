@@ -264,7 +264,8 @@ _COUNT_AFTER = re.compile(
     r"downloads?|installs?|plays|streams|listens|shares|comments|replies|requests|hits|times|steps|"
     r"grains?|stars|people|persons|users|members|customers|years?|days|hours|minutes|seconds|"
     r"km|miles|meters|words|characters|tokens|rows|records|items|units|pieces|copies|votes|points|"
-    r"combinations|possibilities|particles|atoms|molecules|cells|calories|tons|grams|kg|light)(?![A-Za-z])"
+    r"combinations|possibilities|particles|atoms|molecules|cells|calories|tons|grams|kg|light|"
+    r"iterations|runs|epochs|cycles|loops|operations|samples|trials|games|messages|posts|pages|files|lines)(?![A-Za-z])"
     # not 张/只/本/台, and not 个人/位置: a surname, "only", 本人, 台湾 follow phone numbers
     r"|个(?!人)|粒|颗|人|名|位(?!置)|件|条|份|种|年|天|遍|步|米|公里|字|行|票|赞|粉丝|下载|播放|浏览|阅读|点击|篇)",
     re.I,
