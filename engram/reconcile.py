@@ -195,7 +195,7 @@ def llm_judge(
 
     `on_result` is told what happened ("ADD", "UPDATE", … or "failed"/"invalid").
     """
-    from engram.capsule import render
+    from engram.templates import render
     from engram.extract.llm import has_cjk
     from engram.providers.openai_compat import LLMError
 

@@ -30,7 +30,7 @@ import openai
 from pydantic import BaseModel, Field, SecretStr, TypeAdapter, ValidationError
 
 from engram.errors import EngramError
-from engram.providers.embedders import normalise_rows
+from engram.providers.vectors import normalise_rows
 
 log = logging.getLogger("engram.providers.openai_compat")
 
