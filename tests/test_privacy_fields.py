@@ -117,7 +117,7 @@ def test_optmem_source_session_is_redacted_on_import(memory, db_path) -> None:
     assert item.session_id and item.session_id.startswith("chat with [REDACTED:email]#h")
 
 
-def test_engram_import_session_id_is_redacted(memory, db_path, reopen) -> None:
+def test_engram_import_session_id_is_redacted(memory, db_path) -> None:
     memory.add("I like hiking.", user_id="src", session_id="plain", infer=False)
     data = memory.export(user_id="src")
     data["memories"][0]["session_id"] = f"s-{PHONE}"
