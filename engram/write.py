@@ -96,9 +96,11 @@ class Writer:
         out = AddOutcome()
         rules: list[Candidate] = []
         kept_episodes: list[Event] = []
-        answers: str | None = None  # the latest assistant turn: what the user's next turn answers
-        local: datetime | None = None  # when it was said on the user's clock, read once needed
         scope = said.scope
+        # the latest assistant turn: what the user's next turn answers (in an earlier call, the
+        # session's working memory has it: add([user, assistant]) per exchange)
+        answers = self._last_reply(said) if messages and messages[0].role == "user" else None
+        local: datetime | None = None  # when it was said on the user's clock, read once needed
         for message in messages:
             text = message.content
             if message.role == "user":
@@ -338,6 +340,13 @@ class Writer:
         return Event(action=Action.UPDATE, memory=updated, reason=decision.reason, previous=target)
 
     # -- episodes ----------------------------------------------------------------------
+    def _last_reply(self, said: Said) -> str | None:
+        """The session's last turn when the assistant said it (working memory), else None."""
+        if said.session_id is None:
+            return None
+        recent = self.services.store.turns_list(said.scope, said.session_id)
+        return recent[-1].content if recent and recent[-1].role == "assistant" else None
+
     def keep_episode(self, said: Said, text: str, answers: str | None) -> Event | None:
         """Store what the user said, verbatim after the privacy filter, with the assistant turn
         it answers; chatter is not kept. Facts drawn from it record its id (provenance)."""

@@ -53,6 +53,15 @@ def test_an_episode_carries_the_assistant_turn_it_answers(memory):
     assert [h.memory.content for h in hits][:1] == ["Coco."]
 
 
+def test_the_turn_answered_may_come_from_the_previous_exchange(memory):
+    memory.add([{"role": "user", "content": "I just got a puppy!"}, {"role": "assistant", "content": "What's her name?"}],
+               user_id="ana", session_id="s1")
+    memory.add([{"role": "user", "content": "Coco."}, {"role": "assistant", "content": "Cute!"}],
+               user_id="ana", session_id="s1")
+    coco = next(e for e in episodes(memory, "ana") if e.content == "Coco.")
+    assert coco.metadata["reply_to"] == "What's her name?"
+
+
 def test_a_short_yes_to_a_question_is_kept(memory):
     memory.add(
         [{"role": "assistant", "content": "Shall I book the flight for Friday?"}, {"role": "user", "content": "ok"}],
