@@ -61,7 +61,7 @@ def test_engram_chat_through_stdin_end_to_end(tmp_path, fake_llm, embedder):
                                                                   "key": "fact:name", "value": "Sam"}]})
     env = {**os.environ, "ENGRAM_LLM_BASE_URL": fake_llm.base_url, "ENGRAM_LLM_MODEL": "m",
            "ENGRAM_PATH": str(tmp_path / "chat.db"), "COLUMNS": "120"}
-    session = "I love green tea\n/memory\nWhat do I like?\n/quit\n"
+    session = "Sam here. I love green tea\n/memory\nWhat do I like?\n/quit\n"  # the name grounds the LLM's memory
     done = subprocess.run(
         [sys.executable, "-c", "from engram.cli import app; app()", "chat", "--user", "sam"],
         input=session, capture_output=True, text=True, env=env, timeout=60,
