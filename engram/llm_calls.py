@@ -82,16 +82,22 @@ class ReplyFirst:
     def __init__(self) -> None:
         self._cond = threading.Condition()
         self._replies = 0
+        self._started = 0  # replies begun so far: a task call compares it with what it saw at its start
 
     @property
-    def replying(self) -> bool:
-        return self._replies > 0
+    def started(self) -> int:
+        return self._started
+
+    def interrupted(self, since: int) -> bool:
+        """A reply began (or is running) after a task call saw `since`: the task call should stop."""
+        return self._started != since
 
     @contextmanager
     def reply(self) -> Iterator[None]:
         """Mark a reply in progress for its duration."""
         with self._cond:
             self._replies += 1
+            self._started += 1
         try:
             yield
         finally:

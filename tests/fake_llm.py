@@ -50,6 +50,7 @@ class _Step:
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    when: Callable[[dict[str, Any]], bool] | None = None  # only a request this accepts takes the step
 
 
 def _default_responder(request: dict[str, Any]) -> str:
@@ -169,10 +170,13 @@ class FakeLLM:
         kind = "text" if text is not None else "responder"
         return self._push(_Step(kind, endpoint=endpoint, text=text or "", delay=seconds), times)
 
-    def loop(self, text: str = "la ", *, interval: float = 0.01, times: int = 1) -> FakeLLM:
+    def loop(
+        self, text: str = "la ", *, interval: float = 0.01, times: int = 1,
+        when: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> FakeLLM:
         """Queue a looping model: `text` streamed again and again (a non-streamed request
-        waits instead) until the client hangs up or the server stops."""
-        return self._push(_Step("loop", text=text, delay=interval), times)
+        waits instead) until the client hangs up or the server stops; `when` picks the request."""
+        return self._push(_Step("loop", text=text, delay=interval, when=when), times)
 
     def malformed(self, *, times: int = 1, endpoint: str = CHAT) -> FakeLLM:
         """Queue a 200 whose body, labelled JSON, is not JSON."""
@@ -183,10 +187,10 @@ class FakeLLM:
         with self._lock:
             return len(self._steps)
 
-    def _next_step(self, endpoint: str) -> _Step | None:
+    def _next_step(self, endpoint: str, request: dict[str, Any]) -> _Step | None:
         with self._lock:
             for i, step in enumerate(self._steps):
-                if step.endpoint in (endpoint, ANY):
+                if step.endpoint in (endpoint, ANY) and (step.when is None or step.when(request)):
                     return self._steps.pop(i)
         return None
 
@@ -288,7 +292,7 @@ class _Handler(BaseHTTPRequestHandler):
             fake.paths.append(path)
             fake.headers.append({k.lower(): v for k, v in self.headers.items()})
 
-        step = fake._next_step(endpoint)
+        step = fake._next_step(endpoint, request)
         if step is not None and step.kind != "loop" and step.delay and fake._stopping.wait(step.delay):
             return  # server stopping
         if step is not None and step.kind == "fail":

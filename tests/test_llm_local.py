@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from llm_scripts import requests_of, router
+from llm_scripts import requests_of, router, task_of
 
 from engram.agent import MemoryAgent
 from engram.models import Kind, Source
@@ -176,6 +176,20 @@ def test_a_reply_goes_before_a_task_call_which_is_sent_again_after_it(fake_llm):
     assert [r["max_tokens"] for r in fake_llm.requests] == [512, 600, 512]
     assert wait_for(lambda: fake_llm.aborted == 1)  # the stopped stream was closed
     assert llm.ledger.snapshot()["total"]["calls"] == 2  # the resent call is the same call
+
+
+def test_an_agent_reply_stops_a_background_extraction_which_runs_again_after(llm_memory, fake_llm):
+    fake_llm.responder = router(chat="Noted.", extract={"memories": []})
+    fake_llm.loop(when=lambda request: task_of(request) == "extract")  # the first extraction: slow, endless
+    memory = llm_memory(llm_timeout=10, llm_compress=False, background_poll_s=0.05)
+    agent = MemoryAgent(memory, user_id="u")  # extraction in the background
+    assert agent.chat("I love green tea") == "Noted."
+    assert wait_for(lambda: len(requests_of(fake_llm, "extract")) == 1)  # it is generating now
+    assert agent.chat("And I work at Acme.") == "Noted."  # the reply did not queue behind it
+    assert memory.flush(timeout=10)
+    assert wait_for(lambda: fake_llm.aborted == 1)  # the extraction was stopped for the reply…
+    assert len(requests_of(fake_llm, "extract")) == 3  # …and sent again, then the second turn's
+    assert contents(memory) == ["User loves green tea.", "User works at Acme."]
 
 
 def test_a_hosted_endpoint_is_not_streamed():

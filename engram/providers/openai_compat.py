@@ -392,6 +392,7 @@ class OpenAICompatLLM:
         kwargs = {**kwargs, "stream": True}
         if self._usage_in_stream:
             kwargs["stream_options"] = {"include_usage": True}
+        since = self.reply_first.started
         stream = self._create(kwargs)
         parts: list[str] = []
         prompt = done = chunks = 0
@@ -412,7 +413,7 @@ class OpenAICompatLLM:
                             f"chat: stopped after {budget:g}s ({len(parts)} chunks, still generating)",
                             timed_out=True,
                         )
-                    if preemptible and self.reply_first.replying:
+                    if preemptible and self.reply_first.interrupted(since):
                         raise _Preempted
         finally:
             stream.close()  # an unfinished response: the connection closes and the server stops
