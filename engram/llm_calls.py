@@ -84,10 +84,6 @@ class ReplyFirst:
         self._replies = 0
         self._started = 0  # replies begun so far: a task call compares it with what it saw at its start
 
-    @property
-    def started(self) -> int:
-        return self._started
-
     def interrupted(self, since: int) -> bool:
         """A reply began (or is running) after a task call saw `since`: the task call should stop."""
         return self._started != since
@@ -105,7 +101,8 @@ class ReplyFirst:
                 self._replies -= 1
                 self._cond.notify_all()
 
-    def wait(self, timeout: float) -> bool:
-        """Wait until no reply is in progress; False when `timeout` seconds ran out first."""
+    def wait(self, timeout: float) -> int | None:
+        """Wait until no reply is in progress: then the count of replies begun (for
+        `interrupted`); None when `timeout` seconds ran out first."""
         with self._cond:
-            return self._cond.wait_for(lambda: self._replies == 0, timeout)
+            return self._started if self._cond.wait_for(lambda: self._replies == 0, timeout) else None

@@ -315,10 +315,14 @@ class OpenAICompatLLM:
         """The call, sent again after a retryable failure on a local endpoint or a preemption."""
         attempt = preempted = 0
         while True:
-            if task != REPLY and self.local and not self.reply_first.wait(self.settings.timeout * MAX_PREEMPTIONS):
-                raise LLMUnavailable(f"chat: replies kept the server busy for {self.settings.timeout * 3:g}s")
+            since = None  # a reply, or a call to a hosted endpoint: never stopped for a reply
+            if task != REPLY and self.local:
+                since = self.reply_first.wait(self.settings.timeout * MAX_PREEMPTIONS)
+                if since is None:
+                    raise LLMUnavailable(
+                        f"chat: replies kept the server busy for {self.settings.timeout * MAX_PREEMPTIONS:g}s")
             try:
-                return self._complete(messages, want_json, task)
+                return self._complete(messages, want_json, task, since)
             except _Preempted:
                 preempted += 1
                 if preempted > MAX_PREEMPTIONS:
@@ -335,7 +339,9 @@ class OpenAICompatLLM:
                 log.debug("chat: %s; retry %d in %.2fs", err, attempt, wait)
                 time.sleep(wait)
 
-    def _complete(self, messages: list[dict[str, Any]], want_json: bool, task: str) -> ChatReply:
+    def _complete(
+        self, messages: list[dict[str, Any]], want_json: bool, task: str, since: int | None = None
+    ) -> ChatReply:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -347,26 +353,26 @@ class OpenAICompatLLM:
             if not any("json" in str(m.get("content", "")).lower() for m in messages):
                 kwargs["messages"] = _with_json_hint(messages)
         start = time.perf_counter()
-        preemptible = task != REPLY and self.local
         try:
-            text, prompt, done = self._send(kwargs, preemptible)
+            text, prompt, done = self._send(kwargs, since)
         except _FormatRejected:
             self._response_format_ok = False
             log.warning("server rejected response_format; asking for JSON without it from now on")
             kwargs.pop("response_format")
-            text, prompt, done = self._send(kwargs, preemptible)
+            text, prompt, done = self._send(kwargs, since)
         latency = time.perf_counter() - start
         return ChatReply(text, prompt, done, self._cost(prompt, done), latency)
 
-    def _send(self, kwargs: dict[str, Any], preemptible: bool) -> tuple[str, int, int]:
-        """(text, prompt tokens, completion tokens) of one request, streamed or not."""
+    def _send(self, kwargs: dict[str, Any], since: int | None) -> tuple[str, int, int]:
+        """(text, prompt tokens, completion tokens) of one request, streamed or not; a streamed
+        one stops for a reply begun after `since` (None: it does not stop)."""
         if self.streaming:
             try:
-                return self._stream(kwargs, preemptible)
+                return self._stream(kwargs, since)
             except _StreamOptionsRejected:
                 self._usage_in_stream = False
                 log.info("server rejected stream_options; streaming without usage counts from now on")
-                return self._stream(kwargs, preemptible)
+                return self._stream(kwargs, since)
         completion = self._create(kwargs)
         usage = getattr(completion, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
@@ -385,14 +391,13 @@ class OpenAICompatLLM:
                     raise _StreamOptionsRejected from err
                 raise
 
-    def _stream(self, kwargs: dict[str, Any], preemptible: bool) -> tuple[str, int, int]:
+    def _stream(self, kwargs: dict[str, Any], since: int | None) -> tuple[str, int, int]:
         """A streamed call within the `timeout` budget; closed (the server stops) when it ends early."""
         budget = self.settings.timeout
         deadline = time.monotonic() + budget
         kwargs = {**kwargs, "stream": True}
         if self._usage_in_stream:
             kwargs["stream_options"] = {"include_usage": True}
-        since = self.reply_first.started
         stream = self._create(kwargs)
         parts: list[str] = []
         prompt = done = chunks = 0
@@ -413,7 +418,7 @@ class OpenAICompatLLM:
                             f"chat: stopped after {budget:g}s ({len(parts)} chunks, still generating)",
                             timed_out=True,
                         )
-                    if preemptible and self.reply_first.interrupted(since):
+                    if since is not None and self.reply_first.interrupted(since):
                         raise _Preempted
         finally:
             stream.close()  # an unfinished response: the connection closes and the server stops
