@@ -81,3 +81,11 @@ def test_retry_policy():
     assert retry_delay(status=429, timed_out=False, local=True, attempt=0, retry_after="0.01") == 0.01
     assert retry_delay(status=400, timed_out=False, local=True, attempt=0) is None
     assert max_tokens_for("judge", {"judge": 99, "reply": 7}) == 99 and max_tokens_for("other", {"reply": 7}) == 7
+
+
+def test_numbers_must_be_the_users_in_digits_or_words():
+    assert proposal_problem("User has been vegetarian for 3 years.", "I've been vegetarian for three years") is None
+    assert proposal_problem("User has been vegetarian for 4 years.", "I've been vegetarian for three years") \
+        == "number(s) not in the source: 4"
+    assert proposal_problem("用户的猫2岁了", "我养了一只猫，今年两岁了") is None
+    assert proposal_problem("User must send the draft by 2030-05-03.", "I must send the draft by Friday") is None
