@@ -121,7 +121,10 @@ def support(content: str, source: str) -> tuple[float, list[str]]:
     """
     said = content_words(source)
     folded = source.casefold()
-    words = {w for w in content_words(content) if w in said or w not in _FRAME}  # "User prefers…"
+    words = {  # numbers are checked on their own; "User prefers…" is how a memory is written
+        w for w in content_words(_ISO_DATE.sub(" ", content))
+        if not w[0].isdigit() and (w in said or w not in _FRAME)
+    }
     if not words:
         return 0.0, []
     missing = [w for w in sorted(words) if w not in said and not (_CJK.match(w) and w in folded)]
