@@ -203,3 +203,14 @@ def test_timeouts_are_bounded_by_the_budget_not_by_chunks(fake_llm):
     with pytest.raises(LLMUnavailable, match="stopped after"):
         llm.chat([{"role": "user", "content": "hi"}], task="extract")
     assert len(fake_llm.requests) == 1
+
+
+def test_a_server_refusing_stream_options_is_streamed_without_them(fake_llm):
+    fake_llm.fail(422, {"detail": [{"loc": ["body", "stream_options"], "msg": "extra fields not permitted"}]})
+    fake_llm.reply("fine")
+    fake_llm.reply("again")
+    llm = OpenAICompatLLM(LLMSettings(base_url=fake_llm.base_url, model="m", timeout=2, max_retries=0))
+    assert llm.chat([{"role": "user", "content": "hi"}]).text == "fine"
+    assert llm.chat([{"role": "user", "content": "hi"}]).text == "again"
+    assert ["stream_options" in r for r in fake_llm.requests] == [True, False, False]
+    assert all(r["stream"] for r in fake_llm.requests)

@@ -384,10 +384,11 @@ class OpenAICompatLLM:
         with _translate_errors("chat", self.settings.timeout):
             try:
                 return self._client.chat.completions.create(**kwargs)
-            except openai.BadRequestError as err:
-                if "response_format" in kwargs and "response_format" in str(err).lower():
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as err:  # 400, 422
+                said = f"{err} {err.body}".lower()
+                if "response_format" in kwargs and "response_format" in said:
                     raise _FormatRejected from err
-                if "stream_options" in kwargs and "stream_options" in str(err).lower():
+                if "stream_options" in kwargs and "stream_options" in said:
                     raise _StreamOptionsRejected from err
                 raise
 
