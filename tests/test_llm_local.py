@@ -214,3 +214,15 @@ def test_a_server_refusing_stream_options_is_streamed_without_them(fake_llm):
     assert llm.chat([{"role": "user", "content": "hi"}]).text == "again"
     assert ["stream_options" in r for r in fake_llm.requests] == [True, False, False]
     assert all(r["stream"] for r in fake_llm.requests)
+
+
+def test_a_server_that_wants_max_completion_tokens_gets_them(fake_llm):
+    fake_llm.fail(400, {"error": {"message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+                                             "Use 'max_completion_tokens' instead.", "type": "invalid_request_error"}})
+    fake_llm.reply("fine")
+    fake_llm.reply("again")
+    llm = OpenAICompatLLM(LLMSettings(base_url=fake_llm.base_url, model="m", timeout=2, max_retries=0))
+    assert llm.chat([{"role": "user", "content": "hi"}], task="judge").text == "fine"
+    assert llm.chat([{"role": "user", "content": "hi"}], task="judge").text == "again"
+    assert [(r.get("max_tokens"), r.get("max_completion_tokens")) for r in fake_llm.requests] == [
+        (160, None), (None, 160), (None, 160)]

@@ -6,7 +6,8 @@ them instead of one per vendor. Everything an LLM is used for in engram is
 optional: every failure surfaces as an `LLMError` subclass so callers can
 degrade to the rules, never lose data.
 
-Every request carries ``max_tokens`` from its task (`engram.llm_calls`).
+Every request carries ``max_tokens`` from its task (`engram.llm_calls`;
+``max_completion_tokens`` once a server asks for that instead).
 On a hosted endpoint retries and timeouts are the `openai` SDK's own
 (`max_retries`, `timeout`): it retries connection errors, timeouts,
 408/409/429 and 5xx with exponential backoff (0.5 s doubling, capped at 8 s)
@@ -232,6 +233,10 @@ class _StreamOptionsRejected(Exception):
     """The server refused `stream_options`; stream without usage from now on."""
 
 
+class _TokensParamRejected(Exception):
+    """The server wants `max_completion_tokens` instead of `max_tokens`."""
+
+
 class _Preempted(Exception):
     """A task call was stopped for an agent's reply; it is sent again once the reply is done."""
 
@@ -254,6 +259,7 @@ class OpenAICompatLLM:
         self._model_lock = threading.Lock()
         self._response_format_ok = settings.json_mode
         self._usage_in_stream = True
+        self._tokens_param = "max_tokens"
         self.reply_first = ReplyFirst()
 
     def __repr__(self) -> str:
@@ -346,19 +352,26 @@ class OpenAICompatLLM:
             "model": self.model,
             "messages": messages,
             "temperature": self.settings.temperature,
-            "max_tokens": max_tokens_for(task, self.settings.max_tokens),
+            self._tokens_param: max_tokens_for(task, self.settings.max_tokens),
         }
         if want_json and self._response_format_ok:
             kwargs["response_format"] = {"type": "json_object"}
             if not any("json" in str(m.get("content", "")).lower() for m in messages):
                 kwargs["messages"] = _with_json_hint(messages)
         start = time.perf_counter()
-        try:
-            text, prompt, done = self._send(kwargs, since)
-        except _FormatRejected:
-            self._response_format_ok = False
-            log.warning("server rejected response_format; asking for JSON without it from now on")
-            kwargs.pop("response_format")
+        for _ in range(2):  # each refused parameter is adapted once, then remembered
+            try:
+                text, prompt, done = self._send(kwargs, since)
+                break
+            except _FormatRejected:
+                self._response_format_ok = False
+                log.warning("server rejected response_format; asking for JSON without it from now on")
+                kwargs.pop("response_format")
+            except _TokensParamRejected:
+                self._tokens_param = "max_completion_tokens"
+                log.info("server wants max_completion_tokens instead of max_tokens; using it from now on")
+                kwargs["max_completion_tokens"] = kwargs.pop("max_tokens")
+        else:
             text, prompt, done = self._send(kwargs, since)
         latency = time.perf_counter() - start
         return ChatReply(text, prompt, done, self._cost(prompt, done), latency)
@@ -390,6 +403,8 @@ class OpenAICompatLLM:
                     raise _FormatRejected from err
                 if "stream_options" in kwargs and "stream_options" in said:
                     raise _StreamOptionsRejected from err
+                if "max_tokens" in kwargs and "max_completion_tokens" in said:  # OpenAI's reasoning models
+                    raise _TokensParamRejected from err
                 raise
 
     def _stream(self, kwargs: dict[str, Any], since: int | None) -> tuple[str, int, int]:
