@@ -30,7 +30,7 @@ from engram.privacy import Policy, SecretKind, placeholder, redact
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.capsule import Line
-    from engram.memory import Memory
+    from engram.services import Services
     from engram.models import MemoryItem
     from engram.providers.openai_compat import LLMSettings, OpenAICompatLLM
     from engram.reconcile import Judge
@@ -105,8 +105,8 @@ class LLMStats:
 class LLMTasks:
     """The LLM side of one `Memory`: the client (lazy) and the tasks that use it."""
 
-    def __init__(self, memory: Memory, client: OpenAICompatLLM | None = None) -> None:
-        self.memory = memory
+    def __init__(self, services: Services, client: OpenAICompatLLM | None = None) -> None:
+        self.services = services
         self._client = client
         self._made = client is not None
         self._lock = threading.Lock()
@@ -114,7 +114,7 @@ class LLMTasks:
 
     @property
     def settings(self) -> Settings:
-        return self.memory.settings
+        return self.services.settings
 
     @property
     def client(self) -> OpenAICompatLLM | None:
@@ -146,7 +146,7 @@ class LLMTasks:
         return self.settings.llm_extraction if self.enabled else "off"
 
     def _drop_placeholders(self) -> list[str]:
-        policy = self.memory.privacy
+        policy = self.services.privacy
         return [placeholder(k) for k in SecretKind if policy.action(k) is Policy.DROP]
 
     def extract(
@@ -167,7 +167,7 @@ class LLMTasks:
         from engram.extract.llm import LLMExtractor, dropped_by_policy, novel_candidates
         from engram.providers.openai_compat import LLMBadOutput, LLMError
 
-        policy = self.memory.privacy
+        policy = self.services.privacy
         clean = [
             [Message(role=m.role, content=redact(m.content, policy)) for m in turn if m.content.strip()]
             for turn in turns
@@ -193,7 +193,7 @@ class LLMTasks:
         self.stats.add("extract_grounded", len(result.candidates))
         drop = self._drop_placeholders()
         found = [(c, i) for c, i in result.candidates if not dropped_by_policy(c.content, drop)]
-        novel = novel_candidates(found, rules, self.memory.embedder.embed)
+        novel = novel_candidates(found, rules, self.services.embedder.embed)
         self.stats.add("extract_covered_by_rules", len(found) - len(novel))
         self.stats.add("extract_kept", len(novel))
         return novel
@@ -231,13 +231,14 @@ class LLMTasks:
         if client is None or len(lines) + sum(1 for i in items if i.status.value == "superseded") < 2:
             return None  # nothing to merge: a call would not improve one line
         from engram.compress_llm import compress_with_llm
+        from engram.tokens import get_counter
         from engram.providers.openai_compat import LLMError
 
         s = self.settings
         self.stats.add("compress_calls")
         try:
             better = compress_with_llm(
-                client, items, lines, language=language, counter=self.memory.capsules.counter,
+                client, items, lines, language=language, counter=get_counter(s.token_encoding),
                 line_tokens=s.line_tokens, max_tokens=s.llm_compress_tokens,
                 template_dir=s.template_dir, user_id=self.budget_user(scope.user_id),
             )

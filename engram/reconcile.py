@@ -196,7 +196,7 @@ def llm_judge(
     An UPDATE's merged text is refused unless it passes `engram.grounding.judgement_problem`.
     `on_result` is told what happened ("ADD", "UPDATE", … or "failed"/"invalid"/"refused").
     """
-    from engram.capsule import render
+    from engram.templates import render
     from engram.extract.llm import has_cjk
     from engram.grounding import judgement_problem
     from engram.providers.openai_compat import LLMError

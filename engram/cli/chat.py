@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from engram.cli import render
+import engram.cli.render as render
 from engram.cli.render import console
 
 _COMMANDS = {
@@ -74,7 +74,7 @@ def chat(
     foreground: Annotated[bool, typer.Option("--foreground", help="extract memories before each reply is shown")] = False,
 ) -> None:
     """Chat in the terminal with memory, using the configured LLM (/help lists the slash commands)."""
-    from engram.cli.app import settings as base_settings
+    from engram.cli.options import settings as base_settings
     from engram.errors import EngramError
     from engram.memory import Memory
 

@@ -222,7 +222,7 @@ class LLMExtractor:
 
     def messages(self, turns: Sequence[Sequence[Message]], now: datetime) -> list[dict[str, str]]:
         """The chat messages for `turns` (system: the secretary prompt; user: the conversation)."""
-        from engram.capsule import render
+        from engram.templates import render
 
         language = turn_language([m for turn in turns for m in turn])
         batch = len(turns) > 1

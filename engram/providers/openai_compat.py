@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field, SecretStr, TypeAdapter, ValidationError
 
 from engram.errors import EngramError
 from engram.llm_calls import DEFAULT_MAX_TOKENS, REPLY, ReplyFirst, is_local, max_tokens_for, retry_delay
-from engram.providers.embedders import normalise_rows
+from engram.providers.vectors import normalise_rows
 
 log = logging.getLogger("engram.providers.openai_compat")
 
