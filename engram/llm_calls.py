@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from urllib.parse import urlsplit
 
-__all__ = ["DEFAULT_MAX_TOKENS", "ReplyFirst", "is_local", "max_tokens_for", "retry_delay"]
+__all__ = ["DEFAULT_MAX_TOKENS", "ReplyFirst", "is_local", "max_tokens_for", "reply_first_for", "retry_delay"]
 
 # completion tokens per task: an extraction answer of a few memories, a one-line
 # judgement, a compressed delta (its JSON), an agent's chat reply
@@ -106,3 +106,15 @@ class ReplyFirst:
         `interrupted`); None when `timeout` seconds ran out first."""
         with self._cond:
             return self._started if self._cond.wait_for(lambda: self._replies == 0, timeout) else None
+
+
+_SERVERS: dict[str, ReplyFirst] = {}
+_SERVERS_LOCK = threading.Lock()
+
+
+def reply_first_for(base_url: str | None) -> ReplyFirst:
+    """The one `ReplyFirst` of a server in this process: clients of one server (an agent's chat
+    model and the memory's extraction model) take turns there even when they are different objects."""
+    key = (base_url or "").rstrip("/").lower()
+    with _SERVERS_LOCK:
+        return _SERVERS.setdefault(key, ReplyFirst())

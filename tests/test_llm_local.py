@@ -165,17 +165,18 @@ def test_a_reply_goes_before_a_task_call_which_is_sent_again_after_it(fake_llm):
     fake_llm.reply("Here is your answer.")  # the agent's reply
     fake_llm.reply_json({"memories": []})  # the extraction, sent again
     llm = OpenAICompatLLM(LLMSettings(base_url=fake_llm.base_url, model="m", timeout=5, max_retries=0))
+    chat_model = OpenAICompatLLM(LLMSettings(base_url=fake_llm.base_url + "/", model="big", timeout=5, max_retries=0))
     results: list = []
     task = threading.Thread(target=lambda: results.append(
         llm.chat_json([{"role": "user", "content": "extract"}], task="extract")))
     task.start()
     assert wait_for(lambda: len(fake_llm.requests) == 1)
-    reply = llm.chat([{"role": "user", "content": "hello"}], task="reply")
+    reply = chat_model.chat([{"role": "user", "content": "hello"}], task="reply")  # another client, same server
     task.join(5)
     assert reply.text == "Here is your answer." and results == [{"memories": []}]
     assert [r["max_tokens"] for r in fake_llm.requests] == [512, 600, 512]
     assert wait_for(lambda: fake_llm.aborted == 1)  # the stopped stream was closed
-    assert llm.ledger.snapshot()["total"]["calls"] == 2  # the resent call is the same call
+    assert llm.ledger.snapshot()["total"]["calls"] == 1  # the resent call is the same call
 
 
 def test_an_agent_reply_stops_a_background_extraction_which_runs_again_after(llm_memory, fake_llm):

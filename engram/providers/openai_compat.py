@@ -37,7 +37,7 @@ import openai
 from pydantic import BaseModel, Field, SecretStr, TypeAdapter, ValidationError
 
 from engram.errors import EngramError
-from engram.llm_calls import DEFAULT_MAX_TOKENS, REPLY, ReplyFirst, is_local, max_tokens_for, retry_delay
+from engram.llm_calls import DEFAULT_MAX_TOKENS, REPLY, is_local, max_tokens_for, reply_first_for, retry_delay
 from engram.providers.vectors import normalise_rows
 
 log = logging.getLogger("engram.providers.openai_compat")
@@ -260,7 +260,7 @@ class OpenAICompatLLM:
         self._response_format_ok = settings.json_mode
         self._usage_in_stream = True
         self._tokens_param = "max_tokens"
-        self.reply_first = ReplyFirst()
+        self.reply_first = reply_first_for(settings.base_url)  # shared by every client of this server
 
     def __repr__(self) -> str:
         return f"OpenAICompatLLM(base_url={self.settings.base_url!r}, model={self._model!r})"
