@@ -46,7 +46,8 @@ _ZH_NUMBERS = {ch: str(n) for n, ch in enumerate("零一二三四五六七八九
 _ZH_NAME_TAGS = frozenset({"nr", "nrt", "nrfg", "ns", "nt", "nz"})  # people, places, organisations, other names
 _PLACEHOLDER = re.compile(r"<[^<>\n]{1,30}>")
 _POSSESSIVE = re.compile(r"['’]s?$")
-_FIRST_PERSON_EN = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|ours|us)\b", re.IGNORECASE)
+# not "us": "User moved to the US"
+_FIRST_PERSON_EN = re.compile(r"\b(i|i'm|i've|i'd|i'll|me|my|mine|myself|we|we're|our|ours)\b", re.IGNORECASE)
 _SECOND_PERSON_EN = re.compile(r"\b(you|you're|you've|your|yours|yourself)\b", re.IGNORECASE)
 _FIRST_PERSON_ZH = re.compile(r"我|咱")
 _SECOND_PERSON_ZH = re.compile(r"你|您")

@@ -89,3 +89,7 @@ def test_numbers_must_be_the_users_in_digits_or_words():
         == "number(s) not in the source: 4"
     assert proposal_problem("用户的猫2岁了", "我养了一只猫，今年两岁了") is None
     assert proposal_problem("User must send the draft by 2030-05-03.", "I must send the draft by Friday") is None
+
+
+def test_the_us_is_no_first_person():
+    assert proposal_problem("User moved to the US in 2021.", "We moved to the US in 2021") is None
