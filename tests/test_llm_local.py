@@ -17,6 +17,7 @@ from llm_scripts import requests_of, router, task_of
 from engram.agent import MemoryAgent
 from engram.models import Kind, Source
 from engram.providers.openai_compat import LLMSettings, LLMUnavailable, OpenAICompatLLM
+from helpers import facts
 
 PUPPY = "I just got a puppy! Her name's Coco. We're planning a trip to Japan in April."
 COPIED = {"content": "User's project manager is Li Hua.", "kind": "fact", "key": "fact:manager_name",
@@ -28,7 +29,8 @@ CORIANDER_UPDATE = {"action": "UPDATE", "target": 1, "content": "用户询问是
 
 
 def contents(memory, user="u"):
-    return sorted(i.content for i in memory.get_all(user_id=user) if i.kind is not Kind.SUMMARY)
+    """What was remembered about `user`: not session summaries, nor the episodes (what was said)."""
+    return sorted(i.content for i in facts(memory.get_all(user_id=user)) if i.kind is not Kind.SUMMARY)
 
 
 def wait_for(condition, seconds=5.0):
@@ -138,7 +140,7 @@ def test_a_looping_model_costs_one_bounded_call_and_the_server_is_told_to_stop(l
     fake_llm.loop()  # a 0.5B model that never stops
     memory = llm_memory(llm_timeout=0.5, llm_max_retries=2)
     events = memory.add("I love green tea", user_id="u")
-    assert [e.memory.source for e in events] == [Source.RULE]  # the rules' memory, nothing lost
+    assert [e.memory.source for e in events] == [Source.RULE, Source.EPISODE]  # the rules' memory, nothing lost
     assert len(requests_of(fake_llm, "extract")) == 1  # no retry after a timeout on a local endpoint
     assert wait_for(lambda: fake_llm.aborted == 1)  # the stream was closed: the server stops generating
     usage = memory.llm_usage()
