@@ -394,8 +394,10 @@ class CapsuleEngine:
         session_id: str | None,
         of: str,
         end_reason: str | None = None,
+        llm: bool = True,
     ) -> Delta:
-        """Compress `items` into a delta and store it as a `summary` memory linking its sources."""
+        """Compress `items` into a delta and store it as a `summary` memory linking its sources
+        (with `llm` and an LLM configured, OptMem's compress prompt writes it)."""
         s = self.settings
         items = [i for i in items if i.source is not Source.EPISODE]  # the marks, not the transcript
         language = majority_language(i for i in items if i.kind in SECTION_OF_KIND)
@@ -403,7 +405,7 @@ class CapsuleEngine:
         sources = [ln.memory_id for ln in lines if ln.memory_id]
         # with an LLM: its delta (OptMem's compress prompt) when it validates, else these lines;
         # the capsule follows the same sources either way (engram.compress_llm)
-        compress_with = self.compress_with
+        compress_with = self.compress_with if llm else None
         written = compress_with(scope, items, lines, language) if lines and compress_with is not None else None
         if written:
             lines = written
@@ -458,13 +460,15 @@ class CapsuleEngine:
             sources=list(summary.sources), created_at=summary.created_at, **extra,
         )
 
-    def compress_session(self, scope: Scope, session_id: str, since: datetime | None, reason: str) -> Delta:
+    def compress_session(
+        self, scope: Scope, session_id: str, since: datetime | None, reason: str, *, llm: bool = True
+    ) -> Delta:
         """The delta of one session: its memories written since its last compression."""
         user = Scope(scope.user_id)  # session ids are unique per user
         items = self.services.store.list(user, Filters(session_id=session_id, status=[]))
         if since is not None:
             items = [i for i in items if i.updated_at >= since]
-        return self.compress(scope, items, session_id=session_id, of="session", end_reason=reason)
+        return self.compress(scope, items, session_id=session_id, of="session", end_reason=reason, llm=llm)
 
     def last_user_delta(self, scope: Scope) -> MemoryItem | None:
         found = self.services.store.list(

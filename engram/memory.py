@@ -318,7 +318,7 @@ class Memory:
     ) -> Capsule:
         """The user's long-term memory as a compact block within `budget` tokens (cached)."""
         scope = _scope(user_id, agent_id)
-        self.sessions.expire_idle(scope)
+        self.sessions.expire_idle(scope, reading=True)
         return self.capsules.capsule(scope, budget=budget, language=language)
 
     def context(
@@ -328,7 +328,7 @@ class Memory:
         """What to put in front of the LLM for this turn: capsule + relevant memories (+ turns)."""
         scope = _scope(user_id, agent_id)
         session_id = redact_identifier(session_id, self.privacy, scope.user_id)
-        self.sessions.expire_idle(scope)
+        self.sessions.expire_idle(scope, reading=True)
         if session_id is not None:
             self.sessions.activity(scope, session_id)
         return build_context(

@@ -172,12 +172,19 @@ class JobQueue:
         job = self.store.jobs_claim(self.token, utcnow(), job_id=job_id)
         return [] if job is None else self._process(job)
 
-    def flush_group(self, scope: Scope, session_id: str | None) -> list[Event]:
-        """Extract the group's waiting turns now (the session ends)."""
+    def flush_group(self, scope: Scope, session_id: str | None, now: bool = True) -> list[Event]:
+        """Extract the group's waiting turns (the session ends): in this thread, or with `now`
+        false in the background worker's (nothing on the way to a reply waits for an LLM)."""
         if not self.supported:
             return []
         job_id = self.gather(scope, session_id, 1)
-        return [] if job_id is None else self.run_now(job_id)
+        if job_id is None:
+            return []
+        if not now:
+            self.start()
+            self._notify()
+            return []
+        return self.run_now(job_id)
 
     # -- waiting ---------------------------------------------------------------------
     def pending(self) -> dict[str, int]:

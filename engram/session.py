@@ -196,10 +196,11 @@ class SessionManager:
         log.debug("session %s of %s open (since %s)", session_id, scope.user_id, record.started_at)
         return Session(self, scope, session_id)
 
-    def expire_idle(self, scope: Scope) -> list[Delta]:
-        """End every open session of the scope that has been idle past the timeout."""
+    def expire_idle(self, scope: Scope, *, reading: bool = False) -> list[Delta]:
+        """End every open session of the scope that has been idle past the timeout. `reading`
+        (a capsule or context for a reply): no LLM call is made on the way, see `end`."""
         idle = self.store.session_list(scope, open_only=True, idle_before=self.clock() - self.timeout)
-        return [self.end(scope, r.session_id, reason="idle") for r in idle]
+        return [self.end(scope, r.session_id, reason="idle", reading=reading) for r in idle]
 
     # -- the hooks of Memory.add -----------------------------------------------------
     def activity(self, scope: Scope, session_id: str) -> None:
@@ -259,8 +260,12 @@ class SessionManager:
         ]
 
     # -- ending ----------------------------------------------------------------------
-    def end(self, scope: Scope, session_id: str, *, reason: str = "explicit") -> Delta:
-        """End a session and compress it; idempotent (a second call returns the same delta)."""
+    def end(self, scope: Scope, session_id: str, *, reason: str = "explicit", reading: bool = False) -> Delta:
+        """End a session and compress it; idempotent (a second call returns the same delta).
+
+        `reading`: the session ends on the way to a reply, which must not wait for an LLM: its
+        turns waiting for batched extraction go to the background worker, and the delta is the
+        rules' (OptMem's deterministic compression) rather than the LLM's."""
         if not isinstance(session_id, str) or not session_id.strip():
             raise InvalidInput("session_id must be a non-empty string")
         store = self.store
@@ -274,12 +279,12 @@ class SessionManager:
                 return self._ended(scope, session_id)
             # turns waiting for batched LLM extraction are extracted before the delta is made
             if self.flush_group is not None:
-                self.flush_group(scope, session_id)
+                self.flush_group(scope, session_id, not reading)
             engine = self.capsules
             mode = self.services.settings.compression
             delta: Delta | None = None
             if mode == "session":
-                delta = engine.compress_session(scope, session_id, record.compressed_at, reason)
+                delta = engine.compress_session(scope, session_id, record.compressed_at, reason, llm=not reading)
             elif mode == "daily":
                 engine.maybe_compress_daily(scope, utcnow())
             if delta is None:

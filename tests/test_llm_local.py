@@ -229,3 +229,20 @@ def test_a_server_that_wants_max_completion_tokens_gets_them(fake_llm):
     assert llm.chat([{"role": "user", "content": "hi"}], task="judge").text == "again"
     assert [(r.get("max_tokens"), r.get("max_completion_tokens")) for r in fake_llm.requests] == [
         (160, None), (None, 160), (None, 160)]
+
+
+def test_the_reply_path_ends_an_idle_session_without_asking_the_model(llm_memory, fake_llm):
+    from datetime import UTC, datetime, timedelta
+
+    fake_llm.responder = router(extract={"memories": []}, compress={"facts": [{"text": "should not be asked"}]})
+    memory = llm_memory()
+    now = [datetime.now(UTC)]
+    memory.sessions.clock = lambda: now[0]
+    memory.add("I live in Berlin.", user_id="u", session_id="s1")
+    now[0] += timedelta(hours=3)  # idle past the timeout
+    before = len(fake_llm.requests)
+    context = memory.context("where do I live?", user_id="u", session_id="s2")
+    assert len(fake_llm.requests) == before  # the reply waits for no model call
+    assert "Berlin" in context.text
+    delta = memory.end_session("u", "s1")  # ended on the way, by the rules
+    assert delta.end_reason == "idle" and delta.summary.metadata["compressed_by"] == "rules"
