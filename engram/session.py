@@ -224,8 +224,7 @@ class SessionManager:
         """Record the turns in working memory, and end the session on a goodbye."""
         if session_id is None:
             return events
-        self.store.session_touch(scope, session_id, self.clock())
-        self.record_turns(scope, session_id, messages)
+        self.record_turns(scope, session_id, messages)  # and touches the session
         if events:
             log.debug(
                 "marked %d memories in session %s of %s: %s", len(events), session_id, scope.user_id,
@@ -237,6 +236,7 @@ class SessionManager:
         return events
 
     def record_turns(self, scope: Scope, session_id: str, messages: Sequence[Message]) -> None:
+        """Keep the messages in working memory (token-bounded) and touch the session, in one write."""
         limit = self.services.settings.working_memory_tokens
         counter = self.capsules.counter
         now = self.clock()
@@ -251,7 +251,9 @@ class SessionManager:
             if text:
                 turns.append(TurnRecord(message.role, text, counter.count(text), now))
         if turns:
-            self.store.turns_append(scope, session_id, turns, limit)
+            self.store.turns_append(scope, session_id, turns, limit, touched_at=now)
+        else:
+            self.store.session_touch(scope, session_id, now)
 
     def turns(self, scope: Scope, session_id: str) -> list[Message]:
         return [

@@ -318,9 +318,11 @@ class Store(Protocol):
         ...
 
     def turns_append(
-        self, scope: Scope, session_id: str, turns: Sequence[TurnRecord], keep_tokens: int
+        self, scope: Scope, session_id: str, turns: Sequence[TurnRecord], keep_tokens: int,
+        touched_at: datetime | None = None,
     ) -> None:
-        """Append turns, then drop the oldest until the session's turns fit `keep_tokens`."""
+        """Append turns, then drop the oldest until the session's turns fit `keep_tokens`; with
+        `touched_at`, the session is touched (`session_touch`) in the same transaction."""
         ...
 
     def turns_list(self, scope: Scope, session_id: str) -> list[TurnRecord]: ...

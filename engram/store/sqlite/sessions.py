@@ -55,15 +55,16 @@ class SessionsMixin:
             ).fetchone()
         return None if row is None else self._session_from_row(row)
 
+    _TOUCH_SQL = (
+        "INSERT INTO sessions (user_id, session_id, agent_id, started_at, last_active)"
+        " VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, session_id) DO UPDATE SET"
+        " last_active = max(last_active, excluded.last_active), ended_at = NULL, end_reason = NULL"
+    )
+
     def session_touch(self, scope: Scope, session_id: str, at: datetime) -> SessionRecord:
         moment = at.timestamp()
         with self._tx() as db:
-            db.execute(
-                "INSERT INTO sessions (user_id, session_id, agent_id, started_at, last_active)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (user_id, session_id) DO UPDATE SET"
-                " last_active = max(last_active, excluded.last_active), ended_at = NULL, end_reason = NULL",
-                (scope.user_id, session_id, scope.agent_id, moment, moment),
-            )
+            db.execute(self._TOUCH_SQL, (scope.user_id, session_id, scope.agent_id, moment, moment))
             row = db.execute(
                 f"SELECT {self._SESSION_COLUMNS} FROM sessions WHERE user_id = ? AND session_id = ?",
                 (scope.user_id, session_id),
@@ -112,9 +113,13 @@ class SessionsMixin:
             )
 
     def turns_append(
-        self, scope: Scope, session_id: str, turns: Sequence[TurnRecord], keep_tokens: int
+        self, scope: Scope, session_id: str, turns: Sequence[TurnRecord], keep_tokens: int,
+        touched_at: datetime | None = None,
     ) -> None:
         with self._tx() as db:
+            if touched_at is not None:  # the session is active: one transaction for both
+                moment = touched_at.timestamp()
+                db.execute(self._TOUCH_SQL, (scope.user_id, session_id, scope.agent_id, moment, moment))
             db.executemany(
                 "INSERT INTO session_turns (user_id, session_id, role, content, tokens, created_at)"
                 " VALUES (?, ?, ?, ?, ?, ?)",
