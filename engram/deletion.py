@@ -95,11 +95,15 @@ def delete_items(
                         from_status=(Status.DISPUTED.value,), metadata={"disputes": None},
                     ))
         if undo and item.supersedes and item.supersedes not in gone:
-            revive.append(Transition(
-                memory_id=item.supersedes, status=Status.ACTIVE.value, action="RESTORE",
-                reason="the statement that replaced it was withdrawn", at=now,
-                from_status=(Status.SUPERSEDED.value,), fields={"valid_to": None, "superseded_by": None},
-            ))
+            # the version it replaced comes back, and the episode that said it (engram.write)
+            previous = store.get(item.supersedes)
+            episode = previous.metadata.get(EPISODE_KEY) if previous is not None else None
+            for back in [item.supersedes] + ([episode] if isinstance(episode, str) and episode not in gone else []):
+                revive.append(Transition(
+                    memory_id=back, status=Status.ACTIVE.value, action="RESTORE",
+                    reason="the statement that replaced it was withdrawn", at=now,
+                    from_status=(Status.SUPERSEDED.value,), fields={"valid_to": None, "superseded_by": None},
+                ))
     # working-memory turns that say it, and pending work that would say it again (a queued
     # background add, a turn waiting for batched LLM extraction), go first; `delete`
     # then compacts the file

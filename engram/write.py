@@ -288,9 +288,10 @@ class Writer:
             ]
             if partners:
                 old.metadata = {k: v for k, v in old.metadata.items() if k != "disputes"}
+            outdated = self._outdated_episodes(target.user_id, [target, *partners], item, now)
             store.write(
                 inserts=[record],
-                updates=[make_record(old)] + [make_record(p) for p in partners],
+                updates=[make_record(old)] + [make_record(p) for p in (*partners, *outdated)],
                 events=[
                     HistoryEvent.of(old, "SUPERSEDE", item.content, decision.reason, old_content=target.content,
                                     related_id=item.id),
@@ -300,6 +301,9 @@ class Writer:
                 ] + [
                     HistoryEvent.of(p, "SUPERSEDE", None, "dispute settled by a later statement", related_id=item.id)
                     for p in partners
+                ] + [
+                    HistoryEvent.of(e, "SUPERSEDE", None, "what it said was replaced", related_id=item.id)
+                    for e in outdated
                 ],
             )
             return Event(action=Action.SUPERSEDE, memory=item, reason=decision.reason, previous=old)
@@ -340,6 +344,23 @@ class Writer:
         return Event(action=Action.UPDATE, memory=updated, reason=decision.reason, previous=target)
 
     # -- episodes ----------------------------------------------------------------------
+    def _outdated_episodes(
+        self, user_id: str, replaced: Sequence[MemoryItem], by: MemoryItem, now: datetime
+    ) -> list[MemoryItem]:
+        """The episodes that said nothing but what `replaced` said, superseded with them: "where
+        do I live?" no longer finds "I live in Berlin." once the user moved (history keeps it)."""
+        store, gone, out = self.services.store, {m.id for m in replaced}, []
+        for episode_id in {m.metadata.get(EPISODE_KEY) for m in replaced} - {None}:
+            episode = store.get(episode_id) if isinstance(episode_id, str) else None
+            if episode is None or episode.status is not Status.ACTIVE:
+                continue
+            drawn = store.list(Scope(user_id, episode.agent_id), Filters(status=LIVE.status, metadata={EPISODE_KEY: episode_id}))
+            if all(m.id in gone for m in drawn):
+                out.append(episode.model_copy(update={
+                    "status": Status.SUPERSEDED, "superseded_by": by.id, "valid_to": by.valid_from, "updated_at": now,
+                }))
+        return out
+
     def _last_reply(self, said: Said) -> str | None:
         """The session's last turn when the assistant said it (working memory), else None."""
         if said.session_id is None:

@@ -191,3 +191,20 @@ def test_llm_memories_point_back_to_their_episode(llm_memory, fake_llm):
     (fact,) = [f for f in facts(memory, "ana") if f.source.value == "llm"]
     assert fact.metadata["episode"] == episode.id and fact.metadata["dia_id"] == "D2:4"
     assert [e.content for e in memory.provenance(fact.id)] == ["Her name's Coco."]
+
+
+def test_an_episode_whose_fact_was_replaced_is_history_too(memory):
+    memory.add("I live in Berlin.", user_id="ana")
+    memory.add("I moved to Lisbon.", user_id="ana")
+    hits = [h.memory.content for h in memory.search("where do I live?", user_id="ana", limit=5)]
+    assert not any("Berlin" in h for h in hits) and any("Lisbon" in h for h in hits)
+    (old,) = [e for e in episodes(memory, "ana", status=["superseded"])]
+    assert old.content == "I live in Berlin." and old.superseded_by is not None
+    memory.add("Forget what I just said.", user_id="ana")  # withdrawn: Berlin and what said it come back
+    assert "I live in Berlin." in [e.content for e in episodes(memory, "ana")]
+
+
+def test_an_episode_that_said_more_stays_when_one_fact_is_replaced(memory):
+    memory.add("I live in Berlin and I have a cat named Tom.", user_id="ana")
+    memory.add("I moved to Lisbon.", user_id="ana")
+    assert "I live in Berlin and I have a cat named Tom." in [e.content for e in episodes(memory, "ana")]
