@@ -174,3 +174,4 @@ class JobsMixin:
                 with self._tx():
                     pass  # writes the pending uses
             self._db.close()
+            self._close_lock()

@@ -27,7 +27,9 @@ WAL is checkpointed.
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -36,7 +38,7 @@ from datetime import datetime
 from pathlib import Path
 
 from engram.models import MemoryItem
-from engram.store.base import StoreError
+from engram.store.base import Scope, StoreError
 from engram.store.scope_index import ScopeIndex
 from engram.store.sqlite.history import HistoryMixin
 from engram.store.sqlite.items import ItemsMixin
@@ -67,6 +69,12 @@ class SQLiteStore(
         except sqlite3.Error as exc:  # pragma: no cover - OS level
             raise StoreError(f"cannot open {path}: {exc}") from exc
         self._lock = threading.RLock()
+        # writers of every process queue on this file's lock (`_writing`): the kernel wakes
+        # the next one at once, where SQLite's busy handler polls with sleeps of up to 100 ms
+        self._lock_fd = _open_lock_file(self.path) if str(path) != ":memory:" else None
+        self._writer_depth = 0
+        self._tx_depth = 0  # nested `_tx` blocks of the thread holding `_writing`
+        self._compact_due = False  # a deletion inside `atomic`: compact after the commit
         self._indexes: dict[str, ScopeIndex] = {}
         # each cached index's user version (`user_versions`, bumped by triggers on every
         # change of that user's memories): another process's write drops only the indexes
@@ -113,18 +121,75 @@ class SQLiteStore(
         return self._db.execute("PRAGMA user_version").fetchone()[0]
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _writing(self) -> Iterator[None]:
+        """This thread is the only writer of the file (every thread, every process) until
+        the block ends; reentrant. Taken after `_lock`, so one order everywhere."""
         with self._lock:
+            if self._writer_depth == 0 and self._lock_fd is not None:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            self._writer_depth += 1
+            try:
+                yield
+            finally:
+                self._writer_depth -= 1
+                if self._writer_depth == 0 and self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    @contextmanager
+    def section(self, scope: Scope) -> Iterator[None]:
+        """Decide + write as one step for `scope`: no other writer (thread or process) can
+        change the file in between, and every read inside sees the latest commit (caches
+        are checked against it). Here the whole file is the unit: SQLite has one writer."""
+        with self._writing():
+            self._sync_caches()
+            yield
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; inside `atomic` (or another `_tx` of this thread) it joins
+        the open one, which commits or rolls back as a whole."""
+        with self._writing():
+            if self._tx_depth:
+                self._tx_depth += 1
+                try:
+                    yield self._db
+                finally:
+                    self._tx_depth -= 1
+                return
             self._db.execute("BEGIN IMMEDIATE")
+            self._tx_depth = 1
             try:
                 self._write_access(self._db)
                 yield self._db
                 self._note_versions(self._db)
+                self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
-                self._drop_touched()
+                self._tx_depth = 0
+                self._rollback()
                 raise
-            self._db.execute("COMMIT")
+            self._tx_depth = 0
+            if self._compact_due:
+                self._compact_due = False
+                self._compact()
+
+    def _rollback(self) -> None:
+        """Undo the open transaction (if SQLite has not already) and what it did to the caches."""
+        if self._db.in_transaction:
+            self._db.execute("ROLLBACK")
+        self._drop_touched()
+        self._items.clear()
+        self._compact_due = False
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Several writes as one transaction: all of them land, or none (an import)."""
+        with self._tx():
+            yield
+
+    def _close_lock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def _touch(self, user_ids: Iterable[str]) -> None:
         """This transaction changes these users' memories (and patches their cached indexes)."""
@@ -194,3 +259,15 @@ class SQLiteStore(
     def _forget_items(self, memory_ids: Iterable[str]) -> None:
         for memory_id in memory_ids:
             self._items.pop(memory_id, None)
+
+
+def _open_lock_file(path: Path) -> int | None:
+    """The writers' lock file next to the database (``<name>-lock``); None where it cannot be
+    opened (a read-only folder: nothing can be written there anyway)."""
+    lock_path = str(path) + "-lock"
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+        try:
+            return os.open(lock_path, flags, 0o600)
+        except OSError:
+            continue
+    return None

@@ -185,7 +185,10 @@ class WritesMixin:
 
     def _compact(self) -> None:
         """Merge FTS segments (drops stale postings) and flush the WAL into the file."""
-        with self._lock:
+        with self._writing():
+            if self._tx_depth:  # inside `atomic`: once it commits
+                self._compact_due = True
+                return
             self._db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
             self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
@@ -215,7 +218,7 @@ class WritesMixin:
             self._indexes.clear()
             self._index_versions.clear()
         self._compact()
-        with self._lock:
+        with self._writing():
             self._db.execute("VACUUM")
 
     @staticmethod
