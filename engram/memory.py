@@ -78,7 +78,8 @@ class Memory:
         embedder = embedder or make_embedder(settings)
         privacy = PrivacyPolicy(**settings.privacy)
         self.services = Services(
-            store=store or SQLiteStore(settings.path, dim=embedder.dim), embedder=embedder,
+            store=store or SQLiteStore(settings.path, dim=embedder.dim, read_only=settings.read_only),
+            embedder=embedder,
             settings=settings, privacy=privacy, display=Display(privacy),
         )
         self.retriever = Retriever(self.store, self.embedder, settings)
@@ -136,10 +137,10 @@ class Memory:
         it) and returns ``[]`` at once; a worker thread does the rest, `flush()` waits.
         """
         scope = _scope(user_id, agent_id)
-        parsed = check.messages(messages)
-        meta = check.metadata(metadata)
+        parsed = check.messages(messages, self.settings.max_message_chars)
+        meta = check.metadata(metadata, self.settings.max_metadata_bytes)
         said_at = check.timestamp(timestamp)
-        check.session_id(session_id)
+        check.session_id(session_id), check.optional_id("idempotency_key", idempotency_key)
         if background and self.queue.supported:
             self.queue.submit_add(scope, session_id, {
                 "messages": self.writer.queued(parsed), "user_id": scope.user_id,
@@ -195,18 +196,20 @@ class Memory:
         """
         records: list[Record] = []
         events: list[Event] = []
-        for entry in batch:
-            entry = dict(entry)
+        for entry in check.batch(batch):
             messages = entry.pop("messages")
             if entry.pop("infer", False):
                 events += self.add(messages, **entry)
                 continue
             said = Said(
                 _scope(entry.get("user_id"), entry.get("agent_id")), entry.get("session_id"),
-                check.metadata(entry.get("metadata")), check.timestamp(entry.get("timestamp")),
+                check.metadata(entry.get("metadata"), self.settings.max_metadata_bytes),
+                check.timestamp(entry.get("timestamp")),
             )
-            items = self.writer.turn_items(said, check.messages(messages))
-            records += [make_record(i, None, entry.get("idempotency_key")) for i in items]
+            check.session_id(said.session_id)
+            items = self.writer.turn_items(said, check.messages(messages, self.settings.max_message_chars))
+            key = check.optional_id("idempotency_key", entry.get("idempotency_key"))
+            records += [make_record(i, None, key) for i in items]
         return events + self.writer.store_verbatim(records, "bulk ingest")
 
     # -- reading (engram.read) ---------------------------------------------------------
@@ -224,11 +227,9 @@ class Memory:
         read against; default: now.
         """
         scope = _scope(user_id, agent_id)
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query must be a non-empty string")
+        check.query(query, self.settings.max_query_chars)
         limit = check.positive_int("limit", self.settings.search_limit if limit is None else limit)
-        if now is not None and not isinstance(now, datetime):
-            raise InvalidInput(f"now must be a datetime, not {now!r}")
+        now = None if now is None else check.moment(now, "now")
         return read.search(self.services, self.retriever, scope, query, check.filters(filters), limit, now)
 
     def get(self, memory_id: str) -> MemoryItem:
@@ -244,9 +245,8 @@ class Memory:
         """Memories of a scope, newest first: live ones (active and disputed) unless `filters`
         say otherwise (``{"status": []}``: every status; ``as_of`` adds superseded versions)."""
         scope = _scope(user_id, agent_id)
-        if limit is not None and (not isinstance(limit, int) or limit < 1):
-            raise InvalidInput(f"limit must be a positive integer or None, not {limit!r}")
-        items = self.store.list(scope, read.live(check.filters(filters)), limit=limit, offset=offset)
+        limit = None if limit is None else check.positive_int("limit", limit, 2**62)
+        items = self.store.list(scope, read.live(check.filters(filters)), limit=limit, offset=check.offset(offset))
         return [self.services.display.item(i) for i in items]
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
@@ -262,9 +262,9 @@ class Memory:
         """Edit a memory's text and/or merge into its metadata; history keeps the old text."""
         if content is None and metadata is None:
             raise InvalidInput("nothing to update: give content and/or metadata")
-        if content is not None and (not isinstance(content, str) or not content.strip()):
-            raise InvalidInput("content must be a non-empty string")
-        return self.writer.edit(memory_id, content, check.metadata(metadata))
+        if content is not None:
+            check.messages(content, self.settings.max_message_chars)
+        return self.writer.edit(memory_id, content, check.metadata(metadata, self.settings.max_metadata_bytes))
 
     def delete(self, memory_id: str) -> Event:
         """Delete for real: the text leaves every table and index; history keeps a contentless event."""
@@ -304,6 +304,7 @@ class Memory:
     ) -> Capsule:
         """The user's long-term memory as a compact block within `budget` tokens (cached)."""
         scope = _scope(user_id, agent_id)
+        budget, language = check.budget(budget), check.language(language)
         self.sessions.expire_idle(scope)
         return self.capsules.capsule(scope, budget=budget, language=language)
 
@@ -313,6 +314,9 @@ class Memory:
     ) -> Context:
         """What to put in front of the LLM for this turn: capsule + relevant memories (+ turns)."""
         scope = _scope(user_id, agent_id)
+        check.query(query, self.settings.max_query_chars), check.session_id(session_id), check.language(language)
+        budget = check.budget(budget)
+        limit = None if limit is None else check.positive_int("limit", limit)
         self.sessions.expire_idle(scope)
         if session_id is not None:
             self.sessions.activity(scope, session_id)
@@ -327,7 +331,8 @@ class Memory:
         self, *, user_id: str, agent_id: str | None = None, limit: int | None = None
     ) -> list[Clarification]:
         """Open questions about contradicting (disputed) memories, newest first."""
-        found = disputes.clarifications(self.store, _scope(user_id, agent_id), limit=limit)
+        scope, limit = _scope(user_id, agent_id), None if limit is None else check.positive_int("limit", limit)
+        found = disputes.clarifications(self.store, scope, limit=limit)
         return [c for c in (self.services.display.clarification(x) for x in found) if c is not None]
 
     def resolve(self, memory_id: str, keep: str = "this") -> list[Event]:
@@ -385,8 +390,7 @@ class Memory:
         """Delete exactly the memories about `about` (every status), for real; one DELETE
         event per memory deleted ("forget what I said about X")."""
         scope = _scope(user_id, agent_id)
-        if not isinstance(about, str) or not about.strip():
-            raise InvalidInput("say what to forget: a non-empty topic")
+        check.query(about, self.settings.max_query_chars, "what to forget")
         found = deletion.about(self.services, self.retriever, scope, about)
         return deletion.delete_items(
             self.services, scope, found, reason="forgotten on request", cascade=False, topic=about
@@ -474,8 +478,9 @@ class Memory:
         """Tasks due (or overdue) at `now` within `horizon` (default reminder_horizon_hours)."""
         scope = _scope(user_id, agent_id)
         now = None if now is None else check.timestamp(now)
-        return reminders.due_for(self.services, scope, now=now, horizon=horizon, tz=tz)
+        return reminders.due_for(self.services, scope, now=now, horizon=check.horizon(horizon), tz=check.zone(tz))
 
     def complete(self, memory_id: str, *, now: datetime | None = None, tz: Any = None) -> Event:
         """Mark a task done (a recurring task: this occurrence; `tz`: default the user's zone)."""
-        return reminders.complete(self.services, memory_id, now=None if now is None else check.timestamp(now), tz=tz)
+        return reminders.complete(self.services, memory_id, now=None if now is None else check.timestamp(now),
+                                  tz=check.zone(tz))

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from engram.errors import InvalidInput
-from engram.models import Filters, Message, as_utc, utcnow
+from engram.models import Filters, Message, as_utc, as_zone, utcnow
 from engram.store.base import Scope
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,12 +33,14 @@ def scope(user_id: Any, agent_id: Any = None) -> Scope:
         raise InvalidInput(str(exc)) from None
 
 
-def messages(value: MessagesInput) -> list[Message]:
+def messages(value: MessagesInput, limit: int | None = None) -> list[Message]:
+    """Messages from a string, one dict or a list; each valid text within `limit` characters
+    (``max_message_chars``)."""
     if isinstance(value, str):
         items: list[Any] = [{"role": "user", "content": value}]
     elif isinstance(value, Mapping):
         items = [value]
-    elif isinstance(value, Sequence):
+    elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         items = list(value)
     else:
         raise InvalidInput(
@@ -48,23 +50,74 @@ def messages(value: MessagesInput) -> list[Message]:
         parsed = [m if isinstance(m, Message) else Message.model_validate(m) for m in items]
     except ValidationError as exc:
         raise InvalidInput(f"invalid message: {exc.errors()[0]['msg']}") from None
+    for m in parsed:
+        text(m.content, "a message", limit)
     if not parsed or not any(m.content.strip() for m in parsed):
         raise InvalidInput("messages contain no text")
     return parsed
+
+
+def query(value: Any, limit: int | None = None, name: str = "query") -> str:
+    """A non-empty query within `limit` characters (``max_query_chars``)."""
+    if not isinstance(value, str) or not value.strip():
+        raise InvalidInput(f"{name} must be a non-empty string")
+    return text(value, name, limit)
+
+
+def batch(value: Any) -> list[dict[str, Any]]:
+    """`add_many`'s entries: dicts with `messages` and the keyword arguments of `add`."""
+    if isinstance(value, str | bytes | Mapping) or not isinstance(value, Sequence | Iterable):
+        raise InvalidInput(f"add_many takes a list of dicts, not {type(value).__name__}")
+    entries = []
+    for index, entry in enumerate(value):
+        if not isinstance(entry, Mapping):
+            raise InvalidInput(f"add_many entry {index} must be a dict, not {type(entry).__name__}")
+        unknown = set(entry) - BATCH_KEYS
+        if "messages" not in entry or unknown:
+            raise InvalidInput(
+                f"add_many entry {index} needs 'messages'" if "messages" not in entry
+                else f"add_many entry {index}: unknown keys {sorted(map(str, unknown))}"
+            )
+        entries.append(dict(entry))
+    return entries
+
+
+BATCH_KEYS = frozenset({
+    "messages", "user_id", "agent_id", "session_id", "metadata", "infer", "timestamp", "idempotency_key", "background",
+})
 
 
 def filters(value: Filters | Mapping[str, Any] | None) -> Filters:
     if value is None:
         return Filters()
     if isinstance(value, Filters):
-        return value
-    if not isinstance(value, Mapping):
+        parsed = value
+    elif not isinstance(value, Mapping):
         raise InvalidInput(f"filters must be a dict, not {type(value).__name__}")
-    try:
-        return Filters.model_validate(dict(value))
-    except ValidationError as exc:
-        error = exc.errors()[0]
-        raise InvalidInput(f"invalid filter {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+    else:
+        try:
+            parsed = Filters.model_validate(dict(value))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise InvalidInput(f"invalid filter {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+        except (OverflowError, TypeError):
+            raise InvalidInput("invalid filter: a time out of range") from None
+    for name in ("since", "until", "as_of"):
+        if getattr(parsed, name) is not None:
+            timestamp(getattr(parsed, name), f"filter {name}")
+    if parsed.session_id is not None:
+        text(parsed.session_id, "filter session_id")
+    for key, wanted in parsed.metadata.items():
+        if not isinstance(key, str) or not key or any(c in key for c in '"\\') or any(ord(c) < 32 for c in key):
+            raise InvalidInput(f"invalid metadata filter key {key!r}: a name without quotes, backslashes or control characters")
+        text(key, "metadata filter key")
+        if not isinstance(wanted, str | int | float | bool) or (isinstance(wanted, float) and not math.isfinite(wanted)):
+            raise InvalidInput(f"metadata filter {key!r}: compare with a string, number or boolean, not {wanted!r}")
+        if isinstance(wanted, int) and not -(2**63) <= wanted < 2**63:
+            raise InvalidInput(f"metadata filter {key!r}: integer out of range")
+        if isinstance(wanted, str):
+            text(wanted, f"metadata filter {key!r}")
+    return parsed
 
 
 def metadata(value: Mapping[str, Any] | None, limit: int | None = None) -> dict[str, Any]:
@@ -159,14 +212,38 @@ def stored_item(item: MemoryItem) -> None:
 
 
 def session_id(value: Any) -> str | None:
-    if value is not None and (not isinstance(value, str) or not value.strip()):
-        raise InvalidInput("session_id must be a non-empty string when given")
+    return optional_id("session_id", value)
+
+
+def positive_int(name: str, value: Any, most: int = 1_000_000, least: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not least <= value <= most:
+        raise InvalidInput(f"{name} must be an integer from {least} to {most:,}, not {value!r}")
     return value
 
 
-def positive_int(name: str, value: Any) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise InvalidInput(f"{name} must be a positive integer, not {value!r}")
+def budget(value: Any) -> int | None:
+    """A token budget: None (the setting), or 0 to ten million tokens."""
+    return None if value is None else positive_int("budget", value, 10_000_000, least=0)
+
+
+def offset(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**62:
+        raise InvalidInput(f"offset must be a non-negative integer, not {value!r}")
+    return value
+
+
+def optional_id(name: str, value: Any) -> str | None:
+    """An optional caller-chosen id (idempotency key, session id): a non-empty string."""
+    if value is not None:
+        if not isinstance(value, str) or not value.strip() or len(value) > 256:
+            raise InvalidInput(f"{name} must be a non-empty string of at most 256 characters, not {value!r}")
+        text(value, name)
+    return value
+
+
+def language(value: Any) -> str | None:
+    if value is not None and value not in ("en", "zh"):
+        raise InvalidInput(f"language must be 'en', 'zh' or None, not {value!r}")
     return value
 
 
@@ -174,3 +251,16 @@ def memory_id(value: Any, name: str = "memory id") -> str:
     if not isinstance(value, str) or not value or len(value) > 256:
         raise InvalidInput(f"{name} must be a non-empty string (at most 256 characters)")
     return text(value, name)
+
+
+def zone(value: Any) -> Any:
+    """A time zone argument: None, a tzinfo, or an IANA name that exists."""
+    if value is not None:
+        as_zone(value)
+    return value
+
+
+def moment(value: Any, name: str) -> datetime:
+    """A datetime in engram's range, kept in the caller's zone (their "yesterday")."""
+    timestamp(value, name)
+    return value

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from engram import Memory
 from engram.aio import AsyncMemory
-from race_workers import say_city
+from child_workers import say_city
 
 CITIES = ["Berlin", "Paris", "Madrid", "Lisbon", "Vienna", "Prague"]
 

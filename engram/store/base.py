@@ -24,6 +24,18 @@ class StoreError(EngramError):
     """A store cannot do what was asked (bad input, unknown id, broken file)."""
 
 
+class StoreReadOnly(StoreError):
+    """The store is read-only (file or folder not writable, or opened read-only): reads work."""
+
+
+class StoreFull(StoreError):
+    """The disk refused a write (no space, file size limit): the transaction was rolled back."""
+
+
+class NotADatabase(StoreError):
+    """The file is not an engram database: not SQLite, damaged, truncated, or someone else's."""
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """Who a memory belongs to. `agent_id=None` means every agent of the user."""

@@ -3,6 +3,7 @@ changes, access counts, and real deletion. Mixed into `SQLiteStore`."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
@@ -12,6 +13,8 @@ from datetime import datetime
 from engram.models import MemoryItem
 from engram.store.base import HistoryEvent, MemoryRow, Record, Scope, StoreError
 from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, conversation_of, copy_item, row_values, scope_tokens
+
+log = logging.getLogger("engram")
 
 _KEEP_WRITTEN = 16  # writes of up to this many new memories put them in the item cache
 
@@ -118,7 +121,7 @@ class WritesMixin:
             now = time.monotonic()
             if self._pending_since is None:
                 self._pending_since = now
-            elif len(self._pending_access) >= 256 or now - self._pending_since >= 1.0:
+            elif not self.read_only and (len(self._pending_access) >= 256 or now - self._pending_since >= 1.0):
                 with self._tx():
                     pass  # _tx writes pending uses first
 
@@ -189,8 +192,11 @@ class WritesMixin:
             if self._tx_depth:  # inside `atomic`: once it commits
                 self._compact_due = True
                 return
-            self._db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            try:
+                self._db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+            except sqlite3.Error as exc:  # the deletion is committed; the next one compacts
+                log.warning("compaction after a deletion failed: %s", exc)
+            self._checkpoint()
 
     def delete_scope(self, scope: Scope, at: datetime) -> int:
         where, params = self._scope_where(scope)
