@@ -12,7 +12,6 @@ import argparse
 import multiprocessing
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,7 +19,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests")]  # this checkout, not an install
 
 from child_workers import say_city  # noqa: E402
 from test_crash import kill_while_writing  # noqa: E402
-from test_races import CITIES, assert_one_current  # noqa: E402
+from test_races import CITIES, assert_one_current, threads_say_cities  # noqa: E402
 
 from engram import Memory  # noqa: E402
 
@@ -39,17 +38,7 @@ def race_round(folder: Path, n: int, processes: bool) -> bool:
         count = 4
     else:
         with Memory(path) as memory:
-            barrier = threading.Barrier(len(CITIES))
-
-            def say(city: str) -> None:
-                barrier.wait()
-                memory.add(f"I live in {city}", user_id="u")
-
-            threads = [threading.Thread(target=say, args=(c,)) for c in CITIES]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            threads_say_cities(memory, "u", CITIES)
         count = len(CITIES)
     with Memory(path) as memory:
         try:

@@ -137,12 +137,13 @@ LAYERS = {
     "services": (
         "engram.store", "engram.providers", "engram.privacy", "engram.sanitize", "engram.text",
         "engram.tokens", "engram.when", "engram.templates", "engram.records", "engram.display",
-        "engram.services", "engram.user_state", "engram.validate",
+        "engram.services", "engram.user_state", "engram.validate", "engram.llm_calls",
     ),
     "features": (
         "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule", "engram.context",
         "engram.compress_llm", "engram.llm", "engram.disputes", "engram.reminders", "engram.portability",
         "engram.queue", "engram.session", "engram.control", "engram.write", "engram.read", "engram.deletion",
+        "engram.grounding",
     ),
     "facade": ("engram.memory", "engram.aio"),
     "interfaces": ("engram.cli", "engram.agent", "engram.bench"),

@@ -31,18 +31,23 @@ def assert_one_current(memory: Memory, user_id: str, count: int) -> None:
         assert len(rows) == 1
 
 
-def test_threads_saying_where_they_live_leave_one_current_value(memory: Memory) -> None:
-    start = threading.Barrier(len(CITIES))
+def threads_say_cities(memory: Memory, user_id: str, cities: list[str]) -> None:
+    """One thread per city, released together, each saying the user lives there."""
+    start = threading.Barrier(len(cities))
 
     def say(city: str) -> None:
         start.wait()
-        memory.add(f"I live in {city}", user_id="alice")
+        memory.add(f"I live in {city}", user_id=user_id)
 
-    threads = [threading.Thread(target=say, args=(c,)) for c in CITIES]
+    threads = [threading.Thread(target=say, args=(c,)) for c in cities]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
+
+
+def test_threads_saying_where_they_live_leave_one_current_value(memory: Memory) -> None:
+    threads_say_cities(memory, "alice", CITIES)
     assert_one_current(memory, "alice", len(CITIES))
 
 

@@ -436,6 +436,7 @@ def import_(
     else:
         console.print(
             f"imported {report.added} memories ({report.format}); skipped {report.skipped}, "
-            f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}; "
+            f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}, "
+            f"not stored while paused {report.paused}; "
             f"{report.history} history rows"
         )
