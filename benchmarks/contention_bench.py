@@ -22,6 +22,23 @@ WORKER = r'''
 import json, sys, threading, time
 sys.path.insert(0, CODE)
 from engram import Memory
+waited = [0.0]
+try:  # where writers wait: the time spent queuing for the writers' lock file (this checkout)
+    import engram.store.sqlite.store as sqlite_store
+    _flock = sqlite_store.fcntl.flock
+
+    class _Timed:
+        LOCK_EX, LOCK_UN = sqlite_store.fcntl.LOCK_EX, sqlite_store.fcntl.LOCK_UN
+
+        @staticmethod
+        def flock(fd, op):
+            t0 = time.perf_counter()
+            _flock(fd, op)
+            waited[0] += time.perf_counter() - t0
+
+    sqlite_store.fcntl = _Timed
+except (ImportError, AttributeError):
+    pass
 memory = Memory(PATH)
 memory.add("warm-up", user_id="warm-" + str(PROC), infer=False)
 results = {"add": [], "search": []}
@@ -49,6 +66,7 @@ threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
 for t in threads: t.start()
 for t in threads: t.join()
 memory.close()
+results["lock_wait_s"] = [waited[0]]
 print(json.dumps(results))
 '''
 
@@ -66,13 +84,14 @@ def run(code: Path, processes: int, threads: int, seconds: float) -> dict[str, f
             subprocess.Popen([sys.executable, "-c", script.replace("PROC", str(p))], stdout=subprocess.PIPE, text=True)
             for p in range(processes)
         ]
-        merged: dict[str, list[float]] = {"add": [], "search": []}
+        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": []}
         for child in children:
             out, _ = child.communicate()
             for k, v in json.loads(out.strip().splitlines()[-1]).items():
                 merged[k] += v
     ops = len(merged["add"]) + len(merged["search"])
-    row = {"writers": processes * threads, "ops_per_s": ops / seconds}
+    row = {"writers": processes * threads, "ops_per_s": ops / seconds,
+           "lock_wait_ms_per_add": 1000 * sum(merged.pop("lock_wait_s")) / max(1, len(merged["add"]))}
     for k, values in merged.items():
         values.sort()
         row[f"{k}_p50_ms"] = 1000 * statistics.median(values)

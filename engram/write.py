@@ -176,8 +176,8 @@ class Writer:
             embed_records(s.embedder, [record])
             return self._similar(scope, candidate, record)
 
-        with s.store.section(scope):  # decide against the latest state, write before anyone else
-            decision = decide(
+        def decided() -> Decision:
+            return decide(
                 candidate,
                 said=text,
                 exact=s.store.find_by_hash(scope, record.content_hash, LIVE),
@@ -188,6 +188,14 @@ class Writer:
                 grey_zone=s.settings.llm_grey_zone,
                 overlap=s.settings.merge_overlap,
             )
+
+        # decided outside the writers' lock (the slow part), written inside it: when another
+        # writer changed this user's memories meanwhile, decided again against the latest state
+        seen = s.store.user_version(scope.user_id)
+        decision = decided()
+        with s.store.section(scope):
+            if s.store.user_version(scope.user_id) != seen:
+                decision = decided()
             if record.embedding is None and decision.action is not Action.NOOP:
                 embed_records(s.embedder, [record])  # it is stored (a NOOP only reinforces the old one)
             log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)

@@ -21,7 +21,7 @@ def fuzzed(tmp_path_factory, embedder):
         yield memory
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(max_examples=300, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(data=st.data())
 def test_hostile_calls_raise_only_engram_errors(fuzzed: Memory, data) -> None:
     for _ in range(3):
