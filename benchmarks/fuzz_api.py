@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from engram import Memory  # noqa: E402
-from fuzz_calls import attempt, calls, still_works
+from fuzz_calls import OUTCOMES, attempt, calls, still_works  # noqa: E402
 
 CALLS = calls()  # noqa: E402
 
@@ -54,7 +54,11 @@ def main() -> None:
 
         run()
         broken = still_works(memory)
+    made = sum(OUTCOMES.values())
     print(f"calls: {made}, non-engram exceptions: {sum(failures.values())} in {len(failures)} classes")
+    worked = sum(v for k, v in OUTCOMES.items() if k.startswith("worked"))
+    print(f"worked: {worked}, refused with an EngramError: {OUTCOMES['engram error']}")
+    print("worked by method:", ", ".join(f"{k[8:]} {v}" for k, v in sorted(OUTCOMES.items()) if k.startswith("worked")))
     for key, count in failures.most_common():
         print(f"{count:5d}  {key}")
     for key in list(examples)[:40]:

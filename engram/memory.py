@@ -291,14 +291,14 @@ class Memory:
     # -- sessions, capsule, context (engram.session / engram.capsule) -----------------
     def session(self, user_id: str, session_id: str | None = None, *, agent_id: str | None = None) -> Session:
         """A conversation: resume `session_id`, else the user's open session, else a new one."""
-        scope = _scope(user_id, agent_id)
+        scope, session_id = _scope(user_id, agent_id), check.session_id(session_id)
         return self.sessions.open(scope, redact_identifier(session_id, self.privacy, scope.user_id))
 
     def end_session(
         self, user_id: str, session_id: str, *, agent_id: str | None = None, reason: str = "explicit"
     ) -> Delta:
         """End a session and compress its memories into a delta; safe to call twice or concurrently."""
-        scope = _scope(user_id, agent_id)
+        scope, session_id = _scope(user_id, agent_id), check.required_id("session_id", session_id)
         return self.sessions.end(scope, redact_identifier(session_id, self.privacy, scope.user_id), reason=reason)
 
     def compress(self, user_id: str, *, agent_id: str | None = None) -> Delta:

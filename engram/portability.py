@@ -144,8 +144,12 @@ def export_data(
 def load(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> Any:
     """The JSON data of a file path, a JSON string, or data as is."""
     if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith(("{", "["))):
-        path = Path(source).expanduser()
-        if not path.is_file():
+        try:
+            path = Path(source).expanduser()
+            found = path.is_file()
+        except (OSError, ValueError):  # a name too long, a NUL in it
+            raise InvalidInput(f"not a JSON text nor a readable file name: {str(source)[:80]!r}") from None
+        if not found:
             raise InvalidInput(f"no such file: {path}")
         try:
             text = path.read_text(encoding="utf-8")

@@ -241,6 +241,12 @@ def optional_id(name: str, value: Any) -> str | None:
     return value
 
 
+def required_id(name: str, value: Any) -> str:
+    if value is None:
+        raise InvalidInput(f"{name} is required")
+    return optional_id(name, value)  # type: ignore[return-value]
+
+
 def language(value: Any) -> str | None:
     if value is not None and value not in ("en", "zh"):
         raise InvalidInput(f"language must be 'en', 'zh' or None, not {value!r}")

@@ -60,6 +60,11 @@ def test_extreme_timestamps_are_refused(memory: Memory, moment) -> None:
     lambda m: m.capsule("u1", language=5),
     lambda m: m.capsule("u1", budget=-3),
     lambda m: m.context("what do I like?", user_id="u1", budget=10**30),
+    lambda m: m.import_("x" * 300, user_id="u1"),
+    lambda m: m.import_("file\x00name", user_id="u1"),
+    lambda m: m.end_session("u1", "bad \ud800 text"),
+    lambda m: m.end_session("u1", None),
+    lambda m: m.session("u1", "s\x00"),
 ], ids=lambda _: "call")
 def test_bad_arguments_raise_invalid_input(memory: Memory, call) -> None:
     memory.add("I love coffee.", user_id="u1")

@@ -372,6 +372,8 @@ def _translating(method: Callable[..., Any]) -> Callable[..., Any]:
             return method(self, *args, **kwargs)
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) from None
+        except UnicodeEncodeError:  # a lone surrogate the caller's checks let through
+            raise StoreError("a value is not valid Unicode (a lone surrogate): nothing was done") from None
 
     return call
 
