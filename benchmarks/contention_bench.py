@@ -1,5 +1,6 @@
 """Throughput and latency with many writers (issue 13, item 4): P processes x T threads, each
-thread adding and searching for its own user on one database file, against one writer.
+thread adding and searching for its own user (or, with --shared-user, all for one user) on one
+database file, against one writer.
 
     python benchmarks/contention_bench.py [--seconds 10] [--code /path/to/checkout]
 
@@ -45,7 +46,7 @@ results = {"add": [], "search": []}
 lock = threading.Lock()
 
 def work(thread):
-    user = f"p{PROC}t{thread}"
+    user = "shared" if SHARED else f"p{PROC}t{thread}"
     mine = {"add": [], "search": []}
     while time.time() < START:
         time.sleep(0.001)
@@ -71,7 +72,7 @@ print(json.dumps(results))
 '''
 
 
-def run(code: Path, processes: int, threads: int, seconds: float) -> dict[str, float]:
+def run(code: Path, processes: int, threads: int, seconds: float, shared: bool = False) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "bench.db"
         subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(code)!r});"
@@ -79,7 +80,7 @@ def run(code: Path, processes: int, threads: int, seconds: float) -> dict[str, f
         import time
         start = time.time() + 6  # every process loaded and waiting
         script = (WORKER.replace("CODE", repr(str(code))).replace("PATH", repr(str(path)))
-                  .replace("SECONDS", str(seconds)).replace("THREADS", str(threads)).replace("START", str(start)))
+                  .replace("SECONDS", str(seconds)).replace("THREADS", str(threads)).replace("START", str(start)).replace("SHARED", str(shared)))
         children = [
             subprocess.Popen([sys.executable, "-c", script.replace("PROC", str(p))], stdout=subprocess.PIPE, text=True)
             for p in range(processes)
@@ -106,9 +107,10 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=4)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--code", type=Path, default=ROOT)
+    parser.add_argument("--shared-user", action="store_true", help="every writer adds for one user")
     args = parser.parse_args()
     for processes, threads in ((1, 1), (args.processes, args.threads)):
-        row = run(args.code, processes, threads, args.seconds)
+        row = run(args.code, processes, threads, args.seconds, args.shared_user)
         print(" ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
 
 

@@ -60,6 +60,7 @@ class WritesMixin:
                         )
                     cache = self._indexes.get(record.item.user_id)
                     if cache is not None:
+                        self._index_hashes[record.item.user_id][rowid] = record.content_hash
                         if record.embedding is not None:  # new content: re-index it
                             cache.replace(rowid, record.embedding, record.tokens)
                         cache.set_status(rowid, record.item.status.value)
@@ -80,6 +81,7 @@ class WritesMixin:
             if record.item.user_id in self._indexes:
                 by_user.setdefault(record.item.user_id, []).append(index)
         for user_id, indexes in by_user.items():
+            self._index_hashes[user_id].update((rowids[i], records[i].content_hash) for i in indexes)
             self._indexes[user_id].add(
                 [rowids[i] for i in indexes],
                 [records[i].item.id for i in indexes],
