@@ -22,7 +22,8 @@ def queue_background_add(memory: Memory, user_id: str, text: str) -> None:
 
 def test_delete_keeps_a_queued_add_of_a_similar_sentence(db_path, embedder) -> None:
     with Memory(db_path, embedder=embedder) as memory:
-        doomed = memory.add("I love Ethiopian coffee in the morning.", user_id="u1")[0].memory
+        # the episode (last event): deleting it deletes the fact drawn from it too
+        doomed = memory.add("I love Ethiopian coffee in the morning.", user_id="u1")[-1].memory
         queue_background_add(memory, "u1", "I love Kenyan coffee in the morning.")
         memory.delete(doomed.id)
         queued = memory.store.jobs_list(["queued"], user_id="u1")

@@ -11,13 +11,14 @@ from pathlib import Path
 from engram import Memory
 from engram.aio import AsyncMemory
 from child_workers import say_city
+from helpers import facts
 
 CITIES = ["Berlin", "Paris", "Madrid", "Lisbon", "Vienna", "Prague"]
 
 
 def assert_one_current(memory: Memory, user_id: str, count: int) -> None:
     """One live location, and a chain: each of the others superseded by exactly one successor."""
-    everything = memory.get_all(user_id=user_id, filters={"status": []}, limit=None)
+    everything = facts(memory.get_all(user_id=user_id, filters={"status": []}, limit=None))
     places = [m for m in everything if any(c in m.content for c in CITIES)]
     assert len(places) == count, [m.content for m in places]
     live = [m for m in places if m.status.value == "active"]
