@@ -76,6 +76,7 @@ from engram.text import detect_language, split_sentences
 __all__ = ["extract_candidates"]
 
 _MAX_CLAUSE = 200
+_MAX_SENTENCE = 600  # longer "sentences" (pasted text, runs of symbols) are not mined: rules stay cheap
 _CLAUSE_RULES_EN = (change, user_name, favourite, preference, en_fact, task, habit)
 _CLAUSE_RULES_ZH = (change, user_name, favourite, preference, zh_fact, task, habit)
 _SENTENCE_RULES = (nickname, identity, instruction)  # on the whole sentence, before hedges and clauses
@@ -97,7 +98,7 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     s = WS_RE.sub(" ", sentence).strip() if "  " in sentence or "\n" in sentence or "\t" in sentence \
         else sentence.strip()
     s, greeted = strip_fillers(s, ctx.lang)
-    if not s:
+    if not s or len(s) > _MAX_SENTENCE:
         return []
     ctx = Ctx(ctx.now, detect_language(s) if not explicit else ctx.lang, ctx.relaxed, greeted or ctx.greeted)
     if not explicit:
