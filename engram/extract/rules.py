@@ -62,13 +62,14 @@ from engram.extract.clauses import joined_detail, split_clauses
 from engram.extract.explicit import explicit_command
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
-from engram.extract.filters import hedged, is_question, strip_fillers
+from engram.extract.filters import hedged, is_question, soft_hedged, strip_fillers
 from engram.extract.habits import habit
 from engram.extract.instructions import identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import user_name
 from engram.extract.phrases import strip_end
 from engram.extract.preferences import favourite, preference
+from engram.extract.statements import note_referent, statement
 from engram.extract.tasks import task
 from engram.models import Candidate, Kind, utcnow
 from engram.text import detect_language, split_sentences
@@ -83,14 +84,16 @@ _SENTENCE_RULES = (nickname, identity, instruction)  # on the whole sentence, be
 
 
 def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
-    """The first clause rule that matches."""
+    """The first clause rule that matches; else a general statement (see `statements`)."""
     if len(c) > _MAX_CLAUSE:
         return []  # a rambling clause is not a clean statement
-    for rule in (_CLAUSE_RULES_ZH if ctx.lang == "zh" else _CLAUSE_RULES_EN):
-        found = rule(c, ctx)
-        if found is not None:
-            return found
-    return []
+    note_referent(c, ctx)
+    if not ctx.soft:
+        for rule in (_CLAUSE_RULES_ZH if ctx.lang == "zh" else _CLAUSE_RULES_EN):
+            found = rule(c, ctx)
+            if found is not None:
+                return found
+    return statement(c, ctx) or []
 
 
 def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[Candidate]:
@@ -100,7 +103,10 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     s, greeted = strip_fillers(s, ctx.lang)
     if not s or len(s) > _MAX_SENTENCE:
         return []
-    ctx = Ctx(ctx.now, detect_language(s) if not explicit else ctx.lang, ctx.relaxed, greeted or ctx.greeted)
+    ctx = Ctx(ctx.now, detect_language(s) if not explicit else ctx.lang, ctx.relaxed, greeted or ctx.greeted,
+              ctx.memo)
+    if ctx.memo is not None:
+        ctx.memo.pop("last", None)  # a new sentence: a subjectless clause no longer goes on from the last one
     if not explicit:
         found = explicit_command(s, ctx, _mine_command)
         if found is not None:
@@ -114,7 +120,9 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
             if found is not None:
                 return found
     if hedged(core, ctx.lang):
-        return []
+        if not soft_hedged(core, ctx.lang):
+            return []
+        ctx = Ctx(ctx.now, ctx.lang, ctx.relaxed, ctx.greeted, ctx.memo, soft=True)
     out: list[Candidate] = []
     last: list[Candidate] = []
     for clause in split_clauses(core, ctx.lang):
@@ -146,8 +154,9 @@ def extract_candidates(text: str, *, role: str = "user", now: datetime | None = 
     out: list[Candidate] = []
     seen: set[tuple[str | None, str | None, str]] = set()
     greeted = False
+    memo: dict[str, str] = {}
     for sentence in split_sentences(prepared):
-        ctx = Ctx(now, "en", greeted=greeted)
+        ctx = Ctx(now, "en", greeted=greeted, memo=memo)
         rest, greeted = strip_fillers(sentence.strip(), "en")
         greeted = greeted and not strip_end(rest)  # "Hi!" alone: the next sentence may be a name
         for c in _mine_sentence(sentence, ctx):
