@@ -50,6 +50,9 @@ def joined_detail(text: str, lang: str) -> str | None:
     return ", " + en_rest(text)
 
 
+_EN_PAIR_SUBJECT_RE = re.compile(r"^(?:my\s+)?[\w'-]+\s+and\s+i(?=\s)", re.I)
+
+
 def _continue_i(m: re.Match[str]) -> str:
     """" and I " before a verb that goes on with an object ("and work at Google"), not before a
     noun ("the self-acceptance and love theme")."""
@@ -76,6 +79,10 @@ def split_clauses(s: str, lang: str) -> list[str]:
     low = s.lower()
     if "," not in s and ";" not in s and " and " not in low and " but " not in low and " plus " not in low:
         return [s]
+    pair = _EN_PAIR_SUBJECT_RE.match(s)  # "Acme and I parted ways", "My wife and I …": one subject
+    if pair:
+        rest = split_clauses(s[pair.end():], lang)
+        return [s[:pair.end()] + (rest[0] if rest else "")] + rest[1:]
     if low.startswith(("i ", "i'")):  # "I live in Berlin and work at Google"; not "hope and love exist"
         s = _EN_CONTINUE_RE.sub(_continue_i, s)
     parts = [p.strip() for p in _EN_CLAUSE_SPLIT_RE.split(s) if p and p.strip()]

@@ -69,7 +69,7 @@ from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import user_name
 from engram.extract.phrases import strip_end
 from engram.extract.preferences import favourite, preference
-from engram.extract.statements import note_referent, statement
+from engram.extract.statements import about_other, note_referent, statement
 from engram.extract.tasks import task
 from engram.models import Candidate, Kind, utcnow
 from engram.text import detect_language, split_sentences
@@ -91,8 +91,8 @@ def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
     if not ctx.soft:
         for rule in (_CLAUSE_RULES_ZH if ctx.lang == "zh" else _CLAUSE_RULES_EN):
             found = rule(c, ctx)
-            if found is not None:
-                return found
+            if found is not None and (found or not about_other(c, ctx.lang)):
+                return found  # a rule's refusal ([]) stands, unless the clause is about someone else
     return statement(c, ctx) or []
 
 

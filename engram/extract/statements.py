@@ -64,7 +64,7 @@ _EN_CHATTER = frozenset(
     """know knew think thought guess mean meant agree hope hoped wish bet see understand appreciate wonder
     wondered suppose imagine remember forgot forget feel felt believe believed say said tell told ask asked
     reckon figure figured hear heard gotta gonna promise swear admit must should could would might
-    can't cannot hate love like adore enjoy prefer dislike doubt assume care cared wanna mind trust
+    can't cannot hate love like adore enjoy prefer dislike doubt assume care cared wanna mind trust need needs
     totally just really also still""".split()
 )
 # "I'm <adjective>" that is about the exchange, not the user
@@ -72,7 +72,8 @@ _EN_CHATTER_ADJ = frozenset(
     """glad happy sorry sure unsure certain right wrong fine good ok okay here there back curious aware
     kidding serious honored honoured grateful thankful thrilled excited delighted pleased impressed
     amazed jealous confused so just also always really all totally with in on for with up down
-    done game interested touched moved inspired speechless""".split()
+    done game interested touched moved inspired speechless tired exhausted busy hungry bored sleepy stressed
+    stuck lost late early ready free available online offline home outside away""".split()
 )
 _EN_FIRM = re.compile(r"^i\s+(?:firmly|strongly|truly|really|deeply|honestly)\s+believe\s+(?:that\s+)?(?P<rest>.+)$", re.I)
 _EN_IRREGULAR_PAST = frozenset(
@@ -98,7 +99,7 @@ _EN_LEAD_TIME_RE = re.compile(
     re.I,
 )
 _EN_SUBJ_RE = re.compile(
-    r"^(?:(?P<pair>my\s+(?P<pw>[a-z-]+)\s+and\s+i|(?P<pw2>[A-Z][a-z]+)\s+and\s+i)(?=\s)"
+    r"^(?:(?P<pair>my\s+(?P<pw>[a-z-]+)\s+and\s+i)(?P<pw2>)(?=\s)"
     r"|(?P<i>i)(?P<ic>'m|'ve|'ll)?(?=[\s,])|(?P<we>we)(?P<wc>'re|'ve|'ll)?(?=[\s,])"
     r"|(?P<poss>my|our)\s+(?P<own>(?:(?:old|new|little|big|younger|older|best|oldest|youngest|eldest|"
     r"baby|step|late|two|three)\s+)*[a-z-]+)(?P<own_s>'s)?(?=[\s,])"
@@ -134,6 +135,7 @@ _EN_ADVERBS = frozenset(
     really mostly normally all both totally definitely seriously generally regularly occasionally literally
     officially currently now""".split()
 )
+_EN_LIGHT_VERBS = frozenset("is are was were has have had do does did 's".split())
 _EN_AUX_WORDS = frozenset("is are was were has have had will can can't cannot don't doesn't didn't won't".split())
 
 
@@ -158,7 +160,7 @@ _EN_NOT_A_SUBJECT = frozenset(
 def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     """"Painting helps me explore my identity" → "Painting helps User explore their identity.": a
     clause with its own subject that says something of the user (me, my), not an imperative."""
-    if not _EN_ME_RE.search(s):
+    if not _EN_ME_RE.search(s) or _EN_VAGUE_MY_RE.search(s):
         return None
     words = s.split()
     if len(words) < 4 or words[0].lower().strip(",") in _EN_NOT_A_SUBJECT or not words[0][:1].isupper() \
@@ -167,7 +169,8 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     body = _we_rest(_en_concise(s))
     if not _EN_ME_RE.search(body) or not _en_ok_predicate(body):
         return None
-    verbs = [w for w in body.lower().split()[1:5] if w in _EN_LINK_VERBS or w.endswith(("s", "ed"))]
+    verbs = [w for w in body.lower().split()[1:5]
+             if w in _EN_LINK_VERBS or (w.endswith(("s", "ed")) and "'" not in w and not w.endswith("ss"))]
     if not verbs:
         return None  # no finite verb near the start: a fragment or an imperative
     body = _EN_ME_RE.sub(lambda m: {"me": "User", "my": "User's", "myself": "User", "mine": "User's"}[m.group().lower()],
@@ -176,7 +179,33 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     return [candidate(ctx, Kind.FACT, as_sentence(body[:1].upper() + body[1:]), None, None, "about the user")]
 
 
+_EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|life|own|mind|heart|god|gosh)\b"
+                             r"|\b(?:it's|that's|it|that)\b", re.I)
 _EN_LINK_VERBS = frozenset("is are was were has have had brings helps makes gives keeps means reminds".split())
+
+
+_EN_NEG_RE = re.compile(r"\s+not\b|n't\b|\s+never\b|\s+no\s+longer\b", re.I)
+_EN_POSITIVE = {"don't": "", "doesn't": "", "didn't": "", "can't": "can", "won't": "will", "isn't": "is",
+                "'m not": "'m", "am not": "am"}
+
+
+def _negates_slot(s: str, ctx: Ctx) -> bool:
+    """"I don't live in Berlin", "我不住在北京": a plain negation of what a slot rule reads is no
+    memory (a stated change is read by `changes`); "I can't eat gluten" is a statement."""
+    from engram.extract.facts_en import en_fact
+    from engram.extract.facts_zh import zh_fact
+    from engram.extract.habits import habit
+    from engram.extract.tasks import task
+
+    if ctx.lang == "zh":
+        if "不" not in s and "没" not in s:
+            return False
+        return bool(zh_fact(re.sub(r"不是|不再|不|没有|没", lambda m: "是" if m.group() == "不是" else "", s, count=1), ctx))
+    if not _EN_NEG_RE.search(s):
+        return False
+    pos = re.sub(r"\b(?:don't|doesn't|didn't|do\s+not|does\s+not)\s+", "", s, count=1, flags=re.I)
+    pos = re.sub(r"(\b(?:'m|am|is|are))\s+not\b", r"\1", pos, count=1, flags=re.I).replace("'m not", "'m")
+    return pos != s and any(rule(pos, ctx) for rule in (en_fact, habit, task))
 
 
 def _en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
@@ -206,7 +235,7 @@ def _en_kind(pred: str) -> tuple[Kind, str]:
     return Kind.FACT, "statement"
 
 
-def _en_ok_predicate(pred: str) -> bool:
+def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
     """A predicate that states something on its own: not a mental aside, not a context-only object."""
     words = [w.strip(",.!") for w in pred.lower().split()]
     if len(words) < 2 and not (words and words[0] in ("vegan", "vegetarian", "pregnant", "married", "retired",
@@ -214,7 +243,11 @@ def _en_ok_predicate(pred: str) -> bool:
         return False
     if len(words) > _MAX_EN_WORDS or words[-1] in _EN_BAD_END:
         return False
-    return bool(content_words(" ".join(w for w in words if w not in _CONTEXT_ONLY) or "x") - {"x"})
+    # "gave up", "go there": the verb alone says nothing; "has a headache", "is at home right now": too little
+    words = [w for w in words if w not in _EN_ADVERBS and w not in _CONTEXT_ONLY]
+    after = content_words(" ".join(words[1:]) or "x") - {"x"}
+    light = not words or words[0] in _EN_LIGHT_VERBS
+    return bool(after) and (len(words) < 3 or not light or not strict or len(after) >= 2)
 
 
 def _en_predicate_after_i(rest: str, contr: str) -> str | None:
@@ -224,6 +257,10 @@ def _en_predicate_after_i(rest: str, contr: str) -> str | None:
     if not words:
         return None
     low = [w.lower().strip(",") for w in words]
+    if low[0][:1].isdigit() or (low[0] in ("am",) and len(low) > 1 and low[1][:1].isdigit()):
+        return None  # "I'm 2", "I'm 100% sure", "I'm 5 minutes away": the age rule reads ages
+    if contr.lower() == "'m" and len(words) == 1 and words[0][:1].isupper():
+        return None  # "I'm Caroline": the name rule decides about names
     if contr:
         be = {"'m": "is", "'ve": "has", "'ll": "will"}[contr.lower()]
         if contr.lower() == "'m" and not _en_ok_adjective(low):
@@ -324,6 +361,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             if not rest.lower().startswith(("name", "birthday")):
                 return None
             subject = f"User's {prior}'s"
+            rest = re.sub(r"^(name|birthday)'s\b", r"\1 is", rest, flags=re.I)
             if pc == "'s":
                 rest = "is " + rest if rest.lower().startswith(("name ", "birthday ")) else rest
         else:
@@ -343,18 +381,24 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         pred = pred  # "My husband and I are celebrating…": the verb already agrees
     pred = _we_rest(_en_concise(pred))
     pred = en_rest(_I_AM_RE.sub("they are", pred))
-    if _YOU_RE.search(pred) or not _en_ok_predicate(pred):
+    if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
+        return None
+    if other is None and _negates_slot(s, ctx):
         return None
     kind, why = _en_kind(pred)
+    if m.group("we") and kind is Kind.FACT:
+        return None  # "we go with plan B": a present "we" is a group's habit or a decision, not the user's fact
     if kind is not Kind.EVENT and EN_TRANSIENT_RE.search(pred):
         return None  # "I'm so tired today": a mood of the moment
     pred, valid_from = _en_valid_from(pred, ctx)
     pred = _EN_TAIL_TIME_RE.sub("", pred).strip(" ,")
-    if not _en_ok_predicate(pred):
+    if not _en_ok_predicate(pred, strict=other is None):
         return None
     if kind is Kind.EVENT and why == "plan":
         valid_from = None  # a plan's time is when it will happen, not when it was true
     content = as_sentence(f"{subject} {pred}")
+    if ctx.relaxed:
+        kind = Kind.FACT  # inside "remember …": a fact, as the user asked
     return [candidate(ctx, kind, content, None, None, why if other is None else f"{why} about the user's {other}",
                       valid_from=valid_from)]
 
@@ -386,6 +430,11 @@ _ZH_TIME_REL_RE = re.compile(r"^(?:昨天|昨晚|今天|今早|前天|上周[一
 _ZH_FIRM_RE = re.compile(r"^我(?:坚信|深信|始终相信|一直相信|坚决认为|坚持认为)(?P<rest>.+)$")
 _ZH_CUT_RE = re.compile(r"因为|所以|但是|不过|可是|然后|而且|——|—|-|（|\(|：|:")
 _ZH_TRAIL_RE = re.compile(r"[啊呀哦啦嘛哈呗哟噢喔嗯呢吧~]+$")
+# says nothing lasting: "总是很忙", "在学校", "在学新东西", "快30岁了" (the age rule reads ages)
+_ZH_EMPTY_RE = re.compile(
+    r"^(?:总是|一直|最近|现在|真的|有点|有些|也|还)*(?:很|太|好|挺|特别|非常|超|有点)[^，,]{1,2}$"
+    r"|^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|[它他她这那]$|^[快都已经才满]*[0-9一二三四五六七八九十]+岁"
+)
 _ZH_CONTEXT_ONLY = re.compile(r"^(?:[这那它他她]|这个|那个|这样|那样)(?:[了的]|$)")
 
 
@@ -461,9 +510,11 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
     body = _zh_concise(body)
     if not 2 <= len(body) <= _MAX_ZH_CHARS or _ZH_CONTEXT_ONLY.match(body):
         return None
+    if _ZH_EMPTY_RE.search(body) or (other is None and _negates_slot("我" + body, ctx)):
+        return None
     body = body.replace("我们", "用户").replace("我", "用户")
     kind, why = _zh_kind(body)
-    if kind is not Kind.EVENT and ZH_TRANSIENT_RE.search(body):
+    if ZH_TRANSIENT_RE.search(body) and (kind is not Kind.EVENT or re.search("[不没]", body)):
         return None  # "我今天好累": a mood of the moment
     body, valid_from = _zh_valid_from(body, ctx)
     body = zh_object(body) if body.endswith("的") else body
@@ -473,12 +524,22 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
         valid_from = None
     if ctx.memo is not None:
         ctx.memo["last"] = subject
+    if ctx.relaxed:
+        kind = Kind.FACT  # inside "remember …": a fact, as the user asked
     return [candidate(ctx, kind, subject + body, None, None, why if other is None else f"{why}（用户的{other}）",
                       valid_from=valid_from)]
 
 
 _EN_REFERENT_RE = re.compile(r"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>[a-z]+)", re.I)
 _ZH_REFERENT_RE = re.compile(rf"^我(?:们家|家)?的?(?P<w>{_ZH_OWNED_RE})")
+
+
+def about_other(s: str, lang: str) -> bool:
+    """The clause is about someone or something of the user's ("my sister …", "我朋友…")."""
+    if lang == "zh":
+        return _ZH_OTHER_RE.match(s) is not None
+    m = _EN_REFERENT_RE.match(s)
+    return m is not None and m.group("w").lower() in _EN_OWNED
 
 
 def note_referent(s: str, ctx: Ctx) -> None:
