@@ -17,8 +17,10 @@ from engram.extract.phrases import CONTEXT_WORDS
 from engram.extract.rewrite import en_rest, lcfirst
 
 _EN_CLAUSE_SPLIT_RE = re.compile(
-    r"\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's)\b)", re.I
+    r"\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's)\b)"
+    r"|\s+[-–—]+\s+(?=(?:i|my|we)\b)|\s*,?\s+(?:because|'cause|cause|since|so)\s+(?=(?:i|my|we)\s)", re.I
 )
+_EN_SPLIT_WORDS = (" and ", " but ", " plus ", " - ", " – ", " — ", "because ", "cause ", " since ", " so ")
 _EN_CONTINUE_RE = re.compile(
     r"\s+(?:and|but)\s+(?=(?:also\s+)?(?:work|live|love|like|enjoy|hate|prefer|moved|have|am)\b)", re.I
 )
@@ -77,7 +79,7 @@ def split_clauses(s: str, lang: str) -> list[str]:
             out.append(p)
         return out
     low = s.lower()
-    if "," not in s and ";" not in s and " and " not in low and " but " not in low and " plus " not in low:
+    if "," not in s and ";" not in s and not any(w in low for w in _EN_SPLIT_WORDS):
         return [s]
     pair = _EN_PAIR_SUBJECT_RE.match(s)  # "Acme and I parted ways", "My wife and I …": one subject
     if pair:

@@ -125,5 +125,24 @@ def soft_hedged(s: str, lang: str) -> bool:
     return not en_hedged(padded.replace(" used to ", " "))
 
 
+# what makes a whole sentence unreal, whichever clause it sits in ("If I had time, I'd …")
+_EN_CONDITIONAL = frozenset("""if unless whether suppose supposing imagine imagining pretend hypothetically wish wished
+    dreamt dreamed someday""".split())
+_EN_CONDITIONAL_PHRASES = (" as if ", " what if ", " i think ", " i thought ", " i believe ", " i guess ", " i feel like ",
+                           " some day ", " one day ", " told me ", " according to ", " not sure ", " no idea ")
+_ZH_CONDITIONAL = ("如果", "假如", "假设", "要是", "万一", "倘若", "假使", "的话", "梦想", "梦见", "做梦", "想象", "觉得",
+                   "认为", "听说", "据说", "有一天", "有朝一日", "哪天", "我想", "难道")
+
+
+def conditional(s: str, lang: str) -> bool:
+    """The whole sentence is unreal or unsure (a condition, a wish, an opinion held loosely, hearsay):
+    no clause of it is a fact. Other hedges ("it'd be great", "kinda scary") stay in their clause."""
+    if lang == "zh":
+        return any(h in s for h in _ZH_CONDITIONAL) or s.endswith("吧")
+    words = _WORD_RE.findall(s.lower())
+    padded = " " + " ".join(words) + " "
+    return any(w in _EN_CONDITIONAL for w in words) or any(p in padded for p in _EN_CONDITIONAL_PHRASES)
+
+
 def hedged(s: str, lang: str) -> bool:
     return zh_hedged(s) if lang == "zh" else en_hedged(s)

@@ -62,7 +62,7 @@ from engram.extract.clauses import joined_detail, split_clauses
 from engram.extract.explicit import explicit_command
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
-from engram.extract.filters import hedged, is_question, soft_hedged, strip_fillers
+from engram.extract.filters import conditional, hedged, is_question, soft_hedged, strip_fillers
 from engram.extract.habits import habit
 from engram.extract.instructions import identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
@@ -107,6 +107,7 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
               ctx.memo)
     if ctx.memo is not None:
         ctx.memo.pop("last", None)  # a new sentence: a subjectless clause no longer goes on from the last one
+        ctx.memo["prev_fact"] = ctx.memo.pop("last_fact", None)  # what "It was…" may comment on
     if not explicit:
         found = explicit_command(s, ctx, _mine_command)
         if found is not None:
@@ -119,13 +120,17 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
             found = rule(core, ctx)
             if found is not None:
                 return found
+    per_clause = False  # hedged somewhere, not as a whole: each clause is judged on its own
     if hedged(core, ctx.lang):
-        if not soft_hedged(core, ctx.lang):
+        if not soft_hedged(core, ctx.lang) and conditional(core, ctx.lang):
             return []
+        per_clause = not soft_hedged(core, ctx.lang)
         ctx = Ctx(ctx.now, ctx.lang, ctx.relaxed, ctx.greeted, ctx.memo, soft=True)
     out: list[Candidate] = []
     last: list[Candidate] = []
     for clause in split_clauses(core, ctx.lang):
+        if per_clause and hedged(strip_end(clause), ctx.lang):
+            continue
         found = _mine_clause(strip_end(clause), ctx)
         detail = joined_detail(clause, ctx.lang) if not found and len(last) == 1 else None
         if detail and last[0].kind is Kind.PREFERENCE:

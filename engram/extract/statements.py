@@ -62,7 +62,7 @@ _EN_OWNED = _EN_PEOPLE | _EN_PETS | frozenset(
 # what "I <verb>" says nothing about the user with: talk about the talk, mental asides
 _EN_CHATTER = frozenset(
     """know knew think thought guess mean meant agree hope hoped wish bet see understand appreciate wonder
-    wondered suppose imagine remember forgot forget feel felt believe believed say said tell told ask asked
+    wondered suppose imagine remember forgot forget feel believe believed say said tell told ask asked
     reckon figure figured hear heard gotta gonna promise swear admit must should could would might
     can't cannot hate love like adore enjoy prefer dislike doubt assume care cared wanna mind trust need needs
     totally just really also still""".split()
@@ -71,9 +71,9 @@ _EN_CHATTER = frozenset(
 _EN_CHATTER_ADJ = frozenset(
     """glad happy sorry sure unsure certain right wrong fine good ok okay here there back curious aware
     kidding serious honored honoured grateful thankful thrilled excited delighted pleased impressed
-    amazed jealous confused so just also always really all totally with in on for with up down
+    amazed jealous confused so just also always really all totally up down
     done game interested touched moved inspired speechless tired exhausted busy hungry bored sleepy stressed
-    stuck lost late early ready free available online offline home outside away""".split()
+    stuck lost late early free available online offline home outside away""".split()
 )
 _EN_FIRM = re.compile(r"^i\s+(?:firmly|strongly|truly|really|deeply|honestly)\s+believe\s+(?:that\s+)?(?P<rest>.+)$", re.I)
 _EN_IRREGULAR_PAST = frozenset(
@@ -81,6 +81,12 @@ _EN_IRREGULAR_PAST = frozenset(
     ate fell felt found flew forgot gave had heard held hurt kept knew left lent lost meant paid put quit
     read rode rang rose sang sat slept sold sent set shot showed shut sold spent spoke stood stole swam
     taught threw understood woke won wore wrote broke did""".split()
+)
+# past verbs a speaker starts a sentence with, subject dropped ("Took a trip…", "Finished my thesis")
+_EN_DROPPED_SUBJECT_VERBS = (_EN_IRREGULAR_PAST - {"felt", "meant", "knew", "heard", "did", "had", "got", "put", "set",
+                                                     "read", "left", "lost", "won", "kept", "held", "shot", "shut"}) | frozenset(
+    """started finished visited joined signed adopted moved bought volunteered attended tried painted baked cooked
+    booked traveled travelled graduated opened launched posted created organized organised planted fixed""".split()
 )
 _EN_PLAN_RE = re.compile(
     r"^(?:am|is|are)\s+(?:(?:also|still|really|finally|actually|just|now)\s+)*"
@@ -107,9 +113,15 @@ _EN_SUBJ_RE = re.compile(
     re.I,
 )
 _EN_CUT_RE = re.compile(
-    r"\s+[-–—]\s+|\s*[(:;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as|because|since"
-    r"|'cause|cause|if|when|plus)\b|\s+(?:because|'cause|cause|since|which|so\s+that|so\s+(?:i|we|it)\b"
+    r"\s+[-–—]\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as|because|since"
+    r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
+    r"|\s+and\s+(?:it|that|this)\b|\s+(?:because|'cause|cause|since|which|so\s+that|so\s+(?:i|we|it)\b"
     r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b",
+    re.I,
+)
+_EN_COMMENT_RE = re.compile(
+    r"^(?:it|that|this|which)(?:'s|\s+is|\s+was|\s+has\s+been|\s+(?:really\s+)?(?:made|makes|helps|helped|brings|brought"
+    r"|gives|gave|keeps|kept|reminds|reminded|means|meant))\b",
     re.I,
 )
 _EN_BAD_END = frozenset(
@@ -135,6 +147,8 @@ _EN_ADVERBS = frozenset(
     really mostly normally all both totally definitely seriously generally regularly occasionally literally
     officially currently now""".split()
 )
+_EN_YOUNG = frozenset("""a young little small kid child teen teenager baby toddler one two three four five six seven
+    eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen""".split())
 _EN_LIGHT_VERBS = frozenset("is are was were has have had do does did 's".split())
 _EN_AUX_WORDS = frozenset("is are was were has have had will can can't cannot don't doesn't didn't won't".split())
 
@@ -143,11 +157,28 @@ def _we_rest(s: str) -> str:
     return _WE_REST_RE.sub(lambda m: _WE[(m.group("w") or m.group("c") or "").lower()], s)
 
 
-def _en_concise(rest: str) -> str:
-    """The statement without its aside, reason or comment, and without trailing fillers."""
-    rest = _EN_CUT_RE.split(rest, maxsplit=1)[0].strip(" ,")
-    rest = trim_fillers(rest).strip(" ,")
-    return rest
+def _en_concise(rest: str, *, comment: bool = False) -> str:
+    """The statement without its aside, reason or trailing fillers; with `comment`, a short
+    comment on it is kept ("…; it's been a great way to express myself")."""
+    parts = _EN_CUT_RE.split(rest, maxsplit=1)
+    main = trim_fillers(parts[0].strip(" ,")).strip(" ,")
+    if comment and len(parts) == 2:
+        tail = parts[1].strip(" ,")
+        c = _EN_COMMENT_RE.match(tail)
+        if c:
+            said = _en_comment(tail)
+            if said:
+                return main + ", " + said
+    return main
+
+
+def _en_comment(tail: str) -> str | None:
+    """"it was inspiring and emotional" → "it was inspiring and emotional" (cut, ≤ 14 words), else None."""
+    said = trim_fillers(_EN_CUT_RE.split(tail, maxsplit=1)[0].strip(" ,")).strip(" ,")
+    words = said.split()
+    if not 3 <= len(words) <= 14 or _YOU_RE.search(said) or words[-1].lower() in _EN_BAD_END:
+        return None
+    return en_rest(_we_rest(said[:1].lower() + said[1:]))
 
 
 _EN_ME_RE = re.compile(r"\b(?:me|my|myself|mine)\b", re.I)
@@ -160,7 +191,8 @@ _EN_NOT_A_SUBJECT = frozenset(
 def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     """"Painting helps me explore my identity" → "Painting helps User explore their identity.": a
     clause with its own subject that says something of the user (me, my), not an imperative."""
-    if not _EN_ME_RE.search(s) or _EN_VAGUE_MY_RE.search(s):
+    s = _en_concise(s)
+    if not _EN_ME_RE.search(s) or _EN_VAGUE_MY_RE.search(s) or _YOU_RE.search(s):
         return None
     words = s.split()
     if len(words) < 4 or words[0].lower().strip(",") in _EN_NOT_A_SUBJECT or not words[0][:1].isupper() \
@@ -169,7 +201,7 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     body = _we_rest(_en_concise(s))
     if not _EN_ME_RE.search(body) or not _en_ok_predicate(body):
         return None
-    verbs = [w for w in body.lower().split()[1:5]
+    verbs = [w for w in body.lower().split()[1:8]
              if w in _EN_LINK_VERBS or (w.endswith(("s", "ed")) and "'" not in w and not w.endswith("ss"))]
     if not verbs:
         return None  # no finite verb near the start: a fragment or an imperative
@@ -179,7 +211,7 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     return [candidate(ctx, Kind.FACT, as_sentence(body[:1].upper() + body[1:]), None, None, "about the user")]
 
 
-_EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|life|own|mind|heart|god|gosh)\b"
+_EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|own|mind|heart|god|gosh)\b"
                              r"|\b(?:it's|that's|it|that)\b", re.I)
 _EN_LINK_VERBS = frozenset("is are was were has have had brings helps makes gives keeps means reminds".split())
 
@@ -208,6 +240,11 @@ def _negates_slot(s: str, ctx: Ctx) -> bool:
     return pos != s and any(rule(pos, ctx) for rule in (en_fact, habit, task))
 
 
+_EN_EMOJI_SPLIT_RE = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF]+\\s+(?=(?:I|My|We)\\b)")
+_EN_SINCE_RE = re.compile(r"^(?:ever\s+since|since|because|'cause|after|now\s+that|once)\s+(?=(?:i|we|my)\s)", re.I)
+_EN_ABOUT_RE = re.compile(r"\s+(?:about|around|roughly|almost|nearly|over|like|some|just)$", re.I)
+
+
 def _en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
     """`text` without a relative time phrase, and when it says the thing happened."""
     r = find_range(text, ctx.now)
@@ -215,7 +252,8 @@ def _en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
         return text, None
     if _EN_TIME_REL.search(r.text):
         a, b = r.span
-        text = (text[:a].rstrip(" ,") + " " + text[b:].lstrip(" ,")).strip()
+        head = _EN_ABOUT_RE.sub("", text[:a].rstrip(" ,"))  # "about five years ago": "about" goes too
+        text = (head + " " + text[b:].lstrip(" ,")).strip()
     return text, r.start
 
 
@@ -257,7 +295,8 @@ def _en_predicate_after_i(rest: str, contr: str) -> str | None:
     if not words:
         return None
     low = [w.lower().strip(",") for w in words]
-    if low[0][:1].isdigit() or (low[0] in ("am",) and len(low) > 1 and low[1][:1].isdigit()):
+    if low[0][:1].isdigit() or (low[0] in ("am", "was") and len(low) > 1 and (
+            low[1][:1].isdigit() or low[1] in _EN_YOUNG)):
         return None  # "I'm 2", "I'm 100% sure", "I'm 5 minutes away": the age rule reads ages
     if contr.lower() == "'m" and len(words) == 1 and words[0][:1].isupper():
         return None  # "I'm Caroline": the name rule decides about names
@@ -305,7 +344,7 @@ def _en_ok_adjective(low: list[str]) -> bool:
 
 def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     s = _EN_LEAD_RE.sub("", s.strip()).strip()
-    if not s or _YOU_RE.search(s):
+    if not s:
         return None
     firm = _EN_FIRM.match(s)
     if firm:
@@ -315,12 +354,29 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         link = " " if rest.lower().startswith("in ") else " that "
         return [candidate(ctx, Kind.PREFERENCE, as_sentence("User firmly believes" + link + en_rest(rest)),
                           None, None, "firm opinion")]
+    s = _EN_EMOJI_SPLIT_RE.split(s)[-1]  # "Inspiring 💪 I emailed some wholesalers": the statement after the emoji
+    s = _EN_SINCE_RE.sub("", s)  # "Since I lost my job, …"
+    prev = ctx.memo.get("prev_fact") if ctx.memo is not None else None
+    if prev is not None and _EN_COMMENT_RE.match(s) and not s.lower().startswith("which"):
+        said = _en_comment(s)  # "I went to a council meeting. It was inspiring and emotional."
+        if said and len(prev.content.split()) + len(said.split()) <= 32:
+            prev.content = prev.content.rstrip(".!") + "; " + said + "."
+            ctx.memo.pop("prev_fact", None)
+            return []
     lead = _EN_LEAD_TIME_RE.match(s)
     if lead:  # "Last weekend I went camping" → "I went camping last weekend"
         s = s[lead.end():] + " " + lead.group("t")
     m = _EN_SUBJ_RE.match(s)
     if m is None:
-        return _en_about_me(s, ctx)
+        first = s.split(None, 1)[0]
+        second = s.split(None, 2)[1].lower() if " " in s else ""
+        if first[:1].isupper() and " " in s and (first.lower() in _EN_DROPPED_SUBJECT_VERBS or (
+                first.lower() in ("had", "got") and second in ("a", "an", "my", "some", "the", "that"))
+                or (first.lower() == "been" and second.endswith("ing"))):
+            s = ("I've " if first.lower() == "been" else "I ") + first.lower() + s[len(first):]  # "Took a trip to Rome"
+            m = _EN_SUBJ_RE.match(s)
+        else:
+            return _en_about_me(s, ctx)
     rest = s[m.end():].strip()
     memo = ctx.memo if ctx.memo is not None else {}
     other = None
@@ -367,7 +423,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         else:
             subject = f"User's {prior}"
             if pc:
-                rest = ("is " if pc == "'s" else "are ") + rest
+                has = re.match(r"(?:been|got|gotten|had)\b", rest, re.I)
+                rest = ("has " if has else "is ") + rest if pc == "'s" else "are " + rest
         other = prior
         pred = rest
         plural = False
@@ -379,7 +436,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             ctx.memo["other"] = memo["other"]
     if plural and m.group("pair"):
         pred = pred  # "My husband and I are celebrating…": the verb already agrees
-    pred = _we_rest(_en_concise(pred))
+    pred = _we_rest(_en_concise(pred, comment=True))
     pred = en_rest(_I_AM_RE.sub("they are", pred))
     if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
         return None
@@ -399,8 +456,11 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     content = as_sentence(f"{subject} {pred}")
     if ctx.relaxed:
         kind = Kind.FACT  # inside "remember …": a fact, as the user asked
-    return [candidate(ctx, kind, content, None, None, why if other is None else f"{why} about the user's {other}",
-                      valid_from=valid_from)]
+    found = candidate(ctx, kind, content, None, None, why if other is None else f"{why} about the user's {other}",
+                      valid_from=valid_from)
+    if ctx.memo is not None:
+        ctx.memo["last_fact"] = found  # type: ignore[assignment]
+    return [found]
 
 
 # --------------------------------------------------------------------------- Chinese
