@@ -201,7 +201,7 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     body = _we_rest(_en_concise(s))
     if not _EN_ME_RE.search(body) or not _en_ok_predicate(body):
         return None
-    verbs = [w for w in body.lower().split()[1:8]
+    verbs = [w for w in body.lower().split()[1:10]
              if w in _EN_LINK_VERBS or (w.endswith(("s", "ed")) and "'" not in w and not w.endswith("ss"))]
     if not verbs:
         return None  # no finite verb near the start: a fragment or an imperative
@@ -212,7 +212,7 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
 
 
 _EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|own|mind|heart|god|gosh)\b"
-                             r"|\b(?:it's|that's|it|that)\b", re.I)
+                             r"|\b(?:it's|that's)\b|^(?:it|that)\b", re.I)
 _EN_LINK_VERBS = frozenset("is are was were has have had brings helps makes gives keeps means reminds".split())
 
 
@@ -240,6 +240,11 @@ def _negates_slot(s: str, ctx: Ctx) -> bool:
     return pos != s and any(rule(pos, ctx) for rule in (en_fact, habit, task))
 
 
+_EN_PHOTO_RE = re.compile(
+    r"^(?:here's|here\s+is|this\s+is|check\s+out|look\s+at)\s+(?:a|the|this|my|one)?\s*(?:photo|pic|picture|snap|shot)s?"
+    r"\s+(?:of|from)\s+(?P<x>.+)$",
+    re.I,
+)
 _EN_EMOJI_SPLIT_RE = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF]+\\s+(?=(?:I|My|We)\\b)")
 _EN_SINCE_RE = re.compile(r"^(?:ever\s+since|since|because|'cause|after|now\s+that|once)\s+(?=(?:i|we|my)\s)", re.I)
 _EN_ABOUT_RE = re.compile(r"\s+(?:about|around|roughly|almost|nearly|over|like|some|just)$", re.I)
@@ -338,6 +343,8 @@ def _en_ok_adjective(low: list[str]) -> bool:
                                           "pretty", "quite", "kinda", "a", "bit", "little", "too", "always", "not")]
     if not words:
         return False
+    if words[0] in ("excited", "thrilled", "proud") and len(words) > 2 and words[1] in ("to", "about", "of"):
+        return True  # "I'm excited to mentor aspiring dancers": what the user looks forward to
     return words[0] not in _EN_CHATTER_ADJ and words[0] not in ("thinking", "wondering", "feeling",
                                                                   "sorry", "saying", "talking", "kidding", "gonna")
 
@@ -356,6 +363,12 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                           None, None, "firm opinion")]
     s = _EN_EMOJI_SPLIT_RE.split(s)[-1]  # "Inspiring 💪 I emailed some wholesalers": the statement after the emoji
     s = _EN_SINCE_RE.sub("", s)  # "Since I lost my job, …"
+    photo = _EN_PHOTO_RE.match(s)
+    if photo:  # "Here's a photo of my horse painting I did recently"
+        what = en_rest(_en_concise(photo.group("x")))
+        if _YOU_RE.search(what) or len(what.split()) > 14 or not content_words(what):
+            return None
+        return [candidate(ctx, Kind.EVENT, as_sentence("User shared a photo of " + what), None, None, "shared photo")]
     prev = ctx.memo.get("prev_fact") if ctx.memo is not None else None
     if prev is not None and _EN_COMMENT_RE.match(s) and not s.lower().startswith("which"):
         said = _en_comment(s)  # "I went to a council meeting. It was inspiring and emotional."
@@ -402,7 +415,13 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         own = m.group("own").lower()
         head = own.split()[-1]
         if head not in _EN_OWNED:
-            return None
+            more = s[m.start("own"):].split()[:4]  # "my online clothes store is open": the owned noun comes later
+            at = next((i for i, w in enumerate(more) if w.lower().strip(",.!") in _EN_OWNED), None)
+            if at is None or at == 0 or m.group("own_s"):
+                return None
+            own = " ".join(more[: at + 1]).lower().strip(",.!")
+            head = own.split()[-1]
+            rest = s[m.start("own"):].split(None, at + 1)[-1] if len(more) > at + 1 else ""
         other = own
         subject = f"User's {own}" + ("'s" if m.group("own_s") else "")
         pred = rest
@@ -421,6 +440,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             if pc == "'s":
                 rest = "is " + rest if rest.lower().startswith(("name ", "birthday ")) else rest
         else:
+            alive = prior in _EN_PEOPLE or prior in _EN_PETS
+            if pron == "they" or (pron == "it" and prior in _EN_PEOPLE) or (pron in ("he", "she") and not alive):
+                return None  # "it" is no person; "he"/"she" is no car
             subject = f"User's {prior}"
             if pc:
                 has = re.match(r"(?:been|got|gotten|had)\b", rest, re.I)
