@@ -125,7 +125,7 @@ _EN_COMMENT_RE = re.compile(
     re.I,
 )
 _EN_BAD_END = frozenset(
-    """a an the to of in on at for with from by and or but my our your their his her its is are was were
+    """it them a an the to of in on at for with from by and or but my our your their his her its is are was were
     be been being have has had do does did this that these those so very really just""".split()
 )
 _EN_TIME_REL = re.compile(
@@ -161,7 +161,7 @@ def _en_concise(rest: str, *, comment: bool = False) -> str:
     """The statement without its aside, reason or trailing fillers; with `comment`, a short
     comment on it is kept ("…; it's been a great way to express myself")."""
     parts = _EN_CUT_RE.split(rest, maxsplit=1)
-    main = trim_fillers(parts[0].strip(" ,")).strip(" ,")
+    main = trim_fillers(_EN_TRAIL_VOCATIVE_RE.sub("", parts[0].strip(" ,"))).strip(" ,")
     if comment and len(parts) == 2:
         tail = parts[1].strip(" ,")
         c = _EN_COMMENT_RE.match(tail)
@@ -240,6 +240,8 @@ def _negates_slot(s: str, ctx: Ctx) -> bool:
     return pos != s and any(rule(pos, ctx) for rule in (en_fact, habit, task))
 
 
+_EN_INTRODUCED_RE = re.compile(r"\b(?:a|an|my|our|new|little|baby)\s+([a-z]+)")
+_EN_TRAIL_VOCATIVE_RE = re.compile(r"\s*,\s*(?:[A-Z][a-z]+|take\s+a\s+look|check\s+(?:it\s+)?out|look|see)\s*$")
 _EN_PHOTO_RE = re.compile(
     r"^(?:here's|here\s+is|this\s+is|check\s+out|look\s+at)\s+(?:a|the|this|my|one)?\s*(?:photo|pic|picture|snap|shot)s?"
     r"\s+(?:of|from)\s+(?P<x>.+)$",
@@ -441,7 +443,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 rest = "is " + rest if rest.lower().startswith(("name ", "birthday ")) else rest
         else:
             alive = prior in _EN_PEOPLE or prior in _EN_PETS
-            if pron == "they" or (pron == "it" and prior in _EN_PEOPLE) or (pron in ("he", "she") and not alive):
+            if pron in ("they", "it") or (pron in ("he", "she") and not alive):
                 return None  # "it" is no person; "he"/"she" is no car
             subject = f"User's {prior}"
             if pc:
@@ -451,7 +453,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         pred = rest
         plural = False
     if other is None:
-        for w in re.findall(r"[a-z]+", pred.lower()):
+        for w in _EN_INTRODUCED_RE.findall(pred.lower()):
             if w in _EN_PETS or w in _EN_PEOPLE and w not in ("family", "fam", "team", "friends", "kids", "students"):
                 memo["other"] = w  # "I just got a puppy!" → the next "her" is the puppy
         if ctx.memo is not None and "other" in memo:
