@@ -1,4 +1,4 @@
-"""The memory capsule (OptMem): deltas at session end, promotion, the capsule, per-turn context.
+"""The memory capsule (OptMem): deltas at session end, promotion, the capsule.
 
     session ends ─► compress: the session's memories → one structured delta
                     (preferences · known facts · current task state · identity),
@@ -9,9 +9,8 @@
                     sources, deduplicated, ordered by section and score, packed
                     into an exact token budget by evicting the lowest
                     importance/use/recency; cached per user until memory changes
-    context ──────► capsule + the few memories most relevant to the message
-                    (+ clarifying questions, + recent turns when asked), packed
-                    into a budget and rendered by a Jinja2 template
+    context ──────► engram.context: this capsule + the few memories most relevant
+                    to the message, packed into a budget
 
 The capsule is built from the deltas' *sources*, not their frozen text, so a
 fact that changed after its session ended shows its new value, and a deleted
@@ -25,15 +24,13 @@ import logging
 import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from datetime import UTC, datetime
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dataclasses import dataclass
 
-import jinja2
 from pydantic import BaseModel, Field
 
 from engram.models import (
@@ -49,12 +46,18 @@ from engram.models import (
 )
 from engram.privacy import redact
 from engram.reconcile import negates, polarity_of
-from engram.store.base import HistoryEvent, ItemRow, Scope
-from engram.text import detect_language, normalize
+from engram.records import make_record
+from engram.store.base import HistoryEvent, MemoryRow, Scope
+from engram.templates import render
+from engram.text import normalize
 from engram.tokens import TokenCounter, get_counter
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engram.memory import Memory
+    from engram.retrieve import Retriever
+    from engram.services import Services
+
+# the LLM's delta lines for (scope, items, lines, language), or None: keep the deterministic ones
+Compressor = Callable[[Scope, Sequence[MemoryItem], Sequence["Line"], str], "list[Line] | None"]
 
 log = logging.getLogger("engram.capsule")
 
@@ -85,7 +88,6 @@ _SECTION_OF_VALUE = {kind.value: section for kind, section in SECTION_OF_KIND.it
 _PROMOTE_AGAIN = {Kind.PREFERENCE, Kind.FACT, Kind.IDENTITY, Kind.DECISION}
 # markers as the bundled templates render them; used only to estimate line costs
 _MARKERS = {"zh": ("（已更新）", "（待确认）"), "en": (" (updated)", " (unconfirmed)")}
-_BUNDLED = Path(__file__).parent / "prompts"
 
 
 # --------------------------------------------------------------------------- models
@@ -184,34 +186,7 @@ class Context(BaseModel):
 
 
 # --------------------------------------------------------------------------- templates
-@lru_cache(maxsize=8)
-def _environment(template_dir: str | None) -> jinja2.Environment:
-    """Bundled templates, overridden by file name from the user's folder."""
-    loaders: list[jinja2.BaseLoader] = []
-    if template_dir:
-        loaders.append(jinja2.FileSystemLoader(template_dir))
-    loaders.append(jinja2.FileSystemLoader(str(_BUNDLED)))
-    return jinja2.Environment(
-        loader=jinja2.ChoiceLoader(loaders),
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=False,
-        undefined=jinja2.StrictUndefined,
-    )
-
-
-def render(name: str, language: str, template_dir: Path | None, **values: Any) -> str:
-    """Render ``{name}.{language}.j2`` (English when the language has no template)."""
-    env = _environment(str(template_dir) if template_dir else None)
-    try:
-        template = env.get_template(f"{name}.{language}.j2")
-    except jinja2.TemplateNotFound:
-        template = env.get_template(f"{name}.en.j2")
-    return template.render(**values).strip()
-
-
-def _sections(lines: Iterable[Line]) -> list[dict[str, Any]]:
+def sections_of(lines: Iterable[Line]) -> list[dict[str, Any]]:
     by_section: dict[str, list[Line]] = {}
     for line in lines:
         by_section.setdefault(line.section, []).append(line)
@@ -254,7 +229,7 @@ def _keep_score(
     return 0.5 * importance + 0.25 * use + 0.25 * recency + (1.0 if pinned else 0.0)
 
 
-def _line(
+def line_of(
     item: MemoryItem, counter: TokenCounter | None, line_tokens: int, **extra: Any
 ) -> Line:
     """A line for `item`, cut to `line_tokens`; with `counter=None` it is cut (and
@@ -286,7 +261,7 @@ def _measure(line: Line, counter: TokenCounter, line_tokens: int) -> int:
     return line.tokens
 
 
-def _line_cost(line: Line, counter: TokenCounter, language: str, prefix: str = "- ") -> int:
+def line_cost(line: Line, counter: TokenCounter, language: str, prefix: str = "- ") -> int:
     """Estimated tokens of a rendered line (the exact render is checked afterwards)."""
     updated, disputed = _MARKERS.get(language, _MARKERS["en"])
     text = prefix + (f"[{line.when}] " if line.when else "") + line.text
@@ -327,7 +302,7 @@ def compress_items(
         if text in seen_text:
             continue
         seen_text.add(text)
-        line = _line(item, counter, line_tokens)
+        line = line_of(item, counter, line_tokens)
         if slot and len(values_by_key.get(slot, ())) > 1:
             line.updated = True
         lines.append(line)
@@ -383,10 +358,17 @@ def promotion(
 
 # --------------------------------------------------------------------------- engine
 class CapsuleEngine:
-    """Builds deltas, capsules and contexts for one `Memory`; caches capsules per user."""
+    """Builds deltas and capsules; caches capsules per user.
 
-    def __init__(self, memory: Memory, cache_size: int = 1024) -> None:
-        self.memory = memory
+    `compress_with`: the LLM's delta writer (engram.llm), or None: deltas are the rules' lines."""
+
+    def __init__(
+        self, services: Services, retriever: Retriever, *,
+        compress_with: Compressor | None = None, cache_size: int = 1024,
+    ) -> None:
+        self.services = services
+        self.retriever = retriever
+        self.compress_with = compress_with
         self._cache: OrderedDict[tuple[Any, ...], tuple[int, Capsule]] = OrderedDict()
         self._cache_size = cache_size
         self._lock = threading.Lock()
@@ -394,7 +376,7 @@ class CapsuleEngine:
 
     @property
     def settings(self) -> Any:
-        return self.memory.settings
+        return self.services.settings
 
     @property
     def counter(self) -> TokenCounter:
@@ -418,8 +400,8 @@ class CapsuleEngine:
         sources = [ln.memory_id for ln in lines if ln.memory_id]
         # with an LLM: its delta (OptMem's compress prompt) when it validates, else these lines;
         # the capsule follows the same sources either way (engram.compress_llm)
-        tasks = getattr(self.memory, "llm_tasks", None)
-        written = tasks.compress(scope, items, lines, language) if lines and tasks is not None else None
+        compress_with = self.compress_with
+        written = compress_with(scope, items, lines, language) if lines and compress_with is not None else None
         if written:
             lines = written
         delta = Delta(
@@ -431,7 +413,7 @@ class CapsuleEngine:
             log.debug("compressed %s %s: nothing to remember", of, session_id or scope.user_id)
             return delta
         delta.text = render(
-            "delta", language, s.template_dir, sections=_sections(lines),
+            "delta", language, s.template_dir, sections=sections_of(lines),
             session_id=session_id, date=delta.created_at.strftime("%Y-%m-%d"),
         )
         agent_ids = {i.agent_id for i in items}
@@ -448,12 +430,11 @@ class CapsuleEngine:
             },
             created_at=delta.created_at, updated_at=delta.created_at,
         )
-        memory = self.memory
         # Not indexed for search: its text is frozen at compression time and would
         # surface stale values; its sources are searchable one by one.
-        record = memory._record(summary)
+        record = make_record(summary)
         record.tokens = []
-        memory.store.write(
+        self.services.store.write(
             inserts=[record],
             events=[HistoryEvent.of(summary, "ADD", None, f"delta of {of} {session_id or ''}".strip())],
         )
@@ -477,13 +458,13 @@ class CapsuleEngine:
     def compress_session(self, scope: Scope, session_id: str, since: datetime | None, reason: str) -> Delta:
         """The delta of one session: its memories written since its last compression."""
         user = Scope(scope.user_id)  # session ids are unique per user
-        items = self.memory.store.list(user, Filters(session_id=session_id, status=[]))
+        items = self.services.store.list(user, Filters(session_id=session_id, status=[]))
         if since is not None:
             items = [i for i in items if i.updated_at >= since]
         return self.compress(scope, items, session_id=session_id, of="session", end_reason=reason)
 
     def last_user_delta(self, scope: Scope) -> MemoryItem | None:
-        found = self.memory.store.list(
+        found = self.services.store.list(
             scope, Filters(kind=[Kind.SUMMARY], status=[], metadata={"delta_of": "user"}), limit=1
         )
         return found[0] if found else None
@@ -491,7 +472,7 @@ class CapsuleEngine:
     def compress_user(self, scope: Scope, *, reason: str) -> Delta:
         """The delta of everything written since the user's last user-level delta (daily / task)."""
         last = self.last_user_delta(scope)
-        items = self.memory.store.list(scope, Filters(status=[]))
+        items = self.services.store.list(scope, Filters(status=[]))
         if last is not None:
             items = [i for i in items if i.updated_at > last.created_at]
         items = [i for i in items if i.kind in SECTION_OF_KIND]
@@ -510,9 +491,9 @@ class CapsuleEngine:
         return self.compress_user(scope, reason="daily")
 
     # -- capsule ---------------------------------------------------------------------
-    def candidates(self, scope: Scope) -> list[ItemRow]:
+    def candidates(self, scope: Scope) -> list[MemoryRow]:
         """Long-term memories + the current versions of every delta's sources (light rows)."""
-        rows = self.memory.store.item_rows(scope, [Status.ACTIVE.value, Status.SUPERSEDED.value])
+        rows = self.services.store.item_rows(scope, [Status.ACTIVE.value, Status.SUPERSEDED.value])
         by_id = {r.id: r for r in rows}
         kinds = {k.value for k in SECTION_OF_KIND}
         found = {
@@ -541,7 +522,7 @@ class CapsuleEngine:
 
             raise InvalidInput(f"budget must be a non-negative integer, not {budget!r}")
         self.maybe_compress_daily(scope, utcnow())
-        version = self.memory.store.user_version(scope.user_id)
+        version = self.services.store.user_version(scope.user_id)
         key = (scope.user_id, scope.agent_id, budget, language, s.token_encoding, s.template_dir, s.line_tokens)
         with self._lock:
             hit = self._cache.get(key)
@@ -567,16 +548,17 @@ class CapsuleEngine:
         stamp = now.timestamp()
         scored = sorted(
             (
-                (_keep_score(r.importance, r.access_count, r.strength, r.updated_at, r.last_accessed,
+                (_keep_score(r.importance, r.access_count, r.strength, r.updated_at.timestamp(),
+                             r.last_accessed.timestamp() if r.last_accessed else None,
                              stamp, s.recency_half_life_days, r.pinned), r)
                 for r in rows
             ),
-            key=lambda pair: (-pair[0], -pair[1].updated_at, pair[1].id),
+            key=lambda pair: (-pair[0], -pair[1].updated_at.timestamp(), pair[1].id),
         )
         by_id = {row.id: row for _, row in scored}
         if rows:
-            capsule.last_updated = datetime.fromtimestamp(max(r.updated_at for r in rows), UTC)
-        privacy = self.memory.privacy
+            capsule.last_updated = max(r.updated_at for r in rows)
+        privacy = self.services.privacy
 
         def render_lines(chosen: list[Line]) -> str:
             if not chosen:
@@ -584,7 +566,7 @@ class CapsuleEngine:
             order = {name: i for i, name in enumerate(SECTIONS)}
             ordered = sorted(chosen, key=lambda ln: (order[ln.section], -ln.score))
             return render(
-                "capsule", language, s.template_dir, sections=_sections(ordered),
+                "capsule", language, s.template_dir, sections=sections_of(ordered),
                 last_updated=(capsule.last_updated or now).strftime("%Y-%m-%d"),
             )
 
@@ -598,7 +580,7 @@ class CapsuleEngine:
             first = scored[0][1]
             probe = Line(section=SECTION_OF_KIND[Kind(first.kind)], text=first.content.strip())
             _measure(probe, counter, s.line_tokens)
-            header = counter.count(render_lines([probe])) - _line_cost(probe, counter, language)
+            header = counter.count(render_lines([probe])) - line_cost(probe, counter, language)
             room -= max(0, header - self._heading_cost(probe.section, language))
         chosen: list[Line] = []
         rest: list[Line] = []
@@ -647,7 +629,7 @@ class CapsuleEngine:
         order = {name: i for i, name in enumerate(SECTIONS)}
         capsule.lines = sorted(chosen, key=lambda ln: (order[ln.section], -ln.score))
         chosen_ids = [ln.memory_id for ln in capsule.lines if ln.memory_id]
-        full = {m.id: self.memory._shown(m) for m in self.memory.store.get_many(chosen_ids)}
+        full = {m.id: self.services.display.item(m) for m in self.services.store.get_many(chosen_ids)}
         capsule.memories = [full[i] for i in chosen_ids if i in full]
         capsule.left_out += [
             LeftOut(ln.memory_id or "", by_id[ln.memory_id].content, ln.section, ln.score, "budget", ln.tokens)  # type: ignore[index]
@@ -663,167 +645,6 @@ class CapsuleEngine:
     def _heading_cost(self, section: str, language: str) -> int:
         return _heading_tokens(self.settings.token_encoding, section, language)
 
-    # -- context ---------------------------------------------------------------------
-    def context(
-        self,
-        scope: Scope,
-        query: str,
-        *,
-        session_id: str | None = None,
-        budget: int | None = None,
-        limit: int | None = None,
-        turns: bool = False,
-        language: str | None = None,
-    ) -> Context:
-        """Capsule + the most relevant memories not in it (+ turns), packed into `budget`."""
-        from engram.errors import InvalidInput
-
-        s, counter, memory = self.settings, self.counter, self.memory
-        budget = s.context_budget if budget is None else budget
-        limit = s.context_memories if limit is None else limit
-        for name, value in (("budget", budget), ("limit", limit)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise InvalidInput(f"{name} must be a non-negative integer, not {value!r}")
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query must be a non-empty string")
-        now = utcnow()
-        if language is None and detect_language(query) == "zh":
-            language = "zh"
-
-        paused = memory.is_paused(scope.user_id)
-        kept_rem: list[str] = []  # reminders packed below (engram.reminders)
-
-        def render_context(capsule_text: str, relevant: list[Line], clar: list[str], recent: list[Message]) -> str:
-            if not (capsule_text or relevant or clar or recent or kept_rem or paused):
-                return ""
-            return render(
-                "context", lang, s.template_dir, capsule=capsule_text, relevant=relevant,
-                clarifications=clar, turns=recent, reminders=kept_rem, paused=paused,
-            )
-
-        # the capsule gets what the bare template leaves, up to its own budget
-        capsule = self.capsule(scope, budget=min(s.capsule_budget, budget), language=language)
-        lang = language or capsule.language
-        bare = counter.count(
-            render("context", lang, s.template_dir, capsule="", relevant=[], clarifications=[], turns=[])
-        )
-        if capsule.token_count > budget - bare:
-            capsule = self.capsule(scope, budget=max(0, min(s.capsule_budget, budget - bare)), language=lang)
-        context = Context(
-            user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id, query=query,
-            language=lang, budget=budget, encoding=s.token_encoding, capsule=capsule, built_at=now,
-        )
-        in_capsule = set(capsule.memory_ids)
-
-        # the memories most relevant to the query that the capsule does not already say
-        relevant: list[Line] = []
-        items: dict[str, MemoryItem] = {}
-        clarifications: list[str] = []
-        if limit > 0:
-            depth = limit + len(in_capsule) + 5
-            results = memory.retriever.search(
-                scope, query, Filters(status=[Status.ACTIVE, Status.DISPUTED]), depth, now
-            )
-            for result in results:
-                item = memory._shown(result.memory)
-                if item.kind is Kind.SUMMARY:
-                    continue
-                if item.id in in_capsule:
-                    context.left_out.append(LeftOut(
-                        memory_id=item.id, content=item.content,
-                        section=SECTION_OF_KIND.get(item.kind, "facts"), score=result.score, reason="in capsule",
-                    ))
-                    continue
-                if item.status is Status.DISPUTED:
-                    other_id = item.metadata.get("disputes")
-                    other = memory.store.get(other_id) if other_id else None
-                    if other is not None and other.status is Status.DISPUTED:
-                        question = _clarify(item, memory._shown(other), lang)
-                        if question not in clarifications:
-                            clarifications.append(question)
-                            items[item.id], items[other.id] = item, memory._shown(other)
-                    continue
-                if len(relevant) >= limit:
-                    continue
-                when = item.created_at.strftime("%Y-%m-%d") if item.kind in (Kind.TURN, Kind.EVENT) else None
-                relevant.append(_line(item, counter, s.line_tokens, score=result.score, when=when))
-                items[item.id] = item
-
-        recent: list[Message] = []
-        if turns and session_id is not None:
-            recent = [
-                Message(role=t.role, content=t.content)
-                for t in memory.store.turns_list(scope, session_id)
-            ]
-
-        # pack: capsule first, then clarifications, relevant memories by rank, newest turns
-        base = counter.count(render_context(capsule.text, [], [], []) or "") if capsule.text else bare
-        room = budget - base
-        kept_clar = []
-        for question in clarifications:
-            need = counter.count("- " + question + "\n") + (8 if not kept_clar else 0)
-            if need <= room:
-                room -= need
-                kept_clar.append(question)
-        for reminder in memory.reminders(user_id=scope.user_id, agent_id=scope.agent_id, now=now):
-            need = counter.count("- " + reminder.text + "\n") + (8 if not kept_rem else 0)
-            if need <= room:
-                room -= need
-                kept_rem.append(reminder.text)
-        kept_rel: list[Line] = []
-        for line in relevant:
-            need = _line_cost(line, counter, lang) + (12 if not kept_rel else 0)
-            if need <= room:
-                room -= need
-                line.tokens = need
-                kept_rel.append(line)
-            else:
-                context.left_out.append(_left(line, items, "budget"))
-        kept_turns: list[Message] = []
-        for turn in reversed(recent):
-            need = counter.count(turn.content) + 4 + (8 if not kept_turns else 0)
-            if need > room:
-                break
-            room -= need
-            kept_turns.insert(0, turn)
-
-        text = render_context(capsule.text, kept_rel, kept_clar, kept_turns)
-        tokens = counter.count(text)
-        while tokens > budget:  # estimates were short: drop the least useful part and re-check
-            if kept_turns:
-                kept_turns.pop(0)
-            elif kept_rel:
-                context.left_out.append(_left(kept_rel.pop(), items, "budget"))
-            elif kept_rem:
-                kept_rem.pop()
-            elif kept_clar:
-                kept_clar.pop()
-            elif capsule.lines:
-                capsule = self.capsule(scope, budget=max(0, capsule.token_count - (tokens - budget)), language=lang)
-                context.capsule = capsule
-            else:
-                text, tokens = "", 0
-                break
-            text = render_context(capsule.text, kept_rel, kept_clar, kept_turns)
-            tokens = counter.count(text)
-
-        used_ids = [ln.memory_id for ln in kept_rel if ln.memory_id]
-        if s.reinforce and used_ids and not paused:
-            memory.store.record_access(used_ids, now)
-        context.text, context.token_count = text, tokens
-        context.reminders, context.paused = kept_rem, paused
-        context.relevant, context.clarifications, context.turns = kept_rel, kept_clar, kept_turns
-        clar_items = [i for i in items.values() if i.status is Status.DISPUTED and kept_clar]
-        context.memories = list(capsule.memories) + [items[i] for i in used_ids] + clar_items
-        log.debug(
-            "injected context for %s (session %s): capsule %d lines, %d relevant, %d clarifications,"
-            " %d turns, %d/%d tokens",
-            scope.user_id, session_id, len(capsule.lines), len(kept_rel), len(kept_clar),
-            len(kept_turns), tokens, budget,
-        )
-        return context
-
-
 @lru_cache(maxsize=64)
 def _heading_tokens(encoding: str, section: str, language: str) -> int:
     titles = {
@@ -831,18 +652,3 @@ def _heading_tokens(encoding: str, section: str, language: str) -> int:
         "en": {"preferences": "[User preferences]", "facts": "[Known facts]", "task": "[Current task state]", "identity": "[Identity]"},
     }
     return get_counter(encoding).count(titles.get(language, titles["en"])[section] + "\n")
-
-
-def _left(line: Line, items: dict[str, MemoryItem], reason: str) -> LeftOut:
-    item = items.get(line.memory_id or "")
-    return LeftOut(
-        memory_id=line.memory_id or "", content=item.content if item else line.text,
-        section=line.section, score=line.score, reason=reason, tokens=line.tokens,
-    )
-
-
-def _clarify(a: MemoryItem, b: MemoryItem, language: str) -> str:
-    from engram.disputes import question
-
-    first, second = sorted((a, b), key=lambda i: i.created_at)
-    return question(first, second, language)

@@ -138,7 +138,8 @@ def compress_with_llm(
     user_id: str | None = None,
 ) -> list[Line]:
     """The delta's lines as the LLM writes them, validated; raises `LLMError` otherwise."""
-    from engram.capsule import SECTION_OF_KIND, SECTIONS, Line, _sections, render
+    from engram.capsule import SECTION_OF_KIND, SECTIONS, Line, sections_of
+    from engram.templates import render
     from engram.providers.openai_compat import LLMBadOutput
 
     entries = sorted(
@@ -158,7 +159,7 @@ def compress_with_llm(
             for n, i in enumerate(entries, 1)
         ],
     )
-    data = llm.chat_json([{"role": "user", "content": prompt}], user_id=user_id)
+    data = llm.chat_json([{"role": "user", "content": prompt}], user_id=user_id, task="compress")
     output = CompressOutput.parse(data)
 
     by_number = {n: item for n, item in enumerate(entries, 1)}
@@ -200,7 +201,7 @@ def compress_with_llm(
             lines += [ln.model_copy() for ln in missing]
     order = {name: i for i, name in enumerate(SECTIONS)}
     lines.sort(key=lambda ln: order[ln.section])
-    text = render("delta", language, template_dir, sections=_sections(lines), session_id=None, date="")
+    text = render("delta", language, template_dir, sections=sections_of(lines), session_id=None, date="")
     tokens = counter.count(text)
     if tokens > max_tokens:
         raise LLMBadOutput(f"compress: {tokens} tokens, over the {max_tokens}-token budget")

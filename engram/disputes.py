@@ -41,7 +41,7 @@ from engram.models import (
 from engram.store.base import Scope, Store, Transition
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engram.memory import Memory
+    from engram.display import Display
 
 __all__ = ["clarification_for", "clarifications", "dispute_group", "question", "resolve"]
 
@@ -171,10 +171,12 @@ def clarifications(
     return out
 
 
-def resolve(memory: Memory, memory_id: str, keep: str, *, now: datetime | None = None) -> list[Event]:
-    """Settle the dispute `memory_id` belongs to; see the module docstring for `keep`."""
+def resolve(
+    store: Store, display: Display, memory_id: str, keep: str, *, now: datetime | None = None
+) -> list[Event]:
+    """Settle the dispute `memory_id` belongs to; see the module docstring for `keep`.
+    The events show memories as `display` redacts them."""
     now = utcnow() if now is None else now
-    store = memory.store
     item = store.get(memory_id) if isinstance(memory_id, str) and memory_id else None
     if item is None:
         raise NotFound(f"no memory with id {memory_id!r}")
@@ -239,7 +241,7 @@ def resolve(memory: Memory, memory_id: str, keep: str, *, now: datetime | None =
             continue
         action = Action.RESOLVE if m.id in winner_ids else Action.SUPERSEDE
         events.append(Event(
-            action=action, memory=memory._shown(current), previous=memory._shown(m),
+            action=action, memory=display.item(current), previous=display.item(m),
             reason=f"dispute settled (keep={keep})",
         ))
     return events

@@ -36,7 +36,7 @@ Everything is written in short transactions of guarded transitions: a row is
 changed only if it is still in the state maintenance read (same status, not
 edited, not used since), so it is safe while the engine serves requests from
 other threads or processes. Archiving keeps content (it is restorable);
-deletion is `Memory.delete`'s job.
+deletion is engram.deletion's job.
 """
 
 from __future__ import annotations
@@ -58,16 +58,18 @@ from engram.errors import InvalidInput, NotFound
 from engram.models import Action, Event, Filters, Kind, Layer, MemoryItem, Source, Status, utcnow
 from engram.store.base import (
     HistoryEvent,
-    LifeRow,
+    MemoryRow,
     Scope,
     Store,
     Transition,
     TransitionGroup,
 )
+from engram.records import embed_records, make_record
 from engram.text import content_words, restates
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engram.memory import Memory
+    from engram.display import Display
+    from engram.services import Services
 
 log = logging.getLogger("engram.lifecycle")
 
@@ -102,31 +104,31 @@ def half_life_days(kind: str, importance: float, strength: float, settings: Sett
     return base * gain * (1.0 + math.log(max(strength, 1.0)))
 
 
-def strength_of(item: MemoryItem | LifeRow, settings: Settings) -> float:
+def strength_of(item: MemoryItem | MemoryRow, settings: Settings) -> float:
     """Stored strength (1, +1 each time the user says it again) plus what retrievals added:
     ``reinforce_strength`` per use, derived from access_count (no write per query)."""
     return item.strength + settings.reinforce_strength * item.access_count
 
 
-def last_used(item: MemoryItem | LifeRow) -> datetime:
+def last_used(item: MemoryItem | MemoryRow) -> datetime:
     """When the memory was last created, said again or retrieved."""
     if item.last_accessed is not None and item.last_accessed > item.created_at:
         return item.last_accessed
     return item.created_at
 
 
-def _decay_kind(item: MemoryItem | LifeRow) -> str:
-    if isinstance(item, LifeRow):
+def _decay_kind(item: MemoryItem | MemoryRow) -> str:
+    if isinstance(item, MemoryRow):
         return item.merged_kind or item.kind
     kind = item.metadata.get("merged_kind") if item.kind is Kind.SUMMARY else None
     return kind or item.kind.value
 
 
-def _pinned(item: MemoryItem | LifeRow) -> bool:
-    return item.pinned if isinstance(item, LifeRow) else bool(item.metadata.get("pinned"))
+def _pinned(item: MemoryItem | MemoryRow) -> bool:
+    return item.pinned if isinstance(item, MemoryRow) else bool(item.metadata.get("pinned"))
 
 
-def decayed_importance(item: MemoryItem | LifeRow, now: datetime, settings: Settings) -> float:
+def decayed_importance(item: MemoryItem | MemoryRow, now: datetime, settings: Settings) -> float:
     """The importance left after decay at `now` (0..1); what maintenance ranks by."""
     if _pinned(item):
         return item.importance
@@ -155,7 +157,7 @@ class MaintenanceReport(BaseModel):
 
 # --------------------------------------------------------------------------- maintain
 def maintain(
-    memory: Memory,
+    services: Services,
     *,
     user_id: str | None = None,
     now: datetime | None = None,
@@ -164,7 +166,7 @@ def maintain(
     """Archive the decayed, enforce capacity, merge near-duplicates; for one user or all."""
     started = time.perf_counter()
     now = utcnow() if now is None else now
-    store, settings = memory.store, memory.settings
+    store, settings = services.store, services.settings
     users = [user_id] if user_id is not None else store.user_ids()
     report = MaintenanceReport(now=now, users=len(users))
     phases: Counter[str] = Counter()
@@ -183,7 +185,7 @@ def maintain(
         left = _enforce_capacity(store, settings, user, left, now, report)
         phases["capacity"] += time.perf_counter() - tick
         tick = time.perf_counter()
-        _merge_near_duplicates(memory, user, left, now, report)
+        _merge_near_duplicates(services, user, left, now, report)
         phases["merge"] += time.perf_counter() - tick
         done += len(rows)
         if progress:
@@ -198,7 +200,7 @@ def maintain(
     return report
 
 
-def _pending_task(row: LifeRow, now: datetime, settings: Settings) -> bool:
+def _pending_task(row: MemoryRow, now: datetime, settings: Settings) -> bool:
     if row.kind != Kind.TASK.value:
         return False
     if row.recurrence:
@@ -207,7 +209,7 @@ def _pending_task(row: LifeRow, now: datetime, settings: Settings) -> bool:
 
 
 def _archive(
-    row: LifeRow, now: datetime, reason: str, why: str, related: str | None = None, **metadata: Any
+    row: MemoryRow, now: datetime, reason: str, why: str, related: str | None = None, **metadata: Any
 ) -> Transition:
     return Transition(
         memory_id=row.id, status=Status.ARCHIVED.value, action="ARCHIVE", reason=reason, at=now,
@@ -225,11 +227,11 @@ def _apply_batches(store: Store, transitions: list[Transition], batch: int) -> i
 
 
 def _archive_decayed(
-    store: Store, settings: Settings, user: str, rows: list[LifeRow], now: datetime,
+    store: Store, settings: Settings, user: str, rows: list[MemoryRow], now: datetime,
     report: MaintenanceReport,
-) -> list[LifeRow]:
+) -> list[MemoryRow]:
     unused = timedelta(days=settings.archive_unused_days)
-    keep: list[LifeRow] = []
+    keep: list[MemoryRow] = []
     out: list[Transition] = []
     for row in rows:
         if (
@@ -248,9 +250,9 @@ def _archive_decayed(
 
 
 def _enforce_capacity(
-    store: Store, settings: Settings, user: str, rows: list[LifeRow], now: datetime,
+    store: Store, settings: Settings, user: str, rows: list[MemoryRow], now: datetime,
     report: MaintenanceReport,
-) -> list[LifeRow]:
+) -> list[MemoryRow]:
     cap = settings.capacity_per_user
     if cap <= 0 or len(rows) <= cap:
         return rows
@@ -310,9 +312,9 @@ def _join(contents: Sequence[str], language: str) -> str:
 
 
 def _merge_near_duplicates(
-    memory: Memory, user: str, rows: list[LifeRow], now: datetime, report: MaintenanceReport
+    services: Services, user: str, rows: list[MemoryRow], now: datetime, report: MaintenanceReport
 ) -> None:
-    settings, store = memory.settings, memory.store
+    settings, store = services.settings, services.store
     kinds = set(settings.merge_kinds)
     eligible = [r for r in rows if r.kind in kinds and not r.pinned]
     if len(eligible) < 2:
@@ -372,9 +374,9 @@ def _merge_near_duplicates(
     if not groups:
         store.set_state(user, "merge_checked", signature, now)
         return
-    summaries = [_summary(memory, [items[i] for i in g], now) for g in groups]
-    records = [memory._record(s) for s in summaries]
-    memory._embed_records(records)
+    summaries = [_summary([items[i] for i in g], now) for g in groups]
+    records = [make_record(s) for s in summaries]
+    embed_records(services.embedder, records)
     batch: list[TransitionGroup] = []
     sizes: list[int] = []
     for members, record in zip(groups, records, strict=True):
@@ -410,7 +412,7 @@ def _merge_near_duplicates(
         store.set_state(user, "merge_checked", _signature(rest), now)
 
 
-def _signature(rows: Sequence[LifeRow]) -> str:
+def _signature(rows: Sequence[MemoryRow]) -> str:
     """Which memories, edited when: equal signatures mean nothing to merge anew."""
     mix = 0
     for r in rows:
@@ -419,7 +421,7 @@ def _signature(rows: Sequence[LifeRow]) -> str:
     return f"{len(rows)}:{mix}:{newest!r}"
 
 
-def _summary(memory: Memory, sources: list[MemoryItem], now: datetime) -> MemoryItem:
+def _summary(sources: list[MemoryItem], now: datetime) -> MemoryItem:
     """One memory that says what its near-duplicate sources say (their text, joined)."""
     leader = sources[0]
     contents = list(dict.fromkeys(s.content for s in sources))
@@ -462,11 +464,10 @@ def _unarchive(item: MemoryItem, now: datetime, reason: str, **metadata: Any) ->
     )
 
 
-def restore(memory: Memory, memory_id: str, *, now: datetime | None = None) -> list[Event]:
+def restore(store: Store, display: Display, memory_id: str, *, now: datetime | None = None) -> list[Event]:
     """Bring an archived memory back; for a merge (a summary or one of its sources),
     undo the merge: every source back to active, the summary deleted."""
     now = utcnow() if now is None else now
-    store = memory.store
     item = store.get(memory_id) if isinstance(memory_id, str) else None
     if item is None:
         raise NotFound(f"no memory with id {memory_id!r}")
@@ -482,16 +483,16 @@ def restore(memory: Memory, memory_id: str, *, now: datetime | None = None) -> l
         store.delete([summary.id], [HistoryEvent(summary.id, summary.user_id, "DELETE", None, None, "unmerged", now)])
         restored = [s for s in store.get_many([s.id for s in sources]) if s.id in changed]
         return [
-            Event(action=Action.RESTORE, memory=memory._shown(s), reason=f"unmerged from summary {summary.id}")
+            Event(action=Action.RESTORE, memory=display.item(s), reason=f"unmerged from summary {summary.id}")
             for s in restored
-        ] + [Event(action=Action.DELETE, memory=memory._shown(summary), reason="summary undone")]
+        ] + [Event(action=Action.DELETE, memory=display.item(summary), reason="summary undone")]
     if item.status is not Status.ARCHIVED:
         raise InvalidInput(f"memory {memory_id!r} is {item.status.value}, not archived")
     if not store.transition([_unarchive(item, now, "restored")]):
         raise InvalidInput(f"memory {memory_id!r} changed meanwhile; try again")
     restored_item = store.get(memory_id)
     assert restored_item is not None
-    return [Event(action=Action.RESTORE, memory=memory._shown(restored_item), reason="restored")]
+    return [Event(action=Action.RESTORE, memory=display.item(restored_item), reason="restored")]
 
 
 # --------------------------------------------------------------------------- deletion

@@ -30,13 +30,15 @@ from engram.privacy import Policy, SecretKind, placeholder, redact
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.capsule import Line
-    from engram.memory import Memory
+    from engram.services import Services
     from engram.models import MemoryItem
     from engram.providers.openai_compat import LLMSettings, OpenAICompatLLM
     from engram.reconcile import Judge
     from engram.store.base import Scope
 
 log = logging.getLogger("engram.llm")
+
+_JUDGE_PROBLEMS = ("failed", "invalid", "refused")
 
 __all__ = ["LLMNotConfigured", "LLMStats", "LLMTasks", "llm_settings", "make_llm"]
 
@@ -61,7 +63,12 @@ def llm_settings(settings: Settings) -> LLMSettings:
         temperature=settings.llm_temperature, json_mode=settings.llm_json_mode,
         price_per_1k_prompt=settings.llm_price_per_1k_prompt,
         price_per_1k_completion=settings.llm_price_per_1k_completion,
-        call_budget=settings.llm_call_budget,
+        call_budget=settings.llm_call_budget, stream=settings.llm_stream,
+        max_tokens={
+            "extract": settings.llm_max_tokens_extract, "judge": settings.llm_max_tokens_judge,
+            "compress": settings.llm_max_tokens_compress or 2 * settings.llm_compress_tokens + 100,
+            "reply": settings.llm_max_tokens_reply,
+        },
     )
 
 
@@ -98,8 +105,8 @@ class LLMStats:
 class LLMTasks:
     """The LLM side of one `Memory`: the client (lazy) and the tasks that use it."""
 
-    def __init__(self, memory: Memory, client: OpenAICompatLLM | None = None) -> None:
-        self.memory = memory
+    def __init__(self, services: Services, client: OpenAICompatLLM | None = None) -> None:
+        self.services = services
         self._client = client
         self._made = client is not None
         self._lock = threading.Lock()
@@ -107,7 +114,7 @@ class LLMTasks:
 
     @property
     def settings(self) -> Settings:
-        return self.memory.settings
+        return self.services.settings
 
     @property
     def client(self) -> OpenAICompatLLM | None:
@@ -139,7 +146,7 @@ class LLMTasks:
         return self.settings.llm_extraction if self.enabled else "off"
 
     def _drop_placeholders(self) -> list[str]:
-        policy = self.memory.privacy
+        policy = self.services.privacy
         return [placeholder(k) for k in SecretKind if policy.action(k) is Policy.DROP]
 
     def extract(
@@ -158,9 +165,9 @@ class LLMTasks:
         if client is None:
             return []
         from engram.extract.llm import LLMExtractor, dropped_by_policy, novel_candidates
-        from engram.providers.openai_compat import LLMError
+        from engram.providers.openai_compat import LLMBadOutput, LLMError
 
-        policy = self.memory.privacy
+        policy = self.services.privacy
         clean = [
             [Message(role=m.role, content=redact(m.content, policy)) for m in turn if m.content.strip()]
             for turn in turns
@@ -175,14 +182,18 @@ class LLMTasks:
             )
         except LLMError as err:
             self.stats.add("extract_failed")
+            if isinstance(err, LLMBadOutput):
+                self.stats.add("extract_bad_json")
             log.warning("LLM extraction failed (%s); this turn keeps the rules' memories only", err)
             return []
         self.stats.add("extract_items", result.raw_items)
         self.stats.add("extract_invalid", result.invalid)
         self.stats.add("extract_translated", result.translated)
+        self.stats.add("extract_ungrounded", result.ungrounded)
+        self.stats.add("extract_grounded", len(result.candidates))
         drop = self._drop_placeholders()
         found = [(c, i) for c, i in result.candidates if not dropped_by_policy(c.content, drop)]
-        novel = novel_candidates(found, rules, self.memory.embedder.embed)
+        novel = novel_candidates(found, rules, self.services.embedder.embed)
         self.stats.add("extract_covered_by_rules", len(found) - len(novel))
         self.stats.add("extract_kept", len(novel))
         return novel
@@ -198,8 +209,8 @@ class LLMTasks:
         from engram.reconcile import llm_judge
 
         def counted(what: str) -> None:
-            self.stats.add("judge_calls" if what not in ("failed", "invalid") else f"judge_{what}")
-            if what not in ("failed", "invalid"):
+            self.stats.add("judge_calls" if what not in _JUDGE_PROBLEMS else f"judge_{what}")
+            if what not in _JUDGE_PROBLEMS:
                 self.stats.add(f"judge_{what.lower()}")
 
         return llm_judge(
@@ -220,13 +231,14 @@ class LLMTasks:
         if client is None or len(lines) + sum(1 for i in items if i.status.value == "superseded") < 2:
             return None  # nothing to merge: a call would not improve one line
         from engram.compress_llm import compress_with_llm
+        from engram.tokens import get_counter
         from engram.providers.openai_compat import LLMError
 
         s = self.settings
         self.stats.add("compress_calls")
         try:
             better = compress_with_llm(
-                client, items, lines, language=language, counter=self.memory.capsules.counter,
+                client, items, lines, language=language, counter=get_counter(s.token_encoding),
                 line_tokens=s.line_tokens, max_tokens=s.llm_compress_tokens,
                 template_dir=s.template_dir, user_id=self.budget_user(scope.user_id),
             )

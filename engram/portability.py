@@ -51,11 +51,15 @@ from engram.errors import InvalidInput
 from engram.models import Filters, Kind, MemoryItem, Source, Status, new_id, utcnow
 from engram.privacy import apply as apply_privacy
 from engram.privacy import redact
-from engram.store.base import HistoryEvent, Record, Scope
+from engram.records import embed_records, make_record
+from engram.sanitize import redact_identifier
+from engram.store.base import HistoryEvent, Record, Scope, Store
 from engram.text import detect_language
+from engram.user_state import is_paused
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engram.memory import Memory
+    from engram.privacy import PrivacyPolicy
+    from engram.services import Services
 
 __all__ = ["FORMAT", "VERSION", "ImportReport", "export_data", "import_data", "load"]
 
@@ -77,32 +81,33 @@ class ImportReport(BaseModel):
     renamed: int = 0  # imported under a new id
     skipped: int = 0  # id already there (on_conflict="skip")
     dropped: int = 0  # refused by the privacy policy
+    paused: int = 0  # not stored: the user paused memory
     history: int = 0  # history rows written
 
 
 # --------------------------------------------------------------------------- export
-def _clean(memory: Memory, value: Any) -> Any:
+def _clean(privacy: PrivacyPolicy, value: Any) -> Any:
     """Redact every string inside a JSON-like value."""
     if isinstance(value, str):
-        return redact(value, memory.privacy)
+        return redact(value, privacy)
     if isinstance(value, list):
-        return [_clean(memory, v) for v in value]
+        return [_clean(privacy, v) for v in value]
     if isinstance(value, dict):
-        return {k: _clean(memory, v) for k, v in value.items()}
+        return {k: _clean(privacy, v) for k, v in value.items()}
     return value
 
 
 def export_data(
-    memory: Memory, scope: Scope, *, format: str = FORMAT, history: bool = False
+    store: Store, privacy: PrivacyPolicy, scope: Scope, *, format: str = FORMAT, history: bool = False
 ) -> dict[str, Any] | list[dict[str, Any]]:
-    items = memory.store.list(scope, Filters(status=[]), newest_first=False)
+    items = store.list(scope, Filters(status=[]), newest_first=False)
     if format == "optmem":
         return [
             {
                 "id": i.id,
-                "content": redact(i.content, memory.privacy),
+                "content": redact(i.content, privacy),
                 "category": _TO_OPTMEM.get(i.kind, i.kind.value),
-                "source_session": i.session_id,
+                "source_session": _clean(privacy, i.session_id),  # rows stored before ids were redacted
                 "created_at": i.created_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
                 "access_count": i.access_count,
                 "embedding": None,
@@ -117,13 +122,13 @@ def export_data(
         "version": VERSION,
         "exported_at": utcnow().isoformat().replace("+00:00", "Z"),
         "scope": {"user_id": scope.user_id, "agent_id": scope.agent_id},
-        "memories": [_clean(memory, i.model_dump(mode="json")) for i in items],
+        "memories": [_clean(privacy, i.model_dump(mode="json")) for i in items],
     }
     if history:
         ids = {i.id for i in items}
-        rows = memory.store.user_history(scope.user_id)
+        rows = store.user_history(scope.user_id)
         data["history"] = [
-            _clean(memory, {
+            _clean(privacy, {
                 "memory_id": h.memory_id, "user_id": h.user_id, "action": h.action,
                 "old_content": h.old_content, "new_content": h.new_content, "reason": h.reason,
                 "created_at": h.created_at.isoformat().replace("+00:00", "Z"), "related_id": h.related_id,
@@ -219,7 +224,7 @@ def _remap(item: MemoryItem, ids: Mapping[str, str]) -> MemoryItem:
 
 
 def import_data(
-    memory: Memory,
+    services: Services,
     data: Any,
     *,
     user_id: str | None = None,
@@ -262,15 +267,18 @@ def import_data(
         items = [_from_optmem(e, i, user_id, agent_id) for i, e in enumerate(_optmem_items(data))]
 
     # conflicts: ids already stored
-    store = memory.store
+    store, privacy = services.store, services.privacy
     existing = {i.id: i for start in range(0, len(items), _BATCH)
                 for i in store.get_many([x.id for x in items[start : start + _BATCH]])}
     ids: dict[str, str] = {}
     replace: list[str] = []
     kept: list[MemoryItem] = []
+    paused = {u for u in {i.user_id for i in items} if is_paused(store, u)}  # their memory takes nothing new
     for item in items:
         old = existing.get(item.id)
-        if old is None:
+        if item.user_id in paused:
+            report.paused += 1
+        elif old is None:
             kept.append(item)
         elif old.user_id != item.user_id or on_conflict == "new_id":
             ids[item.id] = new_id()
@@ -292,16 +300,17 @@ def import_data(
     # privacy on the way in
     clean: list[MemoryItem] = []
     for item in kept:
-        filtered = apply_privacy(item.content, memory.privacy)
+        filtered = apply_privacy(item.content, privacy)
         if filtered.dropped or not (filtered.text or "").strip():
             report.dropped += 1
             continue
         clean.append(item.model_copy(update={
             "content": filtered.text,
-            "value": redact(item.value, memory.privacy) if item.value else item.value,
-            "metadata": _clean(memory, item.metadata),
-            "entities": _clean(memory, item.entities),
-            "tags": _clean(memory, item.tags),
+            "session_id": redact_identifier(item.session_id, privacy, item.user_id),
+            "value": redact(item.value, privacy) if item.value else item.value,
+            "metadata": _clean(privacy, item.metadata),
+            "entities": _clean(privacy, item.entities),
+            "tags": _clean(privacy, item.tags),
         }))
 
     stored = {i.id for i in clean}
@@ -321,14 +330,14 @@ def import_data(
         has_history.add(mid)
         events_in_order.append(HistoryEvent(
             memory_id=mid, user_id=user_id or str(row["user_id"]), action=str(row["action"]),
-            old_content=_clean(memory, row.get("old_content")), new_content=_clean(memory, row.get("new_content")),
-            reason=_clean(memory, str(row.get("reason") or "")), at=_time(row.get("created_at"), index),
+            old_content=_clean(privacy, row.get("old_content")), new_content=_clean(privacy, row.get("new_content")),
+            reason=_clean(privacy, str(row.get("reason") or "")), at=_time(row.get("created_at"), index),
             related_id=ids.get(related, related) if related else None,
         ))
     for start in range(0, len(clean), _BATCH):
         chunk = clean[start : start + _BATCH]
-        records: list[Record] = [memory._record(i) for i in chunk]
-        memory._embed_records(records)
+        records: list[Record] = [make_record(i) for i in chunk]
+        embed_records(services.embedder, records)
         events = [
             HistoryEvent(r.item.id, r.item.user_id, "ADD", None, r.item.content, f"imported ({fmt})", utcnow())
             for r in records

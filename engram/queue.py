@@ -28,7 +28,7 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -37,8 +37,14 @@ from engram.models import Event, Message, utcnow
 from engram.store.base import Scope
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engram.memory import Memory
+    from engram.llm import LLMTasks
+    from engram.services import Services
     from engram.store.sqlite import JobRecord
+
+# runs a queued `Memory.add` from its payload
+RunAdd = Callable[[dict[str, Any]], list[Event]]
+# reconciles and stores one candidate: (scope, candidate, said, session_id, metadata, said_at, idempotency_key)
+AddCandidate = Callable[..., "Event | None"]
 
 log = logging.getLogger("engram.queue")
 
@@ -65,11 +71,19 @@ def _pid_alive(pid: int) -> bool:
 
 
 class JobQueue:
-    """Background jobs of one `Memory`; workers start on demand."""
+    """Background jobs of one `Memory`; workers start on demand.
 
-    def __init__(self, memory: Memory) -> None:
-        self.memory = memory
-        self.store: Any = memory.store
+    `run_add` carries out a queued add; `add_candidate` stores one candidate of a batched LLM
+    extraction (both are the write path's, passed in so the queue knows nothing of it)."""
+
+    def __init__(
+        self, services: Services, llm_tasks: LLMTasks, *, run_add: RunAdd, add_candidate: AddCandidate
+    ) -> None:
+        self.services = services
+        self.llm_tasks = llm_tasks
+        self.run_add = run_add
+        self.add_candidate = add_candidate
+        self.store: Any = services.store
         self.supported = all(
             hasattr(self.store, name) for name in ("jobs_add", "jobs_claim", "jobs_finish", "jobs_gather")
         )
@@ -84,7 +98,7 @@ class JobQueue:
 
     @property
     def settings(self) -> Any:
-        return self.memory.settings
+        return self.services.settings
 
     # -- lifecycle -------------------------------------------------------------------
     def resume(self) -> None:
@@ -284,7 +298,7 @@ class JobQueue:
     def _handle(self, job: JobRecord) -> list[Event]:
         payload = json.loads(job.payload)
         if job.kind == "add":
-            return self.memory._run_add_job(payload)
+            return self.run_add(payload)
         if job.kind == "batch":
             return self._run_batch(Scope(job.user_id, job.agent_id), job.session_id, payload["turns"])
         raise ValueError(f"unknown job kind {job.kind!r}")
@@ -293,8 +307,7 @@ class JobQueue:
         """One LLM extraction over the batch's turns; its new memories go through reconciliation."""
         from engram.extract import extract_candidates
 
-        memory = self.memory
-        tasks = memory.llm_tasks
+        tasks = self.llm_tasks
         if not tasks.enabled or not turns:
             return []
         messages = [[Message.model_validate(m) for m in t["messages"]] for t in turns]
@@ -309,7 +322,7 @@ class JobQueue:
         events: list[Event] = []
         for candidate, index in found:
             said = " ".join(m.content for m in messages[index] if m.role == "user")
-            event = memory._add_candidate(
+            event = self.add_candidate(
                 scope, candidate, said, session_id, turns[index].get("metadata") or {}, said_at[index], None
             )
             if event is not None:

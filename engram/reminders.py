@@ -34,13 +34,14 @@ from typing import TYPE_CHECKING
 from pydantic import BaseModel
 
 from engram.errors import InvalidInput, NotFound
-from engram.models import Action, Event, Kind, MemoryItem, Status, as_utc, as_zone, utcnow
-from engram.store.base import Transition
+from engram.models import Action, Event, Filters, Kind, MemoryItem, Status, as_utc, as_zone, utcnow
+from engram.store.base import Scope, Transition
+from engram.user_state import zone as user_zone
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engram.memory import Memory
+    from engram.services import Services
 
-__all__ = ["Reminder", "complete", "due", "next_occurrence", "parse_recurrence"]
+__all__ = ["Reminder", "complete", "due", "due_for", "next_occurrence", "parse_recurrence"]
 
 _DAYS = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 _END_OF_DAY = time(23, 59)
@@ -207,16 +208,35 @@ def due(
     return out
 
 
+def due_for(
+    services: Services, scope: Scope, *, now: datetime | None = None,
+    horizon: timedelta | None = None, tz: tzinfo | str | None = None,
+) -> list[Reminder]:
+    """A scope's reminders as they may be shown: its live tasks, in the user's zone unless
+    `tz` says otherwise, within `horizon` (default ``reminder_horizon_hours``), redacted."""
+    if horizon is None:
+        horizon = timedelta(hours=services.settings.reminder_horizon_hours)
+    tasks = services.store.list(scope, Filters(status=[Status.ACTIVE, Status.DISPUTED], kind=[Kind.TASK]))
+    zone = user_zone(services.store, services.settings, scope.user_id) if tz is None else tz
+    found = due(tasks, now, horizon=horizon, tz=zone)
+    for r in found:
+        r.memory = services.display.item(r.memory)
+        r.text = services.display.text(r.text)
+    return found
+
+
 def complete(
-    memory: Memory, memory_id: str, *, now: datetime | None = None, tz: tzinfo | str | None = None
+    services: Services, memory_id: str, *, now: datetime | None = None, tz: tzinfo | str | None = None
 ) -> Event:
-    """Mark a task done (this occurrence of a recurring one)."""
+    """Mark a task done (this occurrence of a recurring one; `tz`: default the user's zone)."""
     now = utcnow() if now is None else as_utc(now)
-    item = memory.store.get(memory_id) if isinstance(memory_id, str) and memory_id else None
+    item = services.store.get(memory_id) if isinstance(memory_id, str) and memory_id else None
     if item is None:
         raise NotFound(f"no memory with id {memory_id!r}")
     if item.kind is not Kind.TASK:
         raise InvalidInput(f"memory {memory_id!r} is a {item.kind.value}, not a task")
+    if tz is None:  # the user's own days
+        tz = user_zone(services.store, services.settings, item.user_id)
     live = (Status.ACTIVE.value, Status.DISPUTED.value)
     if item.recurrence:
         zone = as_zone(tz)
@@ -235,8 +255,8 @@ def complete(
             at=now, from_status=live,
             metadata={"done_at": now.isoformat(), "archived_reason": "done", "archived_at": now.isoformat()},
         )
-    if not memory.store.transition([transition]):
+    if not services.store.transition([transition]):
         raise InvalidInput(f"task {memory_id!r} is {item.status.value}: nothing to complete")
-    updated = memory.store.get(item.id)
+    updated = services.store.get(item.id)
     assert updated is not None
-    return Event(action=Action.UPDATE, memory=memory._shown(updated), previous=item, reason=transition.reason)
+    return Event(action=Action.UPDATE, memory=services.display.item(updated), previous=item, reason=transition.reason)

@@ -24,7 +24,7 @@ from engram.config import Settings
 from engram.models import Filters, MemoryItem, ScoreParts, SearchResult
 from engram.providers.embedders import Embedder
 from engram.lifecycle import decayed_importance
-from engram.store.base import LifeRow, Scope, Store
+from engram.store.base import MemoryRow, Scope, Store
 from engram.text import detect_language, lexical_tokens
 from engram.when import TimeRange, find_ranges
 
@@ -62,14 +62,14 @@ def in_ranges(moment: datetime, ranges: list[TimeRange]) -> bool:
     return any(moment in r for r in ranges)
 
 
-def recency_score(signals: LifeRow | MemoryItem, now: datetime, half_life_days: float) -> float:
+def recency_score(signals: MemoryRow | MemoryItem, now: datetime, half_life_days: float) -> float:
     """1.0 for a memory from now, 0.5 after one half-life (from its last use or creation)."""
     moment = signals.last_accessed or signals.created_at
     age_days = max(0.0, (now - moment).total_seconds() / 86400.0)
     return math.pow(0.5, age_days / half_life_days) if half_life_days > 0 else 0.0
 
 
-def use_score(signals: LifeRow | MemoryItem) -> float:
+def use_score(signals: MemoryRow | MemoryItem) -> float:
     """Saturating in the number of uses: 0 for never, → 1 for often."""
     return 1.0 - 1.0 / (1.0 + math.log1p(signals.access_count))
 

@@ -24,10 +24,11 @@ from engram.capsule import Context, Delta
 from engram.errors import InvalidInput, NotFound
 from engram.models import Event, Filters, Message, new_id, utcnow
 from engram.privacy import apply as apply_privacy
-from engram.store.base import Scope, SessionRecord, TurnRecord
+from engram.store.base import Scope, SessionRecord, Store, TurnRecord
 
 if TYPE_CHECKING:  # pragma: no cover
-    from engram.memory import Memory
+    from engram.capsule import CapsuleEngine
+    from engram.services import Services
 
 log = logging.getLogger("engram.session")
 
@@ -102,7 +103,7 @@ class Session:
     @property
     def record(self) -> SessionRecord | None:
         """The session's bookkeeping as stored now."""
-        return self._manager.memory.store.session_get(self.scope, self.session_id)
+        return self._manager.store.session_get(self.scope, self.session_id)
 
     @property
     def ended(self) -> bool:
@@ -117,13 +118,13 @@ class Session:
 
     def add(self, messages: Any, **kwargs: Any) -> list[Event]:
         """`Memory.add` in this session (turns go to working memory; a goodbye ends it)."""
-        return self._manager.memory.add(
+        return self._manager.add(
             messages, user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, **kwargs
         )
 
     def context(self, query: str, **kwargs: Any) -> Context:
         """`Memory.context` for this session (``turns=True`` adds the recent turns)."""
-        return self._manager.memory.context(
+        return self._manager.context(
             query, user_id=self.user_id, agent_id=self.agent_id, session_id=self.session_id, **kwargs
         )
 
@@ -143,13 +144,33 @@ class Session:
 
 # --------------------------------------------------------------------------- manager
 class SessionManager:
-    """Session state, working memory and endings for one `Memory`."""
+    """Session state, working memory and endings for one `Memory`.
 
-    def __init__(self, memory: Memory, clock: Callable[[], datetime] = utcnow) -> None:
-        self.memory = memory
+    `add` and `context` are the facade's operations a `Session` handle runs in its session;
+    `flush_group` extracts the turns a session left waiting for batched LLM extraction."""
+
+    def __init__(
+        self,
+        services: Services,
+        capsules: CapsuleEngine,
+        *,
+        add: Callable[..., list[Event]],
+        context: Callable[..., Context],
+        flush_group: Callable[[Scope, str], Any] | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.services = services
+        self.capsules = capsules
+        self.add = add
+        self.context = context
+        self.flush_group = flush_group
         self.clock = clock
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._locks_guard = threading.Lock()
+
+    @property
+    def store(self) -> Store:
+        return self.services.store
 
     def _lock(self, scope: Scope, session_id: str) -> threading.Lock:
         with self._locks_guard:
@@ -157,7 +178,7 @@ class SessionManager:
 
     @property
     def timeout(self) -> timedelta:
-        return timedelta(seconds=self.memory.settings.idle_timeout_s)
+        return timedelta(seconds=self.services.settings.idle_timeout_s)
 
     def is_idle(self, record: SessionRecord) -> bool:
         return record.ended_at is None and self.clock() - record.last_active > self.timeout
@@ -169,22 +190,22 @@ class SessionManager:
             raise InvalidInput("session_id must be a non-empty string when given")
         self.expire_idle(scope)
         if session_id is None:
-            open_now = self.memory.store.session_list(scope, open_only=True)
+            open_now = self.store.session_list(scope, open_only=True)
             session_id = open_now[0].session_id if open_now else new_id()
-        record = self.memory.store.session_touch(scope, session_id, self.clock())
+        record = self.store.session_touch(scope, session_id, self.clock())
         log.debug("session %s of %s open (since %s)", session_id, scope.user_id, record.started_at)
         return Session(self, scope, session_id)
 
     def expire_idle(self, scope: Scope) -> list[Delta]:
         """End every open session of the scope that has been idle past the timeout."""
-        idle = self.memory.store.session_list(scope, open_only=True, idle_before=self.clock() - self.timeout)
+        idle = self.store.session_list(scope, open_only=True, idle_before=self.clock() - self.timeout)
         return [self.end(scope, r.session_id, reason="idle") for r in idle]
 
     # -- the hooks of Memory.add -----------------------------------------------------
     def activity(self, scope: Scope, session_id: str) -> None:
         """The session is in use now (a context was asked for): end it first if it idled out."""
         self.before_add(scope, session_id)
-        self.memory.store.session_touch(scope, session_id, self.clock())
+        self.store.session_touch(scope, session_id, self.clock())
 
     def before_add(self, scope: Scope, session_id: str | None) -> None:
         """A session idle past the timeout ends before new words are added to it."""
@@ -192,7 +213,7 @@ class SessionManager:
             return
         if not isinstance(session_id, str) or not session_id.strip():
             raise InvalidInput("session_id must be a non-empty string when given")
-        record = self.memory.store.session_get(scope, session_id)
+        record = self.store.session_get(scope, session_id)
         if record is not None and self.is_idle(record):
             self.end(scope, session_id, reason="idle")
 
@@ -202,7 +223,7 @@ class SessionManager:
         """Record the turns in working memory, and end the session on a goodbye."""
         if session_id is None:
             return events
-        self.memory.store.session_touch(scope, session_id, self.clock())
+        self.store.session_touch(scope, session_id, self.clock())
         self.record_turns(scope, session_id, messages)
         if events:
             log.debug(
@@ -215,26 +236,26 @@ class SessionManager:
         return events
 
     def record_turns(self, scope: Scope, session_id: str, messages: Sequence[Message]) -> None:
-        limit = self.memory.settings.working_memory_tokens
-        counter = self.memory.capsules.counter
+        limit = self.services.settings.working_memory_tokens
+        counter = self.capsules.counter
         now = self.clock()
         turns = []
         for message in messages:
             if message.role not in ("user", "assistant") or not message.content.strip():
                 continue
-            filtered = apply_privacy(message.content, self.memory.privacy)
+            filtered = apply_privacy(message.content, self.services.privacy)
             if filtered.dropped or not filtered.text:
                 continue
             text = counter.truncate(filtered.text.strip(), limit)
             if text:
                 turns.append(TurnRecord(message.role, text, counter.count(text), now))
         if turns:
-            self.memory.store.turns_append(scope, session_id, turns, limit)
+            self.store.turns_append(scope, session_id, turns, limit)
 
     def turns(self, scope: Scope, session_id: str) -> list[Message]:
         return [
             Message(role=t.role, content=t.content)
-            for t in self.memory.store.turns_list(scope, session_id)
+            for t in self.store.turns_list(scope, session_id)
         ]
 
     # -- ending ----------------------------------------------------------------------
@@ -242,7 +263,7 @@ class SessionManager:
         """End a session and compress it; idempotent (a second call returns the same delta)."""
         if not isinstance(session_id, str) or not session_id.strip():
             raise InvalidInput("session_id must be a non-empty string")
-        store = self.memory.store
+        store = self.store
         with self._lock(scope, session_id):
             record = store.session_get(scope, session_id)
             if record is None:
@@ -252,11 +273,10 @@ class SessionManager:
             if record.ended_at is not None or not store.session_end(scope, session_id, self.clock(), reason):
                 return self._ended(scope, session_id)
             # turns waiting for batched LLM extraction are extracted before the delta is made
-            queue = getattr(self.memory, "queue", None)
-            if queue is not None:
-                queue.flush_group(scope, session_id)
-            engine = self.memory.capsules
-            mode = self.memory.settings.compression
+            if self.flush_group is not None:
+                self.flush_group(scope, session_id)
+            engine = self.capsules
+            mode = self.services.settings.compression
             delta: Delta | None = None
             if mode == "session":
                 delta = engine.compress_session(scope, session_id, record.compressed_at, reason)
@@ -274,11 +294,11 @@ class SessionManager:
             return delta
 
     def _ended(self, scope: Scope, session_id: str) -> Delta:
-        record = self.memory.store.session_get(scope, session_id)
-        summary = self.memory.store.get(record.summary_id) if record and record.summary_id else None
+        record = self.store.session_get(scope, session_id)
+        summary = self.store.get(record.summary_id) if record and record.summary_id else None
         reason = record.end_reason if record else None
         if summary is not None:
-            return self.memory.capsules.delta_from_summary(summary, end_reason=reason, already_ended=True)
+            return self.capsules.delta_from_summary(summary, end_reason=reason, already_ended=True)
         return Delta(
             user_id=scope.user_id, agent_id=scope.agent_id, session_id=session_id,
             end_reason=reason, already_ended=True,

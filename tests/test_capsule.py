@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from engram.records import make_record
 from engram import Kind, Layer, Memory, Status
 from engram.capsule import keep_score
 from engram.models import MemoryItem, Source, utcnow
@@ -23,7 +24,7 @@ def put(memory, user, content, *, importance=0.5, kind=Kind.PREFERENCE, layer=La
         language=language or ("zh" if any("\u4e00" <= c <= "\u9fff" for c in content) else "en"),
         access_count=access_count, created_at=when, updated_at=when,
     )
-    memory.store.write(inserts=[memory._record(item)])
+    memory.store.write(inserts=[make_record(item)])
     return item
 
 
@@ -298,7 +299,7 @@ def test_a_user_template_directory_overrides_by_file_name(tmp_path, embedder):
 def test_archived_and_superseded_memories_stay_out(memory):
     kept = put(memory, "u1", "User likes cats.")
     gone = put(memory, "u1", "User likes dogs.")
-    memory.store.write(updates=[memory._record(gone.model_copy(update={"status": Status.ARCHIVED}))])
+    memory.store.write(updates=[make_record(gone.model_copy(update={"status": Status.ARCHIVED}))])
     capsule = memory.capsule("u1")
     assert [m.id for m in capsule.memories] == [kept.id]
 

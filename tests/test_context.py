@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 from typer.testing import CliRunner
 
+from engram.records import embed_records, make_record
 from engram import Kind, Layer, Memory
 from engram.cli import app
 from engram.models import MemoryItem, utcnow
@@ -119,8 +120,8 @@ def put(memory, user, content, importance, layer, age):
     when = utcnow() - timedelta(days=age)
     item = MemoryItem(user_id=user, content=content, kind=Kind.FACT, layer=layer, importance=importance,
                       created_at=when, updated_at=when)
-    record = memory._record(item)
-    memory._embed_records([record])
+    record = make_record(item)
+    embed_records(memory.embedder, [record])
     memory.store.write(inserts=[record])
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from engram.records import embed_records, make_record
 from engram import Action, InvalidInput, Kind, Layer, MemoryItem, NotFound, Status
 from engram.lifecycle import decayed_importance, half_life_days
 from engram.models import utcnow
@@ -27,8 +28,8 @@ def put(memory, user, content, *, kind=Kind.FACT, importance=0.5, when=T0, key=N
         last_accessed=last_accessed, strength=strength, created_at=when, updated_at=when,
         valid_from=when, language=language or ("zh" if any("\u4e00" <= c <= "\u9fff" for c in content) else "en"),
     )
-    record = memory._record(item)
-    memory._embed_records([record])
+    record = make_record(item)
+    embed_records(memory.embedder, [record])
     memory.store.write(inserts=[record])
     return item
 
@@ -204,7 +205,7 @@ def test_maintain_archives_decayed_unused_memories_on_a_simulated_clock(memory):
     who = put(memory, "u1", "用户希望助手扮演严格的编辑", kind=Kind.IDENTITY, importance=0.85)
     pinned = put(memory, "u1", "pinned small talk", kind=Kind.TURN, importance=0.1, metadata={"pinned": True})
     task = put(memory, "u1", "User sends the weekly report every Friday.", kind=Kind.TASK, importance=0.2)
-    memory.store.write(updates=[memory._record(task.model_copy(update={"recurrence": "weekly:FRI"}))])
+    memory.store.write(updates=[make_record(task.model_copy(update={"recurrence": "weekly:FRI"}))])
     # a month later nothing has decayed enough
     report = memory.maintain("u1", now=T0 + timedelta(days=30))
     assert report.archived == 0 and report.scanned == 6

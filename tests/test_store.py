@@ -228,12 +228,13 @@ def test_two_processes_writing_at_once_lose_nothing(db_path):
 def test_a_failed_write_leaves_no_trace_in_the_search_index(memory):
     """A transaction that rolls back must not leave its changes in the in-memory index."""
     from engram.models import MemoryItem, Status
+    from engram.records import make_record
     from engram.store.base import StoreError
 
     kept = memory.add("I live in Berlin.", user_id="u1")[0].memory
     assert memory.search("Berlin", user_id="u1")
-    hidden = memory._record(kept.model_copy(update={"status": Status.SUPERSEDED}))
-    ghost = memory._record(MemoryItem(user_id="u1", content="never stored"))
+    hidden = make_record(kept.model_copy(update={"status": Status.SUPERSEDED}))
+    ghost = make_record(MemoryItem(user_id="u1", content="never stored"))
     with pytest.raises(StoreError):
         memory.store.write(updates=[hidden, ghost])  # the second update fails: all rolls back
     assert memory.get(kept.id).status is Status.ACTIVE

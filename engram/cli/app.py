@@ -8,11 +8,11 @@ from typing import Annotated, Optional
 
 import typer
 
-from engram.cli import render
+import engram.cli.render as render
 from engram.cli.chat import chat as _chat
 from engram.cli.render import console, print_json
 from engram.cli.bench import bench_app
-from engram.config import Settings
+from engram.cli.options import open_memory, settings, state as _state
 from engram.errors import EngramError
 
 app = typer.Typer(
@@ -24,7 +24,6 @@ app = typer.Typer(
 
 app.add_typer(bench_app, name="bench")
 
-_state: dict[str, Path | None] = {"db": None}
 
 app.command("chat")(_chat)  # engram chat --user U: terminal chat with memory (engram.cli.chat)
 
@@ -40,17 +39,6 @@ def main(
     ] = None,
 ) -> None:
     _state["db"] = db
-
-
-def settings() -> Settings:
-    db = _state["db"]
-    return Settings(path=db) if db is not None else Settings()
-
-
-def open_memory():
-    from engram.memory import Memory
-
-    return Memory(settings=settings())
 
 
 def fail(message: str) -> None:
@@ -443,6 +431,7 @@ def import_(
     else:
         console.print(
             f"imported {report.added} memories ({report.format}); skipped {report.skipped}, "
-            f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}; "
+            f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}, "
+            f"not stored while paused {report.paused}; "
             f"{report.history} history rows"
         )

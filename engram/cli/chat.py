@@ -22,7 +22,7 @@ from typing import Annotated, Any
 import typer
 from rich.text import Text
 
-from engram.cli import render
+import engram.cli.render as render
 from engram.cli.render import console
 
 _COMMANDS = {
@@ -74,7 +74,7 @@ def chat(
     foreground: Annotated[bool, typer.Option("--foreground", help="extract memories before each reply is shown")] = False,
 ) -> None:
     """Chat in the terminal with memory, using the configured LLM (/help lists the slash commands)."""
-    from engram.cli.app import settings as base_settings
+    from engram.cli.options import settings as base_settings
     from engram.errors import EngramError
     from engram.memory import Memory
 
@@ -166,6 +166,12 @@ def _slash(memory: Any, bot: Any, name: str, arg: str) -> None:
             f"LLM calls {total.get('calls', 0)} (failed {total.get('failures', 0)}), "
             f"tokens {total.get('prompt_tokens', 0)} prompt + {total.get('completion_tokens', 0)} completion, "
             f"cost {total.get('cost', 0.0):.4f}", markup=False,
+        )
+        tasks = usage.get("tasks", {})
+        console.print(
+            f"memories the LLM proposed: {tasks.get('extract_grounded', 0)} kept, "
+            f"{tasks.get('extract_ungrounded', 0)} dropped as not said by you; "
+            f"judgements refused: {tasks.get('judge_refused', 0)}", markup=False,
         )
     elif name == "end":
         _end(memory, bot, leaving=False)

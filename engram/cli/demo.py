@@ -17,7 +17,7 @@ from rich.panel import Panel
 from rich.rule import Rule
 from rich.text import Text
 
-from engram.cli import render
+import engram.cli.render as render
 from engram.cli.render import console
 from engram.config import Settings
 from engram.memory import Memory

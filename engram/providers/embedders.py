@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import numpy as np
 
+from engram.providers.vectors import normalise_rows
+
 if TYPE_CHECKING:
     from engram.config import Settings
 
@@ -30,13 +32,6 @@ class Embedder(Protocol):
     languages: frozenset[str] | None
 
     def embed(self, texts: list[str]) -> np.ndarray: ...
-
-
-def normalise_rows(matrix: np.ndarray) -> np.ndarray:
-    matrix = np.asarray(matrix, dtype=np.float32)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    norms[norms == 0] = 1.0
-    return matrix / norms
 
 
 class WordLlamaEmbedder:

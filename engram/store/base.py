@@ -84,13 +84,18 @@ class HistoryEvent:
 
 
 @dataclass(frozen=True, slots=True)
-class LifeRow:
-    """What maintenance needs of a memory, without content or vector (cheap to scan)."""
+class MemoryRow:
+    """A memory's light columns, without vector or the full `MemoryItem` (10k rows in ms):
+    what ranking (retrieval signals, capsule choice) and maintenance scan."""
 
     id: str
     agent_id: str | None
+    content: str
     kind: str
+    layer: str
     status: str
+    key: str | None
+    language: str
     importance: float
     strength: float
     access_count: int
@@ -99,9 +104,12 @@ class LifeRow:
     updated_at: datetime
     due_at: datetime | None
     recurrence: str | None
-    key: str | None
+    supersedes: str | None
+    superseded_by: str | None
+    sources: tuple[str, ...]
     merged_kind: str | None  # metadata["merged_kind"] of merge summaries
-    pinned: bool  # metadata["pinned"]: never archived or evicted
+    pinned: bool  # metadata["pinned"]: never archived or evicted, first in the capsule
+    polarity: int  # metadata["polarity"]: -1 on a fact is "no longer" (engram.reconcile.negates)
 
 
 # columns a Transition may set besides status (never content)
@@ -143,29 +151,6 @@ class TransitionGroup:
     atomic: bool = False
 
 
-@dataclass(slots=True, frozen=True)
-class ItemRow:
-    """What ranking a user's memories needs, without building `MemoryItem`s (10k rows in ms)."""
-
-    id: str
-    content: str
-    kind: str
-    layer: str
-    status: str
-    key: str | None
-    language: str
-    importance: float
-    access_count: int
-    strength: float
-    updated_at: float  # POSIX seconds
-    last_accessed: float | None
-    supersedes: str | None
-    superseded_by: str | None
-    sources: tuple[str, ...]
-    pinned: bool = False  # metadata["pinned"]: kept in the capsule before anything else
-    polarity: int = 0  # metadata["polarity"]: -1 on a fact is "no longer" (engram.reconcile.negates)
-
-
 @dataclass(slots=True)
 class SessionRecord:
     """A conversation's bookkeeping (no content): open while `ended_at` is None."""
@@ -205,7 +190,7 @@ class Store(Protocol):
 
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
 
-    def signals(self, memory_ids: Sequence[str]) -> dict[str, LifeRow | MemoryItem]:
+    def signals(self, memory_ids: Sequence[str]) -> dict[str, MemoryRow | MemoryItem]:
         """What ranking reads of each memory (never to be modified by the caller)."""
         ...
 
@@ -258,7 +243,7 @@ class Store(Protocol):
     def user_ids(self) -> list[str]: ...
 
     # -- lifecycle and user control ------------------------------------------------
-    def lifecycle_rows(self, scope: Scope, statuses: Sequence[str]) -> list[LifeRow]: ...
+    def lifecycle_rows(self, scope: Scope, statuses: Sequence[str]) -> list[MemoryRow]: ...
 
     def transition(
         self,
@@ -296,7 +281,7 @@ class Store(Protocol):
 
     # -- sessions, working memory and change tracking --------------------------------
     # Session ids are unique per user; every call is scoped by `scope.user_id`.
-    def item_rows(self, scope: Scope, statuses: Sequence[str]) -> list[ItemRow]:
+    def item_rows(self, scope: Scope, statuses: Sequence[str]) -> list[MemoryRow]:
         """Every memory of the scope with one of `statuses`, as light rows (capsule ranking)."""
         ...
 

@@ -11,7 +11,7 @@ from typing import Any
 from engram.store.base import (
     Scope,
 )
-from engram.store.sqlite.rows import _JSON_LIST, _dt
+from engram.store.sqlite.rows import JSON_LIST, from_epoch
 
 
 @dataclass(slots=True)
@@ -44,8 +44,8 @@ class JobsMixin:
     def _job_from_row(row: Sequence[Any]) -> JobRecord:
         return JobRecord(
             id=row[0], kind=row[1], user_id=row[2], agent_id=row[3], session_id=row[4],
-            payload=row[5], state=row[6], attempts=row[7], error=row[8], created_at=_dt(row[9]),
-            claimed_by=row[10], claimed_at=_dt(row[11]),
+            payload=row[5], state=row[6], attempts=row[7], error=row[8], created_at=from_epoch(row[9]),
+            claimed_by=row[10], claimed_at=from_epoch(row[11]),
         )
 
     def jobs_add(
@@ -118,7 +118,7 @@ class JobsMixin:
         return done
 
     def jobs_list(self, states: Sequence[str], *, user_id: str | None = None) -> list[JobRecord]:
-        sql = f"SELECT {self._JOB_COLUMNS} FROM jobs WHERE state IN {_JSON_LIST}"
+        sql = f"SELECT {self._JOB_COLUMNS} FROM jobs WHERE state IN {JSON_LIST}"
         params: list[Any] = [json.dumps(list(states))]
         if user_id is not None:
             sql += " AND user_id = ?"
@@ -130,7 +130,7 @@ class JobsMixin:
     def jobs_count(self, states: Sequence[str]) -> int:
         with self._lock:
             return self._db.execute(
-                f"SELECT count(*) FROM jobs WHERE state IN {_JSON_LIST}", (json.dumps(list(states)),)
+                f"SELECT count(*) FROM jobs WHERE state IN {JSON_LIST}", (json.dumps(list(states)),)
             ).fetchone()[0]
 
     def jobs_gather(
@@ -156,7 +156,7 @@ class JobsMixin:
                 (scope.user_id, scope.agent_id, session_id, combine(waiting), at.timestamp()),
             )
             db.execute(
-                f"DELETE FROM jobs WHERE id IN {_JSON_LIST}", (json.dumps([j.id for j in waiting]),)
+                f"DELETE FROM jobs WHERE id IN {JSON_LIST}", (json.dumps([j.id for j in waiting]),)
             )
             return int(cursor.lastrowid)
 

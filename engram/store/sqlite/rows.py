@@ -12,7 +12,7 @@ import numpy as np
 
 from engram.models import Filters, HistoryEntry, Kind, Layer, MemoryItem, Source, Status
 from engram.store.base import (
-    LifeRow,
+    MemoryRow,
     Record,
     scope_token,
 )
@@ -25,22 +25,22 @@ _ITEM_COLUMNS = (
 ).split()
 _TIME_COLUMNS = {"last_accessed", "created_at", "updated_at", "valid_from", "valid_to", "due_at"}
 _JSON_COLUMNS = {"metadata", "entities", "tags", "sources"}
-_SELECT = ", ".join(_ITEM_COLUMNS)
+SELECT_ITEM = ", ".join(_ITEM_COLUMNS)
 _WRITE_COLUMNS = _ITEM_COLUMNS + ["content_hash", "idempotency_key", "embedding"]
-_INSERT_SQL = (
+INSERT_SQL = (
     f"INSERT INTO memories ({', '.join(_WRITE_COLUMNS)}) VALUES ({', '.join('?' for _ in _WRITE_COLUMNS)})"
 )
 # every column but `id` (the last parameter); an update without a new vector keeps the old one
-_UPDATE_SQL = "UPDATE memories SET " + ", ".join(
+UPDATE_SQL = "UPDATE memories SET " + ", ".join(
     f"{c} = COALESCE(?, {c})" if c == "embedding" else f"{c} = ?" for c in _WRITE_COLUMNS if c != "id"
 ) + " WHERE id = ? RETURNING rowid"
 
 
-def _ts(value: datetime | None) -> float | None:
+def to_epoch(value: datetime | None) -> float | None:
     return None if value is None else value.timestamp()
 
 
-def _dt(value: float | None) -> datetime | None:
+def from_epoch(value: float | None) -> datetime | None:
     return None if value is None else datetime.fromtimestamp(value, UTC)
 
 
@@ -56,7 +56,7 @@ def _enum_value(value: Any) -> Any:
 
 def _writer(column: str) -> Callable[[Any], Any] | None:
     if column in _TIME_COLUMNS:
-        return _ts
+        return to_epoch
     if column in _JSON_COLUMNS:
         return _json_text
     if column in ("kind", "layer", "status", "source"):
@@ -68,7 +68,7 @@ _ITEM_FIELDS = operator.itemgetter(*_ITEM_COLUMNS)  # one C call for the 30 fiel
 _WRITERS = [(index, write) for index, write in enumerate(map(_writer, _ITEM_COLUMNS)) if write is not None]
 
 
-def _row_values(record: Record) -> list[Any]:
+def row_values(record: Record) -> list[Any]:
     values = list(_ITEM_FIELDS(record.item.__dict__))
     for index, write in _WRITERS:
         values[index] = write(values[index])
@@ -83,7 +83,7 @@ _ENUM_COLUMNS = {"kind": Kind, "layer": Layer, "status": Status, "source": Sourc
 
 
 # `IN (SELECT value FROM json_each(?))`: one prepared statement for any number of ids
-_JSON_LIST = "(SELECT value FROM json_each(?))"
+JSON_LIST = "(SELECT value FROM json_each(?))"
 
 
 def _json(value: str) -> Any:
@@ -92,7 +92,7 @@ def _json(value: str) -> Any:
 
 def _converter(column: str) -> Callable[[Any], Any] | None:
     if column in _TIME_COLUMNS:
-        return _dt
+        return from_epoch
     if column in _JSON_COLUMNS:
         return _json
     return _ENUM_COLUMNS.get(column)
@@ -101,10 +101,10 @@ def _converter(column: str) -> Callable[[Any], Any] | None:
 _CONVERTERS = [(column, _converter(column)) for column in _ITEM_COLUMNS]
 
 
-_ITEM_CACHE = 20_000
+ITEM_CACHE_SIZE = 20_000
 
 
-def _copy(item: MemoryItem) -> MemoryItem:
+def copy_item(item: MemoryItem) -> MemoryItem:
     """A caller's own copy of a cached item (its containers too)."""
     return item.model_copy(
         update={
@@ -114,23 +114,24 @@ def _copy(item: MemoryItem) -> MemoryItem:
     )
 
 
-_LIFE_COLUMNS = (
-    "id, agent_id, kind, status, importance, strength, access_count, last_accessed, created_at,"
-    " updated_at, due_at, recurrence, key, json_extract(metadata, '$.merged_kind'),"
-    " json_extract(metadata, '$.pinned')"
+# the light columns of a `MemoryRow`, in its field order
+ROW_COLUMNS = (
+    "id, agent_id, content, kind, layer, status, key, language, importance, strength, access_count,"
+    " last_accessed, created_at, updated_at, due_at, recurrence, supersedes, superseded_by, sources,"
+    " json_extract(metadata, '$.merged_kind'), coalesce(json_extract(metadata, '$.pinned'), 0),"
+    " coalesce(json_extract(metadata, '$.polarity'), 0)"
 )
 
 
-def _life_row_from(r: Sequence[Any]) -> LifeRow:
-    return LifeRow(
-        id=r[0], agent_id=r[1], kind=r[2], status=r[3], importance=r[4], strength=r[5],
-        access_count=r[6], last_accessed=_dt(r[7]), created_at=_dt(r[8]),
-        updated_at=_dt(r[9]), due_at=_dt(r[10]), recurrence=r[11], key=r[12],
-        merged_kind=r[13], pinned=bool(r[14]),
+def row_from(r: Sequence[Any]) -> MemoryRow:
+    return MemoryRow(
+        r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], from_epoch(r[11]),
+        from_epoch(r[12]), from_epoch(r[13]), from_epoch(r[14]), r[15], r[16], r[17],
+        tuple(json.loads(r[18])) if r[18] != "[]" else (), r[19], bool(r[20]), int(r[21]),
     )
 
 
-def _item_from_row(row: Sequence[Any]) -> MemoryItem:
+def item_from_row(row: Sequence[Any]) -> MemoryItem:
     """Rows were validated on the way in; rebuilding without validation is ~10x faster."""
     return MemoryItem.model_construct(
         **{
@@ -140,7 +141,7 @@ def _item_from_row(row: Sequence[Any]) -> MemoryItem:
     )
 
 
-def _scope_tokens(item: MemoryItem) -> str:
+def scope_tokens(item: MemoryItem) -> str:
     """Owner tokens of an FTS row (never change, unlike status: that lives in `memories`)."""
     parts = [scope_token("u", item.user_id)]
     if item.agent_id is not None:
@@ -148,19 +149,19 @@ def _scope_tokens(item: MemoryItem) -> str:
     return " ".join(parts)
 
 
-def _history_entry(r: Sequence[Any]) -> HistoryEntry:
+def history_entry(r: Sequence[Any]) -> HistoryEntry:
     return HistoryEntry(
         id=r[0], memory_id=r[1], user_id=r[2], action=r[3], old_content=r[4],
-        new_content=r[5], reason=r[6], created_at=_dt(r[7]), related_id=r[8],
+        new_content=r[5], reason=r[6], created_at=from_epoch(r[7]), related_id=r[8],
     )
 
 
-def _conversation(kind: str, agent_id: str | None, session_id: str | None) -> str | None:
+def conversation_of(kind: str, agent_id: str | None, session_id: str | None) -> str | None:
     """Verbatim turns of one session form a conversation; their neighbours give context."""
     if kind != Kind.TURN or session_id is None:
         return None
     return f"{agent_id or ''}\x1f{session_id}"
 
 
-def _statuses(filters: Filters) -> list[str]:
+def statuses_of(filters: Filters) -> list[str]:
     return [s.value for s in filters.status] or ["active", "superseded", "disputed", "archived"]

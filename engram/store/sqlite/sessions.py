@@ -2,41 +2,30 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
 from engram.store.base import (
-    ItemRow,
+    MemoryRow,
     Scope,
     SessionRecord,
     TurnRecord,
 )
-from engram.store.sqlite.rows import _dt
+from engram.store.sqlite.rows import ROW_COLUMNS, from_epoch, row_from
 
 
 class SessionsMixin:
     """Needs `_db`, `_lock`, `_tx` and `_scope_where` from the store."""
 
-    def item_rows(self, scope: Scope, statuses: Sequence[str]) -> list[ItemRow]:
+    def item_rows(self, scope: Scope, statuses: Sequence[str]) -> list[MemoryRow]:
         where, params = self._scope_where(scope)
         if statuses:
             where += f" AND status IN ({', '.join('?' for _ in statuses)})"
             params += [getattr(s, "value", s) for s in statuses]
         with self._lock:
-            rows = self._db.execute(
-                "SELECT id, content, kind, layer, status, key, language, importance, access_count,"
-                " strength, updated_at, last_accessed, supersedes, superseded_by, sources,"
-                " coalesce(json_extract(metadata, '$.pinned'), 0),"
-                " coalesce(json_extract(metadata, '$.polarity'), 0)"
-                f" FROM memories WHERE {where}",
-                params,
-            ).fetchall()
-        return [
-            ItemRow(*r[:14], tuple(json.loads(r[14])) if r[14] != "[]" else (), bool(r[15]), int(r[16]))
-            for r in rows
-        ]
+            rows = self._db.execute(f"SELECT {ROW_COLUMNS} FROM memories WHERE {where}", params).fetchall()
+        return [row_from(r) for r in rows]
 
     def user_version(self, user_id: str) -> int:
         with self._lock:
@@ -53,9 +42,9 @@ class SessionsMixin:
     @staticmethod
     def _session_from_row(row: Sequence[Any]) -> SessionRecord:
         return SessionRecord(
-            user_id=row[0], session_id=row[1], agent_id=row[2], started_at=_dt(row[3]),
-            last_active=_dt(row[4]), ended_at=_dt(row[5]), end_reason=row[6],
-            compressed_at=_dt(row[7]), summary_id=row[8],
+            user_id=row[0], session_id=row[1], agent_id=row[2], started_at=from_epoch(row[3]),
+            last_active=from_epoch(row[4]), ended_at=from_epoch(row[5]), end_reason=row[6],
+            compressed_at=from_epoch(row[7]), summary_id=row[8],
         )
 
     def session_get(self, scope: Scope, session_id: str) -> SessionRecord | None:
@@ -149,4 +138,24 @@ class SessionsMixin:
                 " WHERE user_id = ? AND session_id = ? ORDER BY id",
                 (scope.user_id, session_id),
             ).fetchall()
-        return [TurnRecord(role=r[0], content=r[1], tokens=r[2], created_at=_dt(r[3])) for r in rows]
+        return [TurnRecord(role=r[0], content=r[1], tokens=r[2], created_at=from_epoch(r[3])) for r in rows]
+
+    def turns_rows(self, scope: Scope) -> list[tuple[int, str, str]]:
+        """(id, session_id, content) of every working-memory turn of the user."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT id, session_id, content FROM session_turns WHERE user_id = ? ORDER BY id",
+                (scope.user_id,),
+            ).fetchall()
+
+    def turns_delete(self, scope: Scope, turn_ids: Sequence[int]) -> None:
+        if not turn_ids:
+            return
+        with self._tx() as db:
+            for start in range(0, len(turn_ids), 500):
+                chunk = list(turn_ids[start : start + 500])
+                db.execute(
+                    f"DELETE FROM session_turns WHERE user_id = ? AND id IN ({', '.join('?' for _ in chunk)})",
+                    [scope.user_id, *chunk],
+                )
+        # no compaction here: callers delete memories next, and `delete` compacts

@@ -1,0 +1,105 @@
+"""Deletion for real: a memory's text leaves every table and index, and every copy of it goes
+too (summaries that quote it, working-memory turns and pending jobs that say it). Only a
+contentless DELETE event remains. `Memory.delete`, `forget` and the "/forget" commands land here.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from engram import control, disputes, lifecycle
+from engram.extract import extract_candidates
+from engram.models import Action, Event, Filters, MemoryItem, Status, utcnow
+from engram.store.base import HistoryEvent, Scope, Transition
+
+if TYPE_CHECKING:  # pragma: no cover
+    from engram.retrieve import Retriever
+    from engram.services import Services
+
+log = logging.getLogger("engram")
+
+
+def job_text(payload: str) -> str:
+    """The words a queued job holds (its messages), for matching what is being forgotten."""
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return payload
+    messages = data.get("messages", []) if isinstance(data, dict) else []
+    return " ".join(m.get("content", "") for m in messages if isinstance(m, dict))
+
+
+def about(services: Services, retriever: Retriever, scope: Scope, topic: str) -> list[MemoryItem]:
+    """The memories (every status) that say something about `topic` ("forget what I said about X")."""
+    store, settings = services.store, services.settings
+    everything = Filters(status=[])
+    found = retriever.candidates(scope, topic, everything, max(200, settings.candidates))
+    items = store.get_many(list(found))
+    keys = [c.key for c in extract_candidates(topic, now=utcnow()) if c.key]
+    if not keys and not topic.lower().startswith(("i ", "my ")) and not topic.startswith("我"):
+        keys = [c.key for c in extract_candidates("I " + topic if topic.isascii() else "我" + topic) if c.key]
+    for key in keys:
+        items += store.find_by_key(scope, key, everything)
+    unique = list({i.id: i for i in items}.values())
+    return control.matching(unique, topic, settings.forget_min_overlap, keys)
+
+
+def delete_items(
+    services: Services, scope: Scope, items: Sequence[MemoryItem], *, reason: str, cascade: bool,
+    topic: str | None = None, undo: bool = False,
+) -> list[Event]:
+    """Delete `items` and every copy of their text (summaries that quote them, working-
+    memory turns that say them); a dispute partner left alone becomes active again; with
+    `undo` the versions they superseded come back."""
+    if not items:
+        return []
+    store, now = services.store, utcnow()
+    ids, restore_sources = lifecycle.deletion_plan(store, scope, [i.id for i in items], cascade_summaries=cascade)
+    doomed = {i.id: i for i in items}
+    for extra in store.get_many([i for i in ids if i not in doomed]):
+        doomed[extra.id] = extra
+    gone = set(doomed)
+    revive: list[Transition] = lifecycle.restore_transitions(restore_sources, now)
+    for item in doomed.values():
+        if item.status is Status.DISPUTED:
+            for partner in disputes.dispute_group(store, item):
+                others = [m for m in disputes.dispute_group(store, partner) if m.id not in gone]
+                if partner.id not in gone and len(others) < 2:
+                    revive.append(Transition(
+                        memory_id=partner.id, status=Status.ACTIVE.value, action="RESOLVE",
+                        reason="the statement it contradicted was deleted", at=now,
+                        from_status=(Status.DISPUTED.value,), metadata={"disputes": None},
+                    ))
+        if undo and item.supersedes and item.supersedes not in gone:
+            revive.append(Transition(
+                memory_id=item.supersedes, status=Status.ACTIVE.value, action="RESTORE",
+                reason="the statement that replaced it was withdrawn", at=now,
+                from_status=(Status.SUPERSEDED.value,), fields={"valid_to": None, "superseded_by": None},
+            ))
+    # working-memory turns that say it, and pending work that would say it again (a queued
+    # background add, a turn waiting for batched LLM extraction), go first; `delete`
+    # then compacts the file
+    topics = [i.content for i in doomed.values()] + ([topic] if topic else [])
+    threshold = services.settings.forget_min_overlap
+    turn_ids = control.turns_matching(store.turns_rows(scope), topics, threshold)
+    store.turns_delete(scope, turn_ids)
+    jobs_list = getattr(store, "jobs_list", None)
+    if jobs_list is not None:
+        pending = [
+            (job.id, "", job_text(job.payload))
+            for job in jobs_list(["queued", "waiting", "failed"], user_id=scope.user_id)
+        ]
+        for job_id in control.turns_matching(pending, topics, threshold):
+            store.jobs_finish(job_id)  # type: ignore[attr-defined]
+    store.delete(list(gone), [
+        HistoryEvent(i, doomed[i].user_id, "DELETE", None, None, reason, now) for i in gone
+    ])
+    if revive:
+        store.transition(revive)
+    log.debug("deleted %d memories and %d working-memory turns (%s)", len(gone), len(turn_ids),
+              "forget" if topic else reason.split(":")[0])
+    ordered = [doomed[i.id] for i in items] + [m for k, m in doomed.items() if k not in {i.id for i in items}]
+    return [Event(action=Action.DELETE, memory=services.display.item(m), reason=reason) for m in ordered]

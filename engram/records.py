@@ -1,0 +1,40 @@
+"""A memory as it is written: the item plus its lexical tokens, content hash and vector.
+Every write path (add, edit, import, merge, delta) builds its `Record`s here."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from engram.models import MemoryItem
+from engram.providers.embedders import Embedder
+from engram.store.base import Record
+from engram.text import lexical_tokens, normalize
+
+
+def content_hash(text: str) -> str:
+    """The hash exact duplicates are found by (over the normalised text)."""
+    return hashlib.blake2b(normalize(text).encode("utf-8"), digest_size=16).hexdigest()
+
+
+def make_record(item: MemoryItem, embedding: Any = None, idempotency_key: str | None = None) -> Record:
+    """`item` with its tokens and hash; the vector is filled by `embed_records` when needed."""
+    return Record(
+        item=item,
+        embedding=embedding,
+        tokens=lexical_tokens(item.content),
+        content_hash=content_hash(item.content),
+        idempotency_key=idempotency_key,
+    )
+
+
+def embed_records(embedder: Embedder, records: list[Record]) -> None:
+    """Fill the vectors of `records` in one batch and stamp the model that made them."""
+    if not records:
+        return
+    vectors = embedder.embed([r.item.content for r in records])
+    name = embedder.name
+    for record, vector in zip(records, vectors, strict=True):
+        record.embedding = vector
+        if record.item.embedding_model != name:  # (a validated assignment)
+            record.item.embedding_model = name

@@ -1,0 +1,172 @@
+"""Reading memories: by id, by scope and filters, by key, hash or idempotency key; light
+rows and signals for ranking. Mixed into `SQLiteStore`."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from engram.models import Filters, MemoryItem
+from engram.store.base import MemoryRow, Scope
+from engram.store.sqlite.rows import JSON_LIST, ROW_COLUMNS, SELECT_ITEM, copy_item, item_from_row, row_from
+
+
+class ItemsMixin:
+    """Needs the connection, lock, transactions and caches of `SQLiteStore`."""
+
+    def get(self, memory_id: str) -> MemoryItem | None:
+        with self._lock:
+            item = self._cached([memory_id]).get(memory_id)
+        return None if item is None else copy_item(item)
+
+    def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]:
+        if not memory_ids:
+            return []
+        with self._lock:
+            found = self._cached(list(memory_ids))
+        return [copy_item(found[i]) for i in memory_ids if i in found]
+
+    def signals(self, memory_ids: Sequence[str]) -> dict[str, MemoryRow | MemoryItem]:
+        """What ranking needs of each memory: from the item cache, else light columns only."""
+        if not memory_ids:
+            return {}
+        with self._lock:
+            self._sync_caches()
+            # cached items serve as they are (read-only here: no copy, no conversion)
+            found: dict[str, MemoryRow | MemoryItem] = {
+                i: self._items[i] for i in memory_ids if i in self._items
+            }
+            missing = [i for i in memory_ids if i not in found]
+            if missing:
+                rows = self._db.execute(
+                    f"SELECT {ROW_COLUMNS} FROM memories WHERE id IN {JSON_LIST}",
+                    (json.dumps(missing),),
+                ).fetchall()
+                found.update((r[0], self._pending_life(row_from(r))) for r in rows)
+        return found
+
+    def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
+        """(kind, content) of each memory: what a duplicate check reads before it needs more."""
+        if not memory_ids:
+            return {}
+        with self._lock:
+            self._sync_caches()
+            cached = {i: self._items[i] for i in memory_ids if i in self._items}
+            found = {i: (getattr(item.kind, "value", item.kind), item.content) for i, item in cached.items()}
+            missing = [i for i in memory_ids if i not in found]
+            if missing:
+                rows = self._db.execute(
+                    f"SELECT id, kind, content FROM memories WHERE id IN {JSON_LIST}", (json.dumps(missing),)
+                ).fetchall()
+                found.update((i, (kind, content)) for i, kind, content in rows)
+        return found
+
+    def embeddings(self, memory_ids: Sequence[str]) -> dict[str, np.ndarray]:
+        if not memory_ids:
+            return {}
+        marks = ", ".join("?" for _ in memory_ids)
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT id, embedding FROM memories WHERE id IN ({marks})"
+                " AND embedding IS NOT NULL",
+                list(memory_ids),
+            ).fetchall()
+        return {i: np.frombuffer(blob, dtype=np.float32) for i, blob in rows}
+
+    @staticmethod
+    def _scope_where(scope: Scope, alias: str = "") -> tuple[str, list[Any]]:
+        where = f"{alias}user_id = ?"
+        params: list[Any] = [scope.user_id]
+        if scope.agent_id is not None:
+            where += f" AND {alias}agent_id = ?"
+            params.append(scope.agent_id)
+        return where, params
+
+    def _filter_where(self, scope: Scope, filters: Filters, alias: str = "") -> tuple[str, list[Any]]:
+        where, params = self._scope_where(scope, alias)
+        clauses = [where]
+
+        def among(column: str, values: Sequence[Any]) -> None:
+            clauses.append(f"{alias}{column} IN ({', '.join('?' for _ in values)})")
+            params.extend(getattr(v, "value", v) for v in values)
+
+        if filters.status:
+            among("status", filters.status)
+        if filters.kind:
+            among("kind", filters.kind)
+        if filters.layer:
+            among("layer", filters.layer)
+        if filters.session_id is not None:
+            clauses.append(f"{alias}session_id = ?")
+            params.append(filters.session_id)
+        if filters.since is not None:
+            clauses.append(f"{alias}created_at >= ?")
+            params.append(filters.since.timestamp())
+        if filters.until is not None:
+            clauses.append(f"{alias}created_at < ?")
+            params.append(filters.until.timestamp())
+        if filters.as_of is not None:
+            moment = filters.as_of.timestamp()
+            clauses.append(
+                f"COALESCE({alias}valid_from, {alias}created_at) <= ?"
+                f" AND ({alias}valid_to IS NULL OR {alias}valid_to > ?)"
+            )
+            params += [moment, moment]
+        for name, value in filters.metadata.items():
+            clauses.append(f"json_extract({alias}metadata, ?) = ?")
+            params += [f'$."{name}"', value if not isinstance(value, bool) else int(value)]
+        return " AND ".join(clauses), params
+
+    def list(
+        self,
+        scope: Scope,
+        filters: Filters,
+        *,
+        limit: int | None = None,
+        offset: int = 0,
+        newest_first: bool = True,
+    ) -> list[MemoryItem]:
+        where, params = self._filter_where(scope, filters)
+        order = "DESC" if newest_first else "ASC"
+        sql = f"SELECT id FROM memories WHERE {where} ORDER BY created_at {order}, rowid {order}"
+        if limit is not None:
+            sql += " LIMIT ? OFFSET ?"
+            params += [limit, offset]
+        with self._lock:
+            ids = [r[0] for r in self._db.execute(sql, params)]
+            found = self._cached(ids)
+        return [copy_item(found[i]) for i in ids if i in found]
+
+    def count(self, scope: Scope, filters: Filters) -> int:
+        where, params = self._filter_where(scope, filters)
+        with self._lock:
+            return self._db.execute(f"SELECT count(*) FROM memories WHERE {where}", params).fetchone()[0]
+
+    def _find(self, scope: Scope, filters: Filters, column: str, value: str) -> list[MemoryItem]:
+        where, params = self._filter_where(scope, filters)
+        with self._lock:
+            rows = self._db.execute(
+                # sorted here, not in SQL: an ORDER BY lets the planner walk the
+                # created_at index over every row of the user (374 ms at 100k)
+                f"SELECT {SELECT_ITEM} FROM memories WHERE {where} AND {column} = ?",
+                params + [value],
+            ).fetchall()
+        items = [item_from_row(r) for r in rows]
+        items.sort(key=lambda item: item.created_at, reverse=True)
+        return items
+
+    def find_by_key(self, scope: Scope, key: str, filters: Filters) -> list[MemoryItem]:
+        return self._find(scope, filters, "key", key)
+
+    def find_by_hash(self, scope: Scope, content_hash: str, filters: Filters) -> list[MemoryItem]:
+        return self._find(scope, filters, "content_hash", content_hash)
+
+    def find_by_idempotency_key(self, scope: Scope, key: str) -> list[MemoryItem]:
+        return self._find(scope, Filters(status=[]), "idempotency_key", key)
+
+    def user_ids(self) -> list[str]:
+        with self._lock:
+            return [r[0] for r in self._db.execute("SELECT DISTINCT user_id FROM memories ORDER BY 1")]

@@ -1,0 +1,113 @@
+"""The search index: lexical (BM25 over engram's tokens, in the per-user `ScopeIndex`) and
+dense search inside a scope. Mixed into `SQLiteStore`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from engram.models import Filters
+from engram.store.base import Scope
+from engram.store.scope_index import Allowed, ScopeIndex, Window
+from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
+
+def _terms(tokens: Sequence[str]) -> list[str]:
+    """A query's distinct tokens, in order."""
+    return list(dict.fromkeys(t for t in tokens if t))
+
+
+class SearchMixin:
+    """Needs the connection, lock, transactions and caches of `SQLiteStore`."""
+
+    def lexical_search(
+        self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int,
+        weights: Sequence[float] | None = None, context_weight: float = 0.0,
+    ) -> list[tuple[str, float]]:
+        """BM25 over engram's tokens with the user's own statistics (see scope_index)."""
+        terms = _terms(tokens)
+        if not terms or limit <= 0:
+            return []
+        with self._lock:
+            index, statuses, allowed, window = self._searchable(scope, filters)
+            return index.lexical(terms, statuses, scope.agent_id, limit, allowed, weights, context_weight, window)
+
+    def _searchable(
+        self, scope: Scope, filters: Filters
+    ) -> tuple[ScopeIndex, list[str], Allowed | None, Window | None]:
+        """(Under the lock) the user's index, current, and the filters it applies itself."""
+        self._sync_caches()
+        allowed, window = self._index_filters(scope, filters)
+        return self._scope_index(scope.user_id), statuses_of(filters), allowed, window
+
+    def _scope_index(self, user_id: str) -> ScopeIndex:
+        """The user's in-memory index, loaded from the memories table and FTS5 tokens."""
+        cache = self._indexes.get(user_id)
+        if cache is None:
+            cache = ScopeIndex(self.dim)
+            # the version before the rows: a write landing in between makes the index look
+            # stale (reloaded once more), never current when it is not
+            version = self.user_version(user_id)
+            rows = self._db.execute(
+                "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
+                " m.id, m.created_at FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+                " WHERE m.user_id = ? ORDER BY m.rowid",
+                (user_id,),
+            ).fetchall()
+            if rows:
+                cache.add(
+                    [r[0] for r in rows],
+                    [r[7] for r in rows],
+                    [None if r[1] is None else np.frombuffer(r[1], dtype=np.float32) for r in rows],
+                    [r[2].split() for r in rows],
+                    [r[3] for r in rows],
+                    [r[4] for r in rows],
+                    [conversation_of(r[5], r[4], r[6]) for r in rows],
+                    [r[8] for r in rows],
+                )
+            self._indexes[user_id] = cache
+            self._index_versions[user_id] = version
+        return cache
+
+    def _index_filters(self, scope: Scope, filters: Filters) -> tuple[Allowed | None, Window | None]:
+        """Filters beyond status/agent, as the index applies them: a time range on its own
+        column ("last May" on a 100k scope: ~0.1 ms, where SQL rowids took 250 ms), the rest
+        (kind, session, metadata, as_of…) as the rowids SQL permits."""
+        window = None
+        if filters.since is not None or filters.until is not None:
+            window = (to_epoch(filters.since), to_epoch(filters.until))
+            filters = filters.model_copy(update={"since": None, "until": None})
+        return self._allowed(scope, filters), window
+
+    def _allowed(self, scope: Scope, filters: Filters) -> Allowed | None:
+        """For filters beyond status/agent: the permitted rowids, from SQL."""
+        if filters.is_default:
+            return None
+        where, params = self._filter_where(scope, filters)
+        permitted = np.fromiter(
+            (r[0] for r in self._db.execute(f"SELECT rowid FROM memories WHERE {where}", params)),
+            dtype=np.int64,
+        )
+        return lambda rowids: np.isin(rowids, permitted)
+
+    def dense_search(
+        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
+    ) -> list[tuple[str, float]]:
+        with self._lock:
+            index, statuses, allowed, window = self._searchable(scope, filters)
+            return index.dense(
+                np.asarray(vector, dtype=np.float32), statuses, scope.agent_id, limit, allowed, window
+            )
+
+    def restatements(
+        self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
+    ) -> list[tuple[str, float]]:
+        """The closest by cosine among the memories sharing the most words with `tokens`."""
+        terms = _terms(tokens)
+        if not terms or limit <= 0:
+            return []
+        with self._lock:
+            index, statuses, allowed, window = self._searchable(scope, filters)
+            return index.restatements(
+                np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
+            )

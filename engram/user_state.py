@@ -1,0 +1,53 @@
+"""Per-user switches kept in the store: paused memory and the user's time zone."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, tzinfo
+
+from engram.config import Settings
+from engram.errors import InvalidInput
+from engram.models import as_utc, as_zone, utcnow
+from engram.store.base import Store
+
+log = logging.getLogger("engram")
+
+
+def set_paused(store: Store, user_id: str, paused: bool) -> None:
+    """Pause (persisted: `add` stores nothing) or resume remembering for this user."""
+    now = utcnow()
+    store.set_state(user_id, "paused", now.isoformat() if paused else None, now)
+    log.debug("memory %s for a user", "paused" if paused else "resumed")
+
+
+def is_paused(store: Store, user_id: str) -> bool:
+    """Memory paused for this user ("暂停记忆", `Memory.pause`): nothing new is stored."""
+    return store.get_state(user_id, "paused") is not None
+
+
+def set_zone(store: Store, user_id: str, tz: str | None) -> None:
+    """The user's own IANA zone, persisted; None: back to the `timezone` setting.
+    An unknown name raises `InvalidInput` and stores nothing."""
+    if tz is not None:
+        if not isinstance(tz, str):
+            raise InvalidInput(f"a time zone is an IANA name such as 'Asia/Shanghai', not {tz!r}")
+        as_zone(tz)
+    store.set_state(user_id, "timezone", tz, utcnow())
+
+
+def zone_name(store: Store, settings: Settings, user_id: str) -> str | None:
+    """The user's own IANA zone, else the `timezone` setting, else None (UTC)."""
+    return store.get_state(user_id, "timezone") or settings.timezone
+
+
+def zone(store: Store, settings: Settings, user_id: str) -> tzinfo:
+    return as_zone(zone_name(store, settings, user_id))
+
+
+def local_time(store: Store, settings: Settings, user_id: str, moment: datetime) -> datetime:
+    """`moment` on the user's clock: in their zone when one is set (`set_timezone` or the
+    setting), else in the zone `moment` came with (UTC when naive)."""
+    name = zone_name(store, settings, user_id)
+    if name is not None:
+        return as_utc(moment).astimezone(as_zone(name))
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)

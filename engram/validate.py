@@ -1,0 +1,96 @@
+"""Checks of what callers pass to the public API, turned into engram's own types.
+A bad argument raises `InvalidInput` with a message a user can act on."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from engram.errors import InvalidInput
+from engram.models import Filters, Message, as_utc, utcnow
+from engram.store.base import Scope
+
+MessagesInput = str | Mapping[str, Any] | Sequence[Mapping[str, Any] | Message]
+
+
+def scope(user_id: Any, agent_id: Any = None) -> Scope:
+    try:
+        return Scope(user_id, agent_id)
+    except ValueError as exc:
+        raise InvalidInput(str(exc)) from None
+
+
+def messages(value: MessagesInput) -> list[Message]:
+    if isinstance(value, str):
+        items: list[Any] = [{"role": "user", "content": value}]
+    elif isinstance(value, Mapping):
+        items = [value]
+    elif isinstance(value, Sequence):
+        items = list(value)
+    else:
+        raise InvalidInput(
+            f"messages must be a string or a list of {{'role', 'content'}} dicts, not {type(value).__name__}"
+        )
+    try:
+        parsed = [m if isinstance(m, Message) else Message.model_validate(m) for m in items]
+    except ValidationError as exc:
+        raise InvalidInput(f"invalid message: {exc.errors()[0]['msg']}") from None
+    if not parsed or not any(m.content.strip() for m in parsed):
+        raise InvalidInput("messages contain no text")
+    return parsed
+
+
+def filters(value: Filters | Mapping[str, Any] | None) -> Filters:
+    if value is None:
+        return Filters()
+    if isinstance(value, Filters):
+        return value
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"filters must be a dict, not {type(value).__name__}")
+    try:
+        return Filters.model_validate(dict(value))
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        raise InvalidInput(f"invalid filter {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+
+
+def metadata(value: Mapping[str, Any] | None) -> dict[str, Any]:
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise InvalidInput(f"metadata must be a dict, not {type(value).__name__}")
+    try:
+        json.dumps(value)
+    except (TypeError, ValueError) as exc:
+        raise InvalidInput(f"metadata must be JSON-serialisable: {exc}") from None
+    return dict(value)
+
+
+def timestamp(value: datetime | None) -> datetime:
+    if value is None:
+        return utcnow()
+    if not isinstance(value, datetime):
+        raise InvalidInput(f"timestamp must be a datetime, not {type(value).__name__}")
+    return as_utc(value)
+
+
+def session_id(value: Any) -> str | None:
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise InvalidInput("session_id must be a non-empty string when given")
+    return value
+
+
+def positive_int(name: str, value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise InvalidInput(f"{name} must be a positive integer, not {value!r}")
+    return value
+
+
+def memory_id(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise InvalidInput("memory id must be a non-empty string")
+    return value

@@ -1,0 +1,391 @@
+"""The write path, top to bottom: one message on its way into memory.
+
+    parse (the facade validated it) ─► commands ("forget …", "暂停记忆": run, never stored)
+      ─► extract (rules now; the LLM per turn or in batches when configured)
+      ─► privacy (engram.sanitize: a candidate with a secret is redacted or refused)
+      ─► reconcile (engram.reconcile.decide: ADD · NOOP · UPDATE · SUPERSEDE · DISPUTE)
+      ─► store (one transaction: record + vector + tokens + history, promotion included)
+
+`Writer.add` is that path; `add_candidate` is its last three steps for one candidate (the
+queue's batched LLM extraction enters there too). Verbatim turns (``infer=False``, bulk
+ingest) and edits skip extraction and reconciliation. Nothing here knows `Memory`: commands
+run through the `run_command` callable the facade hands in.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from engram import disputes
+from engram.capsule import promotion
+from engram.control import split_commands
+from engram.errors import InvalidInput, NotFound
+from engram.extract import extract_candidates
+from engram.models import Action, Candidate, Command, Event, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
+from engram.privacy import apply as apply_privacy
+from engram.privacy import redact
+from engram.reconcile import Decision, decide, same_statement, signals_change
+from engram.records import embed_records, make_record
+from engram.sanitize import redact_json, safe_candidate
+from engram.store.base import HistoryEvent, Record, Scope
+from engram.text import content_words, detect_language
+from engram.user_state import local_time
+
+if TYPE_CHECKING:  # pragma: no cover
+    from engram.llm import LLMTasks
+    from engram.queue import JobQueue
+    from engram.services import Services
+
+log = logging.getLogger("engram")
+
+LIVE = Filters(status=[Status.ACTIVE, Status.DISPUTED])  # what a new statement is reconciled against
+
+# carries out a control command said in a message: (scope, command, session_id) -> events
+RunCommand = Callable[[Scope, Command, "str | None"], list[Event]]
+
+
+@dataclass(slots=True)
+class Said:
+    """Where a message's memories come from: who, in which session, when, with what metadata."""
+
+    scope: Scope
+    session_id: str | None
+    metadata: dict[str, Any]
+    said_at: datetime
+    idempotency_key: str | None = None
+
+
+@dataclass(slots=True)
+class AddOutcome:
+    """What one inferred `add` did: command events, the messages kept for working memory,
+    and the memory events; `nothing` when memory was paused and nothing happened."""
+
+    commanded: list[Event] = field(default_factory=list)
+    kept: list[Message] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    nothing: bool = False
+
+
+class Writer:
+    """Runs the write path against the services it is handed."""
+
+    def __init__(
+        self, services: Services, llm_tasks: LLMTasks, queue: JobQueue, run_command: RunCommand
+    ) -> None:
+        self.services = services
+        self.llm_tasks = llm_tasks
+        self.queue = queue
+        self.run_command = run_command
+
+    # -- the inferred path ---------------------------------------------------------
+    def add(
+        self, said: Said, messages: Sequence[Message], *, paused: bool, clock_at: datetime
+    ) -> AddOutcome:
+        """Commands, then extraction, privacy, reconciliation and storage of each message.
+
+        Control commands run first and are never stored; while paused nothing is extracted
+        and working memory keeps nothing. `clock_at` is when it was said, read on the user's
+        clock (their time zone) for "Friday" and "tomorrow"."""
+        out = AddOutcome()
+        rules: list[Candidate] = []
+        local: datetime | None = None  # when it was said on the user's clock, read once needed
+        scope = said.scope
+        for message in messages:
+            text = message.content
+            if message.role == "user":
+                commands, text = split_commands(text)
+                for command in commands:
+                    out.commanded += self.run_command(scope, command, said.session_id)
+                    if command.name in ("pause", "resume"):
+                        paused = command.name == "pause"
+            if paused or not text.strip():
+                continue
+            out.kept.append(message if text == message.content else Message(role=message.role, content=text))
+            if local is None:
+                s = self.services
+                local = local_time(s.store, s.settings, scope.user_id, clock_at)
+            found = extract_candidates(text, role=message.role, now=local)
+            rules += found
+            for candidate in found:
+                event = self.add_candidate(said, candidate, text)
+                if event is not None:
+                    out.events.append(event)
+        if out.kept:  # the LLM (when configured): this turn now, or its batch when full
+            out.events += self._llm_extract(said, out.kept, rules)
+        if paused and not out.kept and not out.commanded:
+            log.debug("memory paused for a user: %d messages not stored", len(messages))
+            out.nothing = True
+        return out
+
+    def _llm_extract(self, said: Said, kept: list[Message], rules: list[Candidate]) -> list[Event]:
+        """LLM extraction of one turn (``llm_extraction``): per turn now, or batched (engram.queue)."""
+        mode = self.llm_tasks.mode
+        if mode == "batch" and not self.queue.supported:
+            mode = "per_turn"  # a store without a jobs table cannot hold turns for a batch
+        if mode == "per_turn":
+            text = " ".join(m.content for m in kept if m.role == "user")
+            found = self.llm_tasks.extract(said.scope, [kept], [said.said_at], rules)
+            events = [self.add_candidate(said, candidate, text) for candidate, _ in found]
+            return [e for e in events if e is not None]
+        if mode == "batch" and self.queue.supported:
+            self.queue.buffer_turn(said.scope, said.session_id, {
+                "messages": self.queued(kept), "said_at": said.said_at.isoformat(), "metadata": said.metadata,
+            })
+            job_id = self.queue.gather(said.scope, said.session_id, self.services.settings.llm_batch_turns)
+            return self.queue.run_now(job_id) if job_id is not None else []
+        return []
+
+    def queued(self, messages: Sequence[Message]) -> list[dict[str, Any]]:
+        """Messages as a queued job keeps them: redacted, since the queue is in the database."""
+        return [{"role": m.role, "content": redact(m.content, self.services.privacy)} for m in messages]
+
+    def add_batched(
+        self, scope: Scope, candidate: Candidate, said: str, session_id: str | None,
+        metadata: dict[str, Any], said_at: datetime, idempotency_key: str | None,
+    ) -> Event | None:
+        """`add_candidate` for the queue's batched LLM extraction (engram.queue)."""
+        return self.add_candidate(Said(scope, session_id, metadata, said_at, idempotency_key), candidate, said)
+
+    # -- privacy -> reconcile -> store, for one candidate ----------------------------
+    def add_candidate(self, said: Said, candidate: Candidate, text: str) -> Event | None:
+        """Filter `candidate` for secrets, reconcile it with what is stored, write the outcome."""
+        s = self.services
+        safe = safe_candidate(candidate, text, s.privacy)  # engram.sanitize: no secret gets through
+        if safe is None:
+            return None
+        candidate = safe
+        text = redact(text, s.privacy)  # it only feeds the reason recorded in history
+        now, scope = utcnow(), said.scope
+        item = MemoryItem(
+            user_id=scope.user_id, agent_id=scope.agent_id, session_id=said.session_id,
+            content=candidate.content, kind=candidate.kind, language=candidate.language,
+            key=candidate.key, value=candidate.value, importance=candidate.importance,
+            confidence=candidate.confidence, source=candidate.source,
+            metadata={**said.metadata, **({"polarity": candidate.polarity} if candidate.polarity else {})},
+            entities=candidate.entities, due_at=candidate.due_at, recurrence=candidate.recurrence,
+            created_at=said.said_at, updated_at=now, valid_from=candidate.valid_from or said.said_at,
+            embedding_model=s.embedder.name,  # embedded below unless it is a restatement
+        )
+        record = make_record(item, None, said.idempotency_key)
+
+        def similar() -> list[tuple[MemoryItem, float]]:
+            embed_records(s.embedder, [record])
+            return self._similar(scope, candidate, record)
+
+        decision = decide(
+            candidate,
+            said=text,
+            exact=s.store.find_by_hash(scope, record.content_hash, LIVE),
+            same_key=lambda: s.store.find_by_key(scope, candidate.key, LIVE),
+            similar=similar,
+            duplicate_similarity=s.settings.duplicate_similarity,
+            judge=self.llm_tasks.judge(scope),
+            grey_zone=s.settings.llm_grey_zone,
+            overlap=s.settings.merge_overlap,
+        )
+        if record.embedding is None and decision.action is not Action.NOOP:
+            embed_records(s.embedder, [record])  # it is stored (a NOOP only reinforces the old one)
+        log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)
+        event = self._apply(decision, record, candidate, now, said.session_id)
+        target = decision.target
+        if (
+            decision.action is Action.NOOP and target is not None and target.status is Status.DISPUTED
+            and signals_change(text)
+        ):  # "I don't like coffee anymore" restates one side of a dispute: the user settled it
+            settled = disputes.resolve(s.store, s.display, target.id, keep=target.id)
+            kept = next((e.memory for e in settled if e.action is Action.RESOLVE), event.memory)
+            return Event(action=Action.RESOLVE, memory=kept, reason=f"dispute settled by a restatement: {decision.reason}")
+        return event
+
+    def _similar(self, scope: Scope, candidate: Candidate, record: Record) -> list[tuple[MemoryItem, float]]:
+        """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one
+        is configured) its grey zone. Only those are materialised."""
+        store, settings = self.services.store, self.services.settings
+        floor = settings.duplicate_similarity
+        if self.llm_tasks.client is not None and settings.llm_reconcile:
+            # the judge also weighs close meanings in other words: every vector is read
+            floor = min(floor, settings.llm_grey_zone)
+            hits = store.dense_search(scope, record.embedding, LIVE, 3)
+        else:  # a near-duplicate restates the words too (engram.text.restates)
+            hits = store.restatements(scope, record.embedding, record.tokens, LIVE, 3)
+            close = [i for i, score in hits if score >= floor]
+            if close:  # checked on (kind, content) first: most close rows say something else
+                words = content_words(candidate.content)
+                texts = store.texts(close)
+                hits = [
+                    (i, score) for i, score in hits
+                    if i in texts and same_statement(candidate, words, *texts[i], settings.merge_overlap)
+                ]
+        hits = [h for h in hits if h[1] >= floor]
+        items = {m.id: m for m in store.get_many([h[0] for h in hits])}
+        return [(items[i], score) for i, score in hits if i in items]
+
+    def _apply(
+        self, decision: Decision, record: Record, candidate: Candidate, now: datetime, session_id: str | None
+    ) -> Event:
+        """Write what reconciliation decided, in one transaction."""
+        store = self.services.store
+        item, target = record.item, decision.target
+        if decision.action is Action.ADD:
+            item, promoting = _promoted(Action.ADD, item, None, session_id)
+            record.item = item
+            store.write(inserts=[record], events=[HistoryEvent.of(item, "ADD", None, decision.reason), *promoting])
+            return Event(action=Action.ADD, memory=item, reason=decision.reason)
+        assert target is not None
+        if decision.action is Action.UPDATE:  # refines the target (the LLM judge): same id, new text
+            return self._refine(decision, target, candidate, now, session_id)
+        if decision.action is Action.NOOP:
+            reinforced = target.model_copy(
+                update={
+                    "strength": target.strength + 1.0,
+                    "importance": max(target.importance, candidate.importance),
+                    "updated_at": now,
+                    "last_accessed": now,  # said again: a use (engram.lifecycle decay)
+                }
+            )
+            reinforced, promoting = _promoted(Action.NOOP, reinforced, None, session_id)
+            store.write(updates=[make_record(reinforced)], events=promoting)
+            return Event(action=Action.NOOP, memory=reinforced, reason=decision.reason)
+        if decision.action is Action.SUPERSEDE:
+            old = target.model_copy(
+                update={"status": Status.SUPERSEDED, "superseded_by": item.id, "valid_to": item.valid_from, "updated_at": now}
+            )
+            item.supersedes = target.id
+            item, promoting = _promoted(Action.SUPERSEDE, item, target, session_id)
+            record.item = item
+            # superseding one side of a dispute settles it: the other side goes too
+            partners = [
+                p.model_copy(update={
+                    "status": Status.SUPERSEDED, "superseded_by": item.id, "valid_to": item.valid_from,
+                    "updated_at": now, "metadata": {k: v for k, v in p.metadata.items() if k != "disputes"},
+                })
+                for p in (disputes.dispute_group(store, target) if target.status is Status.DISPUTED else [])
+                if p.id != target.id
+            ]
+            if partners:
+                old.metadata = {k: v for k, v in old.metadata.items() if k != "disputes"}
+            store.write(
+                inserts=[record],
+                updates=[make_record(old)] + [make_record(p) for p in partners],
+                events=[
+                    HistoryEvent.of(old, "SUPERSEDE", item.content, decision.reason, old_content=target.content,
+                                    related_id=item.id),
+                    HistoryEvent.of(item, "ADD", None, f"supersedes {target.id}: {decision.reason}",
+                                    related_id=target.id),
+                    *promoting,
+                ] + [
+                    HistoryEvent.of(p, "SUPERSEDE", None, "dispute settled by a later statement", related_id=item.id)
+                    for p in partners
+                ],
+            )
+            return Event(action=Action.SUPERSEDE, memory=item, reason=decision.reason, previous=old)
+        # DISPUTE: keep both, both marked until the user settles it
+        old = target.model_copy(update={"status": Status.DISPUTED, "updated_at": now})
+        item.status = Status.DISPUTED
+        item.metadata = {**item.metadata, "disputes": target.id}
+        old.metadata = {**old.metadata, "disputes": item.id}
+        store.write(
+            inserts=[record],
+            updates=[make_record(old)],
+            events=[
+                HistoryEvent.of(old, "DISPUTE", item.content, decision.reason, old_content=target.content,
+                                related_id=item.id),
+                HistoryEvent.of(item, "DISPUTE", None, decision.reason, related_id=target.id),
+            ],
+        )
+        return Event(action=Action.DISPUTE, memory=item, reason=decision.reason, previous=old)
+
+    def _refine(
+        self, decision: Decision, target: MemoryItem, candidate: Candidate, now: datetime, session_id: str | None
+    ) -> Event:
+        filtered = apply_privacy(decision.content or candidate.content, self.services.privacy)
+        content = filtered.text if not filtered.dropped and filtered.text else target.content
+        updated = target.model_copy(update={
+            "content": content, "language": detect_language(content), "updated_at": now,
+            "importance": max(target.importance, candidate.importance),
+            "strength": target.strength + 1.0, "last_accessed": now,
+        })
+        updated, promoting = _promoted(Action.UPDATE, updated, target, session_id)
+        record = make_record(updated)
+        embed_records(self.services.embedder, [record])
+        self.services.store.write(
+            updates=[record],
+            events=[HistoryEvent.of(updated, "UPDATE", content, decision.reason, old_content=target.content),
+                    *promoting],
+        )
+        return Event(action=Action.UPDATE, memory=updated, reason=decision.reason, previous=target)
+
+    # -- verbatim turns and edits ------------------------------------------------------
+    def turn_items(self, said: Said, messages: Sequence[Message]) -> list[MemoryItem]:
+        """Messages kept verbatim as `turn` memories (after the privacy filter)."""
+        scope, items = said.scope, []
+        for message in messages:
+            filtered = apply_privacy(message.content, self.services.privacy)
+            if filtered.dropped or not filtered.text.strip():
+                continue
+            items.append(
+                MemoryItem(
+                    user_id=scope.user_id, agent_id=scope.agent_id, session_id=said.session_id,
+                    content=filtered.text, kind=Kind.TURN, language=detect_language(filtered.text),
+                    importance=0.3, confidence=1.0, source=Source.API,
+                    metadata={**said.metadata, "role": message.role}, created_at=said.said_at,
+                    updated_at=utcnow(), valid_from=said.said_at,
+                )
+            )
+        return items
+
+    def store_verbatim(self, records: list[Record], reason: str) -> list[Event]:
+        """Embed `records` in one batch and write them in one transaction, as ADDs."""
+        embed_records(self.services.embedder, records)
+        self.services.store.write(
+            inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, reason) for r in records]
+        )
+        return [Event(action=Action.ADD, memory=r.item, reason="stored verbatim") for r in records]
+
+    def add_turns(self, said: Said, messages: Sequence[Message]) -> list[Event]:
+        """``add(infer=False)``: every message stored verbatim as a turn."""
+        records = [make_record(item, None, said.idempotency_key) for item in self.turn_items(said, messages)]
+        return self.store_verbatim(records, "stored verbatim")
+
+    def edit(self, memory_id: str, content: str | None, metadata: dict[str, Any]) -> Event:
+        """A user's edit of a memory's text and/or metadata; history keeps the old text."""
+        s = self.services
+        meta = redact_json(metadata, s.privacy)
+        current = s.store.get(memory_id) if isinstance(memory_id, str) else None
+        if current is None:
+            raise NotFound(f"no memory with id {memory_id!r}")
+        changes: dict[str, Any] = {"updated_at": utcnow()}
+        if content is not None:
+            filtered = apply_privacy(content, s.privacy)
+            if filtered.dropped:
+                raise InvalidInput("the new content holds a secret the privacy policy refuses to store")
+            changes["content"] = filtered.text
+            changes["language"] = detect_language(filtered.text)
+        if meta:
+            changes["metadata"] = {**current.metadata, **meta}
+        updated = current.model_copy(update=changes)
+        record = make_record(updated)
+        if content is not None:
+            embed_records(s.embedder, [record])
+        s.store.write(
+            updates=[record],
+            events=[HistoryEvent.of(updated, "UPDATE", updated.content, "edited", old_content=current.content)],
+        )
+        return Event(action=Action.UPDATE, memory=updated, reason="edited", previous=current)
+
+
+def _promoted(
+    action: Action, item: MemoryItem, previous: MemoryItem | None, session_id: str | None
+) -> tuple[MemoryItem, list[HistoryEvent]]:
+    """`item` as it is written: long-term when `engram.capsule.promotion` says so, with
+    the PROMOTE history row to write in the same transaction."""
+    found = promotion(action, item, previous, session_id)
+    if found is None:
+        return item, []
+    promoted, reason = found
+    log.debug("promoted %s to long_term: %s", promoted.id, reason)
+    return promoted, [HistoryEvent.of(promoted, "PROMOTE", None, reason)]
