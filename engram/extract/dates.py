@@ -13,8 +13,7 @@ from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from engram.numbers import en_small_numbers
-from engram.when import MONTHS, zh_number
+from engram.when import MONTHS, en_small_numbers, zh_number
 
 _WD_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WD_CODE = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")

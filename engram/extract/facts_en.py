@@ -18,7 +18,7 @@ from engram.extract.names import valid_en_name
 from engram.extract.phrases import CONTEXT_WORDS, EN_ADV, cut_clause, pronoun_led, trim_fillers, trim_time
 from engram.extract.rewrite import article, as_sentence, en_third
 from engram.models import Candidate, Kind
-from engram.numbers import en_number
+from engram.when import en_number
 
 _PLACE_BLACKLIST = frozenset((
     "the moment", "fear", "denial", "a bubble", "my head", "the past", "the present", "the future",
