@@ -69,7 +69,7 @@ from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import user_name
 from engram.extract.phrases import strip_end
 from engram.extract.preferences import favourite, preference
-from engram.extract.statements import about_other, note_referent, statement
+from engram.extract.statements import about_other, main_part, note_referent, statement
 from engram.extract.tasks import task
 from engram.models import Candidate, Kind, utcnow
 from engram.text import detect_language, split_sentences
@@ -129,7 +129,7 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     out: list[Candidate] = []
     last: list[Candidate] = []
     for clause in split_clauses(core, ctx.lang):
-        if per_clause and hedged(strip_end(clause), ctx.lang):
+        if per_clause and hedged(main_part(strip_end(clause), ctx.lang), ctx.lang):
             continue
         found = _mine_clause(strip_end(clause), ctx)
         detail = joined_detail(clause, ctx.lang) if not found and len(last) == 1 else None

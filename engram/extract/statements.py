@@ -153,6 +153,15 @@ _EN_LIGHT_VERBS = frozenset("is are was were has have had do does did 's".split(
 _EN_AUX_WORDS = frozenset("is are was were has have had will can can't cannot don't doesn't didn't won't".split())
 
 
+_THEY_AGREE_RE = re.compile(r"\bthey\s+(?:(?P<was>was)|(?P<is>is)|(?P<has>has))\b")
+
+
+def _they(s: str) -> str:
+    """First person → "they", with the verb agreeing ("I was" → "they were")."""
+    s = en_rest(_I_AM_RE.sub("they are", s))
+    return _THEY_AGREE_RE.sub(lambda m: "they were" if m.group("was") else "they are" if m.group("is") else "they have", s)
+
+
 def _we_rest(s: str) -> str:
     return _WE_REST_RE.sub(lambda m: _WE[(m.group("w") or m.group("c") or "").lower()], s)
 
@@ -178,7 +187,7 @@ def _en_comment(tail: str) -> str | None:
     words = said.split()
     if not 3 <= len(words) <= 14 or _YOU_RE.search(said) or words[-1].lower() in _EN_BAD_END:
         return None
-    return en_rest(_we_rest(said[:1].lower() + said[1:]))
+    return _they(_we_rest(said[:1].lower() + said[1:]))
 
 
 _EN_ME_RE = re.compile(r"\b(?:me|my|myself|mine)\b", re.I)
@@ -195,19 +204,22 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     if not _EN_ME_RE.search(s) or _EN_VAGUE_MY_RE.search(s) or _YOU_RE.search(s):
         return None
     words = s.split()
-    if len(words) < 4 or words[0].lower().strip(",") in _EN_NOT_A_SUBJECT or not words[0][:1].isupper() \
-            and not words[0][:1].isalpha():
+    first = words[0].lower().strip(",") if words else ""
+    demonstrative = first in ("this", "that", "these", "those") and len(words) > 1 and words[1].isalpha() \
+        and words[1].lower() not in _EN_LINK_VERBS | _EN_AUX_WORDS | {"sounds", "looks", "seems", "one", "was", "is"}
+    if len(words) < 4 or (first in _EN_NOT_A_SUBJECT and not demonstrative) or not words[0][:1].isalpha():
         return None
     body = _we_rest(_en_concise(s))
     if not _EN_ME_RE.search(body) or not _en_ok_predicate(body):
         return None
     verbs = [w for w in body.lower().split()[1:10]
-             if w in _EN_LINK_VERBS or (w.endswith(("s", "ed")) and "'" not in w and not w.endswith("ss"))]
+             if w in _EN_LINK_VERBS or w in _EN_IRREGULAR_PAST
+             or (w.endswith(("s", "ed")) and "'" not in w and not w.endswith("ss"))]
     if not verbs:
         return None  # no finite verb near the start: a fragment or an imperative
     body = _EN_ME_RE.sub(lambda m: {"me": "User", "my": "User's", "myself": "User", "mine": "User's"}[m.group().lower()],
                          body, count=1)
-    body = en_rest(body)
+    body = _they(body)
     return [candidate(ctx, Kind.FACT, as_sentence(body[:1].upper() + body[1:]), None, None, "about the user")]
 
 
@@ -367,7 +379,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     s = _EN_SINCE_RE.sub("", s)  # "Since I lost my job, …"
     photo = _EN_PHOTO_RE.match(s)
     if photo:  # "Here's a photo of my horse painting I did recently"
-        what = en_rest(_en_concise(photo.group("x")))
+        what = _they(_en_concise(photo.group("x")))
         if _YOU_RE.search(what) or len(what.split()) > 14 or not content_words(what):
             return None
         return [candidate(ctx, Kind.EVENT, as_sentence("User shared a photo of " + what), None, None, "shared photo")]
@@ -461,7 +473,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if plural and m.group("pair"):
         pred = pred  # "My husband and I are celebrating…": the verb already agrees
     pred = _we_rest(_en_concise(pred, comment=True))
-    pred = en_rest(_I_AM_RE.sub("they are", pred))
+    pred = _they(pred)
     if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
         return None
     if other is None and _negates_slot(s, ctx):
@@ -616,6 +628,11 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
 
 _EN_REFERENT_RE = re.compile(r"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>[a-z]+)", re.I)
 _ZH_REFERENT_RE = re.compile(rf"^我(?:们家|家)?的?(?P<w>{_ZH_OWNED_RE})")
+
+
+def main_part(s: str, lang: str) -> str:
+    """A clause without the comment or aside `statement` would cut off (where a hedge does not count)."""
+    return s if lang == "zh" else _en_concise(s)
 
 
 def about_other(s: str, lang: str) -> bool:
