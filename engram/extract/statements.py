@@ -75,6 +75,7 @@ _EN_CHATTER_ADJ = frozenset(
     done game interested touched moved inspired speechless tired exhausted busy hungry bored sleepy stressed
     stuck lost late early free available online offline home outside away""".split()
 )
+_EN_EMOTIONS = frozenset("excited thrilled proud grateful thankful inspired".split())
 _EN_FIRM = re.compile(r"^i\s+(?:firmly|strongly|truly|really|deeply|honestly)\s+believe\s+(?:that\s+)?(?P<rest>.+)$", re.I)
 _EN_IRREGULAR_PAST = frozenset(
     """went ran got made took came saw met grew began became bought brought built caught chose drew drove
@@ -119,11 +120,7 @@ _EN_CUT_RE = re.compile(
     r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b",
     re.I,
 )
-_EN_COMMENT_RE = re.compile(
-    r"^(?:it|that|this|which)(?:'s|\s+is|\s+was|\s+has\s+been|\s+(?:really\s+)?(?:made|makes|helps|helped|brings|brought"
-    r"|gives|gave|keeps|kept|reminds|reminded|means|meant))\b",
-    re.I,
-)
+_EN_COMMENT_RE = re.compile(r"^(?:it|that|this|which)(?:'s|\s+(?!you\b|i\b|me\b|would\b|might\b|could\b)[a-z]+)\b", re.I)
 _EN_BAD_END = frozenset(
     """it them a an the to of in on at for with from by and or but my our your their his her its is are was were
     be been being have has had do does did this that these those so very really just""".split()
@@ -357,8 +354,8 @@ def _en_ok_adjective(low: list[str]) -> bool:
                                           "pretty", "quite", "kinda", "a", "bit", "little", "too", "always", "not")]
     if not words:
         return False
-    if words[0] in ("excited", "thrilled", "proud") and len(words) > 2 and words[1] in ("to", "about", "of"):
-        return True  # "I'm excited to mentor aspiring dancers": what the user looks forward to
+    if words[0] in _EN_EMOTIONS:  # "I'm excited to mentor dancers", "proud of my kids"; not "I'm so excited!"
+        return len(words) > 2 and words[1] in ("to", "about", "of", "for", "and", "with", "by")
     return words[0] not in _EN_CHATTER_ADJ and words[0] not in ("thinking", "wondering", "feeling",
                                                                   "sorry", "saying", "talking", "kidding", "gonna")
 
