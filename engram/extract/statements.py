@@ -190,7 +190,8 @@ def _en_comment(tail: str) -> str | None:
 _EN_ME_RE = re.compile(r"\b(?:me|my|myself|mine)\b", re.I)
 _EN_NOT_A_SUBJECT = frozenset(
     """it it's its that that's this they they're there there's what who how when where why which he she
-    tell help let give show send make remind please thanks thank just so anyway yes yeah no oh wow""".split()
+    tell help let give show send make remind please thanks thank just so anyway yes yeah no oh wow gonna wanna
+    gotta need needs trying hoping going looking can't cant got been still also really""".split()
 )
 
 
@@ -297,6 +298,9 @@ def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
         return False
     if len(words) > _MAX_EN_WORDS or words[-1] in _EN_BAD_END:
         return False
+    if 1 < len(words) <= 3 and words[1] in ("it", "this", "that", "them", "these", "those", "it,") \
+            and words[0] not in _EN_LIGHT_VERBS:
+        return False  # "painted it", "loved this": what it is was said before
     # "gave up", "go there": the verb alone says nothing; "has a headache", "is at home right now": too little
     words = [w for w in words if w not in _EN_ADVERBS and w not in _CONTEXT_ONLY]
     after = content_words(" ".join(words[1:]) or "x") - {"x"}
