@@ -304,7 +304,8 @@ def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
     # "gave up", "go there": the verb alone says nothing; "has a headache", "is at home right now": too little
     words = [w for w in words if w not in _EN_ADVERBS and w not in _CONTEXT_ONLY]
     after = content_words(" ".join(words[1:]) or "x") - {"x"}
-    light = not words or words[0] in _EN_LIGHT_VERBS
+    light = not words or (words[0] in _EN_LIGHT_VERBS and not (len(words) > 1 and (
+        words[1] in _EN_IRREGULAR_PAST or words[1] in ("been", "never") or words[1].endswith("ed"))))
     return bool(after) and (len(words) < 3 or not light or not strict or len(after) >= 2)
 
 
@@ -530,7 +531,7 @@ _ZH_TRAIL_RE = re.compile(r"[啊呀哦啦嘛哈呗哟噢喔嗯呢吧~]+$")
 # says nothing lasting: "总是很忙", "在学校", "在学新东西", "快30岁了" (the age rule reads ages)
 _ZH_EMPTY_RE = re.compile(
     r"^(?:总是|一直|最近|现在|真的|有点|有些|也|还)*(?:很|太|好|挺|特别|非常|超|有点)[^，,]{1,2}$"
-    r"|^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|[它他她这那]$|^[快都已经才满]*[0-9一二三四五六七八九十]+岁"
+    r"|^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|(?:喜欢|爱|讨厌|想|见|找|帮|给|跟|和|对|是|了)[它他她这那]$|^[快都已经才满]*[0-9一二三四五六七八九十]+岁"
 )
 _ZH_CONTEXT_ONLY = re.compile(r"^(?:[这那它他她]|这个|那个|这样|那样)(?:[了的]|$)")
 
