@@ -277,6 +277,8 @@ def _en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
 def _en_kind(pred: str) -> tuple[Kind, str]:
     """The kind of statement a predicate (after the subject) makes, and why."""
     words = pred.lower().split()
+    while len(words) > 1 and words[0] in _EN_ADVERBS:
+        words = words[1:]  # "just got back": the verb decides
     first = words[0] if words else ""
     if _EN_PLAN_RE.match(pred) or first in ("will", "'ll", "plan", "plans") or pred.lower().startswith("want to"):
         return Kind.EVENT, "plan"
@@ -506,11 +508,11 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
 _ZH_PEOPLE = (
     "老婆 妻子 太太 爱人 老公 丈夫 儿子 女儿 孩子们 孩子 小孩 宝宝 哥哥 弟弟 姐姐 妹妹 妈妈 母亲 妈 爸爸 父亲 爸 父母 爸妈 "
     "女朋友 男朋友 对象 老板 领导 上司 同事 室友 朋友 最好的朋友 闺蜜 兄弟 邻居 奶奶 爷爷 外婆 姥姥 外公 姥爷 "
-    "叔叔 阿姨 舅舅 姑姑 表哥 表姐 表妹 表弟 堂哥 堂姐 老师 同学 家人 公公 婆婆 岳父 岳母"
+    "叔叔 阿姨 舅舅 姑姑 表哥 表姐 表妹 表弟 堂哥 堂姐 老师 同学 家人 公公 婆婆 岳父 岳母 公司 团队 部门 学校 小区"
 ).split()
 _ZH_PETS = "猫咪 小猫 猫 小狗 狗狗 狗 宠物 兔子 鹦鹉 仓鼠 金鱼 乌龟".split()
 _ZH_OWNED_RE = "|".join(sorted(_ZH_PEOPLE + _ZH_PETS, key=len, reverse=True))
-_ZH_OTHER_RE = re.compile(rf"^我(?:们家|家)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{_ZH_OWNED_RE}))(?P<name>[^\s，,的]{{0,3}}?)"
+_ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{_ZH_OWNED_RE}))(?P<name>[^\s，,的]{{0,3}}?)"
                           rf"(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9]|$)")
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(_ZH_PETS + ['灰狗', '金毛', '柯基', '泰迪', '布偶猫', '英短'], key=len, reverse=True))})")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
