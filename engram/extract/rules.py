@@ -50,6 +50,15 @@ This module only orchestrates; each step lives in its own module:
     changes       cessations: what the user no longer is, has or does
     habits        routines: habit:<activity>
     tasks         tasks with a due date or a recurrence
+    statements    the fallback: any other plain statement about the user or someone or something
+                  of theirs, by grammar (subject, verb lexicon per kind), with no slot key
+
+A clause no slot rule reads goes to `statements` ("I donated my old car to a shelter
+yesterday" → "User donated their old car to a shelter.", an event dated yesterday;
+"我女儿叫小雨，今年七岁" → "用户的女儿今年七岁"). A sentence hedged only by a plan or a past
+habit ("我们打算…", "I used to…") and one hedged in a clause that is not its main one ("…, it'd
+be great") reach `statements` too; a condition, a wish or hearsay anywhere keeps the whole
+sentence out. What nothing reads yields nothing: the turn itself is kept as an episode.
 """
 
 from __future__ import annotations
