@@ -120,7 +120,11 @@ _EN_CUT_RE = re.compile(
     r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b",
     re.I,
 )
-_EN_COMMENT_RE = re.compile(r"^(?:it|that|this|which)(?:'s|\s+(?!you\b|i\b|me\b|would\b|might\b|could\b)[a-z]+)\b", re.I)
+_EN_COMMENT_RE = re.compile(
+    r"^(?:(?:it|that|this|which)(?:'s|\s+(?!you\b|i\b|me\b|would\b|might\b|could\b)[a-z]+)"
+    r"|(?:a|an|the|such\s+a)\s+(?:[a-z]+\s+){0,2}(?:way|reminder|chance|experience|break|highlight)\s+(?:to|of|for))\b",
+    re.I,
+)
 _EN_BAD_END = frozenset(
     """it them a an the to of in on at for with from by and or but my our your their his her its is are was were
     be been being have has had do does did this that these those so very really just""".split()
@@ -146,6 +150,7 @@ _EN_ADVERBS = frozenset(
 )
 _EN_YOUNG = frozenset("""a young little small kid child teen teenager baby toddler one two three four five six seven
     eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen""".split())
+_EN_FREQUENCY = frozenset("always usually often normally regularly sometimes never rarely every".split())
 _EN_LIGHT_VERBS = frozenset("is are was were has have had do does did 's".split())
 _EN_AUX_WORDS = frozenset("is are was were has have had will can can't cannot don't doesn't didn't won't".split())
 
@@ -182,7 +187,7 @@ def _en_comment(tail: str) -> str | None:
     """"it was inspiring and emotional" → "it was inspiring and emotional" (cut, ≤ 14 words), else None."""
     said = trim_fillers(_EN_CUT_RE.split(tail, maxsplit=1)[0].strip(" ,")).strip(" ,")
     words = said.split()
-    if not 3 <= len(words) <= 14 or _YOU_RE.search(said) or words[-1].lower() in _EN_BAD_END:
+    if not 3 <= len(words) <= 18 or _YOU_RE.search(said) or words[-1].lower() in _EN_BAD_END:
         return None
     return _they(_we_rest(said[:1].lower() + said[1:]))
 
@@ -361,6 +366,8 @@ def _en_ok_adjective(low: list[str]) -> bool:
                                           "pretty", "quite", "kinda", "a", "bit", "little", "too", "always", "not")]
     if not words:
         return False
+    if words[0] == "thinking" and len(words) > 2 and words[1] in ("about", "of") and words[2].endswith("ing"):
+        return True  # "We're thinking about going camping next month": a plan
     if words[0] in _EN_EMOTIONS:  # "I'm excited to mentor dancers", "proud of my kids"; not "I'm so excited!"
         return len(words) > 2 and words[1] in ("to", "about", "of", "for", "and", "with", "by")
     return words[0] not in _EN_CHATTER_ADJ and words[0] not in ("thinking", "wondering", "feeling",
@@ -411,6 +418,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     rest = s[m.end():].strip()
     memo = ctx.memo if ctx.memo is not None else {}
     other = None
+    we_habit = False
     if m.group("pair"):
         who = (m.group("pw") or "").lower()
         subject = f"User and their {who}" if who else f"User and {m.group('pw2')}"
@@ -426,7 +434,15 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             contr = {"'re": "'m"}.get((m.group("wc") or "").lower(), m.group("wc") or "")
             if rest.lower().startswith("are "):
                 rest = "am " + rest[4:]
-        pred = _en_predicate_after_i(rest, contr)
+        pred = None
+        if m.group("we") and not contr:
+            first_words = rest.lower().split()[:2]
+            if first_words and first_words[0] in ("love", "like", "enjoy", "adore"):
+                pred = third_verb(rest.split()[0]) + rest[len(rest.split()[0]):]  # "We love painting together"
+            elif first_words and first_words[0] in _EN_FREQUENCY:
+                we_habit = True
+        if pred is None:
+            pred = _en_predicate_after_i(rest, contr)
         if pred is None:
             return None
     elif m.group("poss"):
@@ -483,7 +499,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if other is None and _negates_slot(s, ctx):
         return None
     kind, why = _en_kind(pred)
-    if m.group("we") and kind is Kind.FACT:
+    if m.group("we") and kind is Kind.FACT and not we_habit and not pred.lower().startswith(("loves", "likes", "enjoys")):
         return None  # "we go with plan B": a present "we" is a group's habit or a decision, not the user's fact
     if kind is not Kind.EVENT and EN_TRANSIENT_RE.search(pred):
         return None  # "I'm so tired today": a mood of the moment
