@@ -150,6 +150,11 @@ _EN_ADVERBS = frozenset(
 )
 _EN_YOUNG = frozenset("""a young little small kid child teen teenager baby toddler one two three four five six seven
     eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen""".split())
+_EN_RESOLVE_RE = re.compile(
+    r"\b(?:won't|will\s+not|never)\s+(?:ever\s+)?(?:quit|give\s+up|stop|back\s+down)|\b(?:keep|keeps)\s+(?:going|pushing|"
+    r"trying|at\s+it)\b|\b(?:try|do|doing|trying)\s+(?:my|their|our)\s+best\b|\bmake\s+it\s+work\b|\bhang(?:ing)?\s+in\s+there"
+    r"|\bgot\s+this\b|\bon\s+it\b"
+)
 _EN_FREQUENCY = frozenset("always usually often normally regularly sometimes never rarely every".split())
 _EN_LIGHT_VERBS = frozenset("is are was were has have had do does did 's".split())
 _EN_AUX_WORDS = frozenset("is are was were has have had will can can't cannot don't doesn't didn't won't".split())
@@ -305,6 +310,8 @@ def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
         return False
     if len(words) > _MAX_EN_WORDS or words[-1] in _EN_BAD_END:
         return False
+    if _EN_RESOLVE_RE.search(" ".join(words)):
+        return False  # "won't quit", "will keep going", "do my best", "make it work": encouragement, not a fact
     if 1 < len(words) <= 3 and words[1] in ("it", "this", "that", "them", "these", "those", "it,") \
             and words[0] not in _EN_LIGHT_VERBS:
         return False  # "painted it", "loved this": what it is was said before
@@ -390,7 +397,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     s = _EN_SINCE_RE.sub("", s)  # "Since I lost my job, …"
     photo = _EN_PHOTO_RE.match(s)
     if photo:  # "Here's a photo of my horse painting I did recently"
-        what = _they(_en_concise(photo.group("x")))
+        what = _they(_we_rest(_en_concise(photo.group("x"))))
         if _YOU_RE.search(what) or len(what.split()) > 14 or not content_words(what):
             return None
         return [candidate(ctx, Kind.EVENT, as_sentence("User shared a photo of " + what), None, None, "shared photo")]
