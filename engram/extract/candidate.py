@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from datetime import datetime
 
 from engram.extract.keys import ART_RE
@@ -19,7 +20,7 @@ class Ctx:
     lang: str
     relaxed: bool = False  # inside an explicit command: tasks need no modal verb
     greeted: bool = False  # "hi, I'm Caroline": a bare name after a greeting
-    memo: dict[str, str] | None = None  # shared by a message's clauses: who "she"/"它" is ("other")
+    memo: dict[str, Any] | None = None  # shared by a message's clauses: who "she"/"它" is ("other")
     soft: bool = False  # a plan or a past habit ("打算…", "I used to…"): only general statements
 
 

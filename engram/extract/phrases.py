@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from engram.extract.keys import EMOJI
+
 # adverbs allowed between "I" and the verb: "I really just love …"
 EN_ADV = (
     r"(?:(?:really|truly|totally|absolutely|just|also|still|actually|genuinely|honestly|definitely"
@@ -62,7 +64,7 @@ ZH_PARTICLES_RE = re.compile(rf"[{_ZH_PARTICLES}~]+$")
 # what `strip_end` peels off a sentence's end, one piece at a time (a loop, not a nested
 # `(…+)+$` pattern: that one backtracked exponentially on a run of emoji or "!" before junk)
 _END_PUNCT = frozenset(" \t\n\r\f\v.!。,;:~…、)]\"'”’")
-_END_EMOJI_RE = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]")
+_END_EMOJI_RE = re.compile(f"[{EMOJI}\uFE0F\u200d]")
 _END_WORD_RE = re.compile(r"\s(?:lol|lmao|haha[a-z]*|hehe|xd)$|(?::-?\)|:-?d|;-?\)|:p|<3|\^_?\^)$", re.I)
 _END_WORD_WINDOW = 16  # the longest piece `_END_WORD_RE` takes, with room for "hahahaha…"
 _EN_END_JUNK = ("lol", "lmao", "xd", "hehe", "ha", ":d", ":p")

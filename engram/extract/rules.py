@@ -64,6 +64,7 @@ sentence out. What nothing reads yields nothing: the turn itself is kept as an e
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from engram.extract.candidate import Ctx
 from engram.extract.changes import change
@@ -168,7 +169,7 @@ def extract_candidates(text: str, *, role: str = "user", now: datetime | None = 
     out: list[Candidate] = []
     seen: set[tuple[str | None, str | None, str]] = set()
     greeted = False
-    memo: dict[str, str] = {}
+    memo: dict[str, Any] = {}
     for sentence in split_sentences(prepared):
         ctx = Ctx(now, "en", greeted=greeted, memo=memo)
         rest, greeted = strip_fillers(sentence.strip(), "en")

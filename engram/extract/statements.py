@@ -30,6 +30,7 @@ import re
 
 from engram.extract.candidate import Ctx, candidate
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
+from engram.extract.keys import EMOJI
 from engram.extract.phrases import trim_fillers, zh_object
 from engram.extract.rewrite import as_sentence, en_rest, third_verb
 from engram.models import Candidate, Kind
@@ -237,9 +238,6 @@ _EN_LINK_VERBS = frozenset("is are was were has have had brings helps makes give
 
 
 _EN_NEG_RE = re.compile(r"\s+not\b|n't\b|\s+never\b|\s+no\s+longer\b", re.I)
-_EN_POSITIVE = {"don't": "", "doesn't": "", "didn't": "", "can't": "can", "won't": "will", "isn't": "is",
-                "'m not": "'m", "am not": "am"}
-
 
 def _negates_slot(s: str, ctx: Ctx) -> bool:
     """"I don't live in Berlin", "我不住在北京": a plain negation of what a slot rule reads is no
@@ -267,7 +265,7 @@ _EN_PHOTO_RE = re.compile(
     r"\s+(?:of|from)\s+(?P<x>.+)$",
     re.I,
 )
-_EN_EMOJI_SPLIT_RE = re.compile("[\U0001F000-\U0001FAFF\u2600-\u27BF]+\\s+(?=(?:I|My|We)\\b)")
+_EN_EMOJI_SPLIT_RE = re.compile(f"[{EMOJI}]+\\s+(?=(?:I|My|We)\\b)")
 _EN_SINCE_RE = re.compile(r"^(?:ever\s+since|since|because|'cause|after|now\s+that|once)\s+(?=(?:i|we|my)\s)", re.I)
 _EN_ABOUT_RE = re.compile(r"\s+(?:about|around|roughly|almost|nearly|over|like|some|just)$", re.I)
 
@@ -432,9 +430,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if m.group("pw2") is None and who not in _EN_PEOPLE:
             return None
         pred = rest
-        plural = True
     elif m.group("i") or m.group("we"):
-        plural = False
         subject = "User"
         contr = m.group("ic") or ""
         if m.group("we"):
@@ -466,7 +462,6 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         other = own
         subject = f"User's {own}" + ("'s" if m.group("own_s") else "")
         pred = rest
-        plural = head.endswith("s") and head not in ("boss",)
         memo["other"] = own
     else:
         prior = memo.get("other")
@@ -490,15 +485,12 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 rest = ("has " if has else "is ") + rest if pc == "'s" else "are " + rest
         other = prior
         pred = rest
-        plural = False
     if other is None:
         for w in _EN_INTRODUCED_RE.findall(pred.lower()):
             if w in _EN_PETS or w in _EN_PEOPLE and w not in ("family", "fam", "team", "friends", "kids", "students"):
                 memo["other"] = w  # "I just got a puppy!" → the next "her" is the puppy
         if ctx.memo is not None and "other" in memo:
             ctx.memo["other"] = memo["other"]
-    if plural and m.group("pair"):
-        pred = pred  # "My husband and I are celebrating…": the verb already agrees
     pred = _we_rest(_en_concise(pred, comment=True))
     pred = _they(pred)
     if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
