@@ -31,7 +31,7 @@ import re
 from engram.extract.candidate import Ctx, candidate
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
 from engram.extract.keys import EMOJI
-from engram.extract.phrases import trim_fillers, zh_object
+from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, trim_fillers, zh_object
 from engram.extract.rewrite import as_sentence, en_rest, third_verb
 from engram.models import Candidate, Kind
 from engram.text import content_words
@@ -156,6 +156,7 @@ _EN_RESOLVE_RE = re.compile(
     r"trying|at\s+it)\b|\b(?:try|do|doing|trying)\s+(?:my|their|our)\s+best\b|\bmake\s+it\s+work\b|\bhang(?:ing)?\s+in\s+there"
     r"|\bgot\s+this\b|\bon\s+it\b"
 )
+_EN_LIKES = frozenset("love like enjoy adore".split())
 _EN_FREQUENCY = frozenset("always usually often normally regularly sometimes never rarely every".split())
 _EN_LIGHT_VERBS = frozenset("is are was were has have had do does did 's".split())
 _EN_AUX_WORDS = frozenset("is are was were has have had will can can't cannot don't doesn't didn't won't".split())
@@ -232,7 +233,7 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     return [candidate(ctx, Kind.FACT, as_sentence(body[:1].upper() + body[1:]), None, None, "about the user")]
 
 
-_EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|own|mind|heart|god|gosh)\b"
+_EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|mind|heart|god|gosh)\b|on\s+my\s+own"
                              r"|\b(?:it's|that's)\b|^(?:it|that)\b", re.I)
 _EN_LINK_VERBS = frozenset("is are was were has have had brings helps makes gives keeps means reminds".split())
 
@@ -359,6 +360,9 @@ def _en_predicate_after_i(rest: str, contr: str) -> str | None:
         if head == "was" and nxt in _EN_CHATTER_ADJ | {"thinking", "wondering", "going", "gonna", "just"}:
             return None
         return lead + " ".join(words)
+    if head in _EN_LIKES and len(low) > 2 and low[1] not in PRONOUN_START - {"being", "doing"} \
+            and not CONTEXT_WORDS.intersection(low):
+        return third_verb(words[0]) + " " + " ".join(words[1:])  # what the preference rule left: "love being around friends"
     if head in _EN_CHATTER or head.endswith("ing") or not head.isalpha():
         return None  # "I know…", "I loving it", "I do- Oscar"
     verb = words[0] if head in _EN_IRREGULAR_PAST else third_verb(words[0])
