@@ -18,7 +18,7 @@ from engram.extract.rewrite import en_rest, lcfirst
 
 _EN_CLAUSE_SPLIT_RE = re.compile(
     r"\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's)\b)"
-    r"|\s*[-–—]+\s+(?=(?:i|my|we)\b)|\s*,?\s+(?:because|'cause|cause|since|so)\s+(?=(?:i|my|we)\b)"
+    r"|\s*[-–—]+\s+(?=(?:i|my|we)\b)|\s*,?\s+(?:because|'cause|cause|since|so)\s+(?=(?:i|my)\b)"
     r"|\s+when\s+(?=my\s)", re.I
 )
 _EN_SPLIT_WORDS = (" and ", " but ", " plus ", "- ", "– ", "— ", "because ", "cause ", " since ", " so ")

@@ -154,8 +154,16 @@ _EN_YOUNG = frozenset("""a young little small kid child teen teenager baby toddl
 _EN_RESOLVE_RE = re.compile(
     r"\b(?:won't|will\s+not|never)\s+(?:ever\s+)?(?:quit|give\s+up|stop|back\s+down)|\b(?:keep|keeps)\s+(?:going|pushing|"
     r"trying|at\s+it)\b|\b(?:try|do|doing|trying)\s+(?:my|their|our)\s+best\b|\bmake\s+it\s+work\b|\bhang(?:ing)?\s+in\s+there"
-    r"|\bgot\s+this\b|\bon\s+it\b"
+    r"|\bgot\s+this\b|\bon\s+it\b|\bgetting\s+there\b|\bfiguring\s+(?:out|it|things)\b|^can\s+(?:picture|imagine|see)\b"
+    r"|\bhad\s+to\s+(?:take|snap|get)\s+a\s+(?:pic|picture|photo|shot)\b"
 )
+_EN_NOT_OWNED = frozenset("""bad god gosh goodness pleasure turn guess point thoughts thought question fault heart mind
+    day bet word words apologies condolences hope opinion advice answer""".split())
+# what may follow "my <thing>" for it to be a subject: "my art is about …", "our loved ones give …"
+_EN_SUBJECT_VERBS = frozenset("""is are was were has have had 's 've gives give gave helps help helped means meant keeps
+    kept brings brought makes made reminds reminded became becomes got gets starts started""".split())
+_EN_WE_DECIDE = frozenset("""goes go chooses choose decides decide picks pick takes take uses use needs need wants want can
+    should could will must agrees agree gets get""".split())
 _EN_LIKES = frozenset("love like enjoy adore".split())
 _EN_FREQUENCY = frozenset("always usually often normally regularly sometimes never rarely every".split())
 _EN_LIGHT_VERBS = frozenset("is are was were has have had do does did 's".split())
@@ -193,6 +201,8 @@ def _en_concise(rest: str, *, comment: bool = False) -> str:
 def _en_comment(tail: str) -> str | None:
     """"it was inspiring and emotional" → "it was inspiring and emotional" (cut, ≤ 14 words), else None."""
     said = trim_fillers(_EN_CUT_RE.split(tail, maxsplit=1)[0].strip(" ,")).strip(" ,")
+    if re.match(r"(?:that|this|it)(?:'s|\s+is)\s+(?:the|my|a|an)\s+\w+$", said, re.I):
+        return None  # "that's the dog": pointing at a photo, no comment
     words = said.split()
     if not 3 <= len(words) <= 18 or _YOU_RE.search(said) or words[-1].lower() in _EN_BAD_END:
         return None
@@ -215,6 +225,8 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     words = s.split()
     first = words[0].lower().strip(",") if words else ""
+    if len(words) > 1 and words[1].lower() in ("me", "us") and not first.endswith("ing"):
+        return None  # "Makes me feel connected", "Reminds me …": a verb with its subject dropped, not read
     demonstrative = first in ("this", "that", "these", "those") and len(words) > 1 and words[1].isalpha() \
         and words[1].lower() not in _EN_LINK_VERBS | _EN_AUX_WORDS | {"sounds", "looks", "seems", "one", "was", "is"}
     if len(words) < 4 or (first in _EN_NOT_A_SUBJECT and not demonstrative) or not words[0][:1].isalpha():
@@ -458,15 +470,17 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if head not in _EN_OWNED:
             more = s[m.start("own"):].split()[:4]  # "my online clothes store is open": the owned noun comes later
             at = next((i for i, w in enumerate(more) if w.lower().strip(",.!") in _EN_OWNED), None)
-            if at is None or at == 0 or m.group("own_s"):
-                return None
-            own = " ".join(more[: at + 1]).lower().strip(",.!")
-            head = own.split()[-1]
-            rest = s[m.start("own"):].split(None, at + 1)[-1] if len(more) > at + 1 else ""
+            if at is not None and at > 0 and not m.group("own_s"):
+                own = " ".join(more[: at + 1]).lower().strip(",.!")
+                head = own.split()[-1]
+                rest = s[m.start("own"):].split(None, at + 1)[-1] if len(more) > at + 1 else ""
+            elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS:
+                return None  # "my bad", "my god"; "my art is about …" goes on
         other = own
         subject = f"User's {own}" + ("'s" if m.group("own_s") else "")
         pred = rest
-        memo["other"] = own
+        if head in _EN_OWNED:
+            memo["other"] = own
     else:
         prior = memo.get("other")
         if not prior:
@@ -502,8 +516,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if other is None and _negates_slot(s, ctx):
         return None
     kind, why = _en_kind(pred)
-    if m.group("we") and kind is Kind.FACT and not we_habit and not pred.lower().startswith(("loves", "likes", "enjoys")):
-        return None  # "we go with plan B": a present "we" is a group's habit or a decision, not the user's fact
+    if m.group("we") and kind is Kind.FACT and not we_habit and (pred.split() or [""])[0].lower() in _EN_WE_DECIDE:
+        return None  # "we go with plan B": a group's decision, not the user's fact  # "we go with plan B": a present "we" is a group's habit or a decision, not the user's fact
     if kind is not Kind.EVENT and EN_TRANSIENT_RE.search(pred):
         return None  # "I'm so tired today": a mood of the moment
     pred, valid_from = _en_valid_from(pred, ctx)
