@@ -127,7 +127,7 @@ _EN_COMMENT_RE = re.compile(
     re.I,
 )
 _EN_BAD_END = frozenset(
-    """it them a an the to of in on at for with from by and or but my our your their his her its is are was were
+    """it a an the to of in on at for with from by and or but my our your their his her its is are was were
     be been being have has had do does did this that these those so very really just""".split()
 )
 _EN_TIME_REL = re.compile(
@@ -166,7 +166,7 @@ _EN_WE_DECIDE = frozenset("""goes go chooses choose decides decide picks pick ta
     should could will must agrees agree gets get""".split())
 _EN_LIKES = frozenset("love like enjoy adore".split())
 _EN_FREQUENCY = frozenset("always usually often normally regularly sometimes never rarely every".split())
-_EN_LIGHT_VERBS = frozenset("is are was were has have had do does did 's".split())
+_EN_LIGHT_VERBS = frozenset("is are was were has have do does 's".split())
 _EN_AUX_WORDS = frozenset("is are was were has have had will can can't cannot don't doesn't didn't won't".split())
 
 
@@ -517,7 +517,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     kind, why = _en_kind(pred)
     if m.group("we") and kind is Kind.FACT and not we_habit and (pred.split() or [""])[0].lower() in _EN_WE_DECIDE:
-        return None  # "we go with plan B": a group's decision, not the user's fact  # "we go with plan B": a present "we" is a group's habit or a decision, not the user's fact
+        return None  # "we go with plan B": a group's decision, not the user's fact
     if kind is not Kind.EVENT and EN_TRANSIENT_RE.search(pred):
         return None  # "I'm so tired today": a mood of the moment
     pred, valid_from = _en_valid_from(pred, ctx)
