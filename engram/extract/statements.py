@@ -450,6 +450,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         subject = "User"
         contr = m.group("ic") or ""
         if m.group("we"):
+            rest = re.sub(r"^(?:all|both)\s+", "", rest, flags=re.I)  # "we all have …", "we both helped …"
             contr = {"'re": "'m"}.get((m.group("wc") or "").lower(), m.group("wc") or "")
             if rest.lower().startswith("are "):
                 rest = "am " + rest[4:]
