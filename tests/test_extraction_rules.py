@@ -101,3 +101,29 @@ def test_someone_elses_statement_is_about_them_and_fills_no_slot(text, about):
 def test_plans_past_states_and_events_are_statements_not_slots(text):
     found = extract_candidates(text, now=NOW)
     assert all(c.key is None and c.polarity == 0 for c in found)
+
+
+def test_a_comment_stays_with_the_event_it_is_about():
+    (c,) = extract_candidates("Last Friday I went to a council meeting for adoption. It was inspiring and emotional.",
+                              now=NOW)
+    assert c.content == "User went to a council meeting for adoption; it was inspiring and emotional."
+    assert c.kind is Kind.EVENT and c.valid_from.date().isoformat() == "2026-05-01"
+
+
+def test_a_statement_before_a_tacked_on_question_is_read():
+    assert said("FYI, I finished another pottery project - want to see a pic?") == [
+        "User finished another pottery project."]
+    assert said("I finished my project, what about you?") == ["User finished their project."]
+
+
+def test_shared_photos_and_subject_dropped_past_verbs():
+    assert said("Here's a photo of my horse painting I did recently.") == [
+        "User shared a photo of their horse painting they did recently."]
+    assert said("Took a short trip last week to Rome to clear my mind a little.") == [
+        "User took a short trip to Rome to clear their mind a little."]
+
+
+@pytest.mark.parametrize("text", ["I won't quit, no matter what.", "I'm so excited!", "We go with plan B.",
+                                  "I'm getting there.", "Makes me feel connected."])
+def test_encouragement_moods_and_group_decisions_are_no_facts(text):
+    assert said(text) == []

@@ -63,6 +63,7 @@ sentence out. What nothing reads yields nothing: the turn itself is kept as an e
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -87,6 +88,11 @@ from engram.text import detect_language, split_sentences
 __all__ = ["extract_candidates"]
 
 _MAX_CLAUSE = 200
+# a question tacked onto a statement: "…, have you been?", "… - want to see a pic?"
+_QUESTION_TAIL_RE = re.compile(
+    r"\s*(?:[-–—,;]|\.\.\.)\s*(?=(?:want|wanna|have\s+you|do\s+you|did\s+you|can\s+you|could\s+you|would\s+you|what|how"
+    r"|any|anything|wanna|ever|you)\b)", re.I)
+_FIRST_PERSON_RE = re.compile(r"^(?:i|i'm|i've|we|we're|we've|my|our)\b", re.I)
 _MAX_SENTENCE = 600  # longer "sentences" (pasted text, runs of symbols) are not mined: rules stay cheap
 _CLAUSE_RULES_EN = (change, user_name, favourite, preference, en_fact, task, habit)
 _CLAUSE_RULES_ZH = (change, user_name, favourite, preference, zh_fact, task, habit)
@@ -123,8 +129,13 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         if found is not None:
             return found
     core = strip_end(s)
-    if not core or is_question(core, ctx.lang):
+    if not core:
         return []
+    if is_question(core, ctx.lang):
+        head = _QUESTION_TAIL_RE.split(core, maxsplit=1)
+        if len(head) == 1 or ctx.lang == "zh" or not _FIRST_PERSON_RE.match(head[0]) or is_question(head[0], "en"):
+            return []
+        core = strip_end(head[0])  # "I finished another pottery project - want to see a pic?": the statement before
     if len(core) <= _MAX_CLAUSE:
         for rule in _SENTENCE_RULES:
             found = rule(core, ctx)
