@@ -271,6 +271,7 @@ def _negates_slot(s: str, ctx: Ctx) -> bool:
     return pos != s and any(rule(pos, ctx) for rule in (en_fact, habit, task))
 
 
+_EN_VOCATIVE_RE = re.compile(r"^[A-Z][a-z]+,\s+(?=[a-z]|I\b|I'|My\b|We\b)")
 _EN_INTRODUCED_RE = re.compile(r"\b(?:a|an|my|our|new|little|baby)\s+([a-z]+)")
 _EN_TRAIL_VOCATIVE_RE = re.compile(r"\s*,\s*(?:[A-Z][a-z]+|take\s+a\s+look|check\s+(?:it\s+)?out|look|see)\s*$")
 _EN_PHOTO_RE = re.compile(
@@ -396,7 +397,7 @@ def _en_ok_adjective(low: list[str]) -> bool:
 
 
 def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
-    s = _EN_LEAD_RE.sub("", s.strip()).strip()
+    s = _EN_VOCATIVE_RE.sub("", _EN_LEAD_RE.sub("", s.strip()).strip())  # "Gina, thanks for …" → "thanks for …"
     if not s:
         return None
     firm = _EN_FIRM.match(s)
