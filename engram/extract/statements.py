@@ -114,11 +114,11 @@ _EN_SUBJ_RE = re.compile(
     r"|(?P<pron>she|he|it|they|her|his|its|their)(?P<pc>'s|'re)?(?=[\s,]))",
     re.I,
 )
-_EN_CUT_RE = re.compile(
-    r"\s+[-–—]\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as|because|since"
+_EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear on long runs
+    r"(?<!\s)(?:\s+[-–—]\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as|because|since"
     r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
     r"|\s+and\s+(?:it|that|this)\b|\s+(?:because|'cause|cause|since|which|so\s+that|so\s+(?:i|we|it)\b"
-    r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b",
+    r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b)",
     re.I,
 )
 _EN_COMMENT_RE = re.compile(
