@@ -121,6 +121,7 @@ _EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear 
     r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b)",
     re.I,
 )
+_EN_REASON_RE = re.compile(r"\b(?:because|'cause|cause)\b", re.I)
 _EN_COMMENT_RE = re.compile(
     r"^(?:(?:it|that|this|which)(?:'s|\s+(?!you\b|i\b|me\b|would\b|might\b|could\b)[a-z]+)"
     r"|(?:a|an|the|such\s+a)\s+(?:[a-z]+\s+){0,2}(?:way|reminder|chance|experience|break|highlight)\s+(?:to|of|for))\b",
@@ -186,8 +187,13 @@ def _we_rest(s: str) -> str:
 def _en_concise(rest: str, *, comment: bool = False) -> str:
     """The statement without its aside, reason or trailing fillers; with `comment`, a short
     comment on it is kept ("…; it's been a great way to express myself")."""
-    parts = _EN_CUT_RE.split(rest, maxsplit=1)
+    cut = _EN_CUT_RE.search(rest)
+    parts = [rest] if cut is None else [rest[: cut.start()], rest[cut.end():]]
     main = trim_fillers(_EN_TRAIL_VOCATIVE_RE.sub("", parts[0].strip(" ,"))).strip(" ,")
+    if comment and cut is not None and _EN_REASON_RE.search(cut.group()):
+        reason = _en_comment(parts[1].strip(" ,"))  # "…, 'cause nature brings such peace": the reason, when short
+        if reason and not re.match(r"(?:i|i'm|i've|we|you)\b", parts[1].strip(), re.I):
+            return main + " because " + reason
     if comment and len(parts) == 2:
         tail = parts[1].strip(" ,")
         c = _EN_COMMENT_RE.match(tail)
