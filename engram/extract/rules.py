@@ -80,7 +80,7 @@ from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import user_name
 from engram.extract.phrases import strip_end
 from engram.extract.preferences import favourite, preference
-from engram.extract.statements import about_other, main_part, note_referent, statement
+from engram.extract.statements import about_other, main_part, note_referent, statement, tail_comment
 from engram.extract.tasks import task
 from engram.models import Candidate, Kind, utcnow
 from engram.text import detect_language, split_sentences
@@ -157,6 +157,11 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         if detail and last[0].kind is Kind.PREFERENCE:
             last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
             continue
+        if len(found) == 1 and found[0].kind is Kind.PREFERENCE and not ctx.soft:
+            said = tail_comment(strip_end(clause), ctx.lang)  # "I'm passionate about dancing and it brings me joy"
+            if said:
+                joint = " " if said.startswith("because") else ", "
+                found[0].content = found[0].content.rstrip(".") + joint + said + "."
         out.extend(found)
         last = found
     return out

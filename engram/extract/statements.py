@@ -117,7 +117,7 @@ _EN_SUBJ_RE = re.compile(
 _EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear on long runs
     r"(?<!\s)(?:\s+[-–—]\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as|because|since"
     r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
-    r"|\s+and\s+(?:it|that|this)\b|\s+(?:because|'cause|cause|since|which|so\s+that|so\s+(?:i|we|it)\b"
+    r"|\s+and\s+(?=(?:it|that|this)\b)|\s+(?:because|'cause|cause|since|which|so\s+that|so\s+(?:i|we|it)\b"
     r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b)",
     re.I,
 )
@@ -673,6 +673,18 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
 
 _EN_REFERENT_RE = re.compile(r"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>[a-z]+)", re.I)
 _ZH_REFERENT_RE = re.compile(rf"^我(?:们家|家)?的?(?P<w>{_ZH_OWNED_RE})")
+
+
+def tail_comment(s: str, lang: str) -> str | None:
+    """What a clause says after its statement, worth keeping with it ("… and it brings me so much joy",
+    "…, 'cause nature brings such peace"), in the third person; None when nothing is."""
+    if lang == "zh":
+        return None
+    whole = _en_concise(s, comment=True)
+    main = _en_concise(s)
+    if whole == main or not whole.startswith(main):
+        return None
+    return whole[len(main):].lstrip(" ,") or None
 
 
 def main_part(s: str, lang: str) -> str:
