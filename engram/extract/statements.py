@@ -277,6 +277,11 @@ def _negates_slot(s: str, ctx: Ctx) -> bool:
     return pos != s and any(rule(pos, ctx) for rule in (en_fact, habit, task))
 
 
+_EN_MADE_ME_RE = re.compile(
+    r"^(?:it|that|this|which)(?:'s|\s+has)?\s+(?:really\s+|also\s+|even\s+)?(?:made|makes|make)\s+me\s+(?:even\s+more\s+)?"
+    r"(?P<verb>[a-z]+)\s+(?P<rest>.+)$",
+    re.I,
+)
 _EN_VOCATIVE_RE = re.compile(r"^[A-Z][a-z]+,\s+(?=[a-z]|I\b|I'|My\b|We\b)")
 _EN_INTRODUCED_RE = re.compile(r"\b(?:a|an|my|our|new|little|baby)\s+([a-z]+)")
 _EN_TRAIL_VOCATIVE_RE = re.compile(r"\s*,\s*(?:[A-Z][a-z]+|take\s+a\s+look|check\s+(?:it\s+)?out|look|see)\s*$")
@@ -422,6 +427,15 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if _YOU_RE.search(what) or len(what.split()) > 14 or not content_words(what):
             return None
         return [candidate(ctx, Kind.EVENT, as_sentence("User shared a photo of " + what), None, None, "shared photo")]
+    made = _EN_MADE_ME_RE.match(s)
+    if made:  # "It's made me appreciate how lucky I am to have my friends" → "User appreciates how lucky …"
+        verb = made.group("verb").lower()
+        if verb in _EN_CHATTER - {"appreciate", "realize", "realise"} or verb in ("feel", "smile", "laugh", "cry", "think", "want", "wanna"):
+            return None
+        what = _they(_we_rest(_en_concise(made.group("rest"))))
+        if _YOU_RE.search(what) or not _en_ok_predicate(verb + " " + what):
+            return None
+        return [candidate(ctx, Kind.FACT, as_sentence(f"User {third_verb(verb)} {what}"), None, None, "what moved the user")]
     prev = ctx.memo.get("prev_fact") if ctx.memo is not None else None
     if prev is not None and _EN_COMMENT_RE.match(s) and not s.lower().startswith("which"):
         said = _en_comment(s)  # "I went to a council meeting. It was inspiring and emotional."
