@@ -42,7 +42,7 @@ def main(
 
 
 def fail(message: str) -> None:
-    console.print(f"[red]error:[/] {message}")
+    console.print(f"[red]error:[/] {message}", soft_wrap=True, markup=True, highlight=False)
     raise typer.Exit(1)
 
 
@@ -56,8 +56,13 @@ def run(action):
         return action(memory)
     except EngramError as exc:
         fail(str(exc))
+    except OSError as exc:  # a file the command reads or writes (export, import)
+        fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
     finally:
-        memory.close()
+        try:
+            memory.close()
+        except EngramError:  # the error above was already said in one line
+            pass
 
 
 @app.command()
