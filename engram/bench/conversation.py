@@ -36,6 +36,10 @@ from engram.bench.metrics import Latency, latency, mean_recall, ranks_of
 from engram.config import Settings
 
 MODES: dict[str, bool] = {"conversation": True, "raw": False}  # mode -> infer
+# the labelled sentences of the rules (in a source checkout; an installed wheel has none)
+LABELLED_SETS: tuple[Path, ...] = tuple(
+    p for p in (Path(__file__).resolve().parents[2] / "tests" / "data" / "extraction").glob("labelled_*.jsonl")
+)
 DEFAULT_KS: tuple[int, ...] = (1, 5, 10, 20)
 Progress = Callable[[str], None]
 

@@ -289,8 +289,7 @@ def conversation(
     set_: SetOpt = None,
 ) -> None:
     """Each LoCoMo turn said through add() by its speaker: recall@k, turns kept, facts, coverage, latency."""
-    from engram.bench.conversation import run_conversation
-    from engram.bench.extraction import LABELLED_SETS
+    from engram.bench.conversation import LABELLED_SETS, run_conversation
 
     for path in files:
         if not path.is_file():
@@ -335,10 +334,13 @@ def conversation(
     console.print(kept)
     if report.labelled:
         rules = _table("rules on labelled sentences")
-        for column in ("set", "sentences", "precision", "recall"):
+        for column in ("set", "facts labelled", "produced", "precision", "recall", "subject errors"):
             rules.add_column(column, justify="left" if column == "set" else "right")
         for name, scores in report.labelled.items():
-            rules.add_row(name, str(scores.get("sentences", "")), f"{scores['precision']:.3f}", f"{scores['recall']:.3f}")
+            rules.add_row(
+                name, str(scores["labelled"]), str(scores["produced"]), f"{scores['precision']:.3f}",
+                f"{scores['recall']:.3f}", str(scores["subject_errors"]),
+            )
         console.print(rules)
 
 
