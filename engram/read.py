@@ -12,8 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engram import disputes, when
-from engram.episodes import EPISODE_KEY
-from engram.models import Filters, MemoryItem, SearchResult, Status, as_utc, utcnow
+from engram.models import EPISODE_KEY, Filters, MemoryItem, SearchResult, Source, Status, as_utc, utcnow
 from engram.store.base import Scope
 from engram.user_state import is_paused, local_time
 
@@ -22,6 +21,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from engram.services import Services
 
 _LIVE_DEFAULT = Filters(status=[Status.ACTIVE, Status.DISPUTED])
+REDUNDANT_MARGIN = 5  # results read past `limit`, for those that say what a better one says
 
 
 def live(filters: Filters) -> Filters:
@@ -47,8 +47,10 @@ def search(
     reference = at if now is None else as_utc(now)
     if when.mentions_time(query):  # its days are the user's ("yesterday" in Shanghai)
         reference = local_time(store, settings, scope.user_id, at if now is None else now)
-    # retrieve and rescore
-    results = retriever.search(scope, query, live(filters), limit, at, reference)
+    # retrieve and rescore; a fact and the episode it was drawn from say one thing: the fact
+    # stands for both, so the top `limit` says `limit` things
+    found = retriever.search(scope, query, live(filters), limit, at, reference, spare=min(limit, REDUNDANT_MARGIN))
+    results = distinct(found)[:limit]
     # reinforce: a use, unless memory is paused
     if settings.reinforce and results and not is_paused(store, scope.user_id):
         store.record_access([r.memory.id for r in results], at)
@@ -58,6 +60,34 @@ def search(
             result.clarification = display.clarification(disputes.clarification_for(store, result.memory))
         result.memory = display.item(result.memory)
     return results
+
+
+def distinct(results: list[SearchResult]) -> list[SearchResult]:
+    """`results` with each turn said once: an episode and the facts drawn from it are one result,
+    at the group's best rank and score, shown by its best-ranked fact (the concise, reconciled
+    statement, which carries its disputes; the episode stays reachable by `provenance`)."""
+    def turn(result: SearchResult) -> str | None:
+        item = result.memory
+        said = item.id if item.source is Source.EPISODE else item.metadata.get(EPISODE_KEY)
+        return said if isinstance(said, str) else None
+
+    best_fact: dict[str, SearchResult] = {}
+    for result in results:
+        said = turn(result)
+        if said is not None and result.memory.source is not Source.EPISODE:
+            best_fact.setdefault(said, result)
+    out: list[SearchResult] = []
+    seen: set[str] = set()
+    for result in results:
+        said = turn(result)
+        if said is None:
+            out.append(result)
+        elif said not in seen:
+            seen.add(said)
+            shown = best_fact.get(said, result)
+            shown.score = max(shown.score, result.score)
+            out.append(shown)
+    return out
 
 
 def provenance(services: Services, item: MemoryItem) -> list[MemoryItem]:

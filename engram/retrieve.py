@@ -218,10 +218,11 @@ class Retriever:
 
     def search(
         self, scope: Scope, query: str, filters: Filters, limit: int, now: datetime,
-        reference: datetime | None = None,
+        reference: datetime | None = None, *, spare: int = 0,
     ) -> list[SearchResult]:
-        """Top `limit` memories; relative dates in the query are read against `reference`
-        (default: `now`, which recency and decay are measured from)."""
+        """Top `limit` memories, and `spare` more for the caller to drop what a better one says
+        (engram.read); relative dates in the query are read against `reference` (default:
+        `now`, which recency and decay are measured from)."""
         s = self.settings
         depth = max(s.candidates, limit)
         ranges: list[TimeRange] = []
@@ -232,7 +233,7 @@ class Retriever:
             return []
         shortlist = sorted(
             found, key=lambda i: found[i].fused + s.weight_time * found[i].in_range, reverse=True
-        )[: max(limit * 2, 10)]
+        )[: max((limit + spare) * 2, 10)]
         scored: list[tuple[float, str, tuple[float, float, float, float]]] = []
         for memory_id, signals in self.store.signals(shortlist).items():
             signal = (
@@ -250,7 +251,7 @@ class Retriever:
             )
             scored.append((score, memory_id, signal))
         scored.sort(key=lambda t: t[0], reverse=True)
-        top = scored[:limit]
+        top = scored[: limit + spare]
         items = {m.id: m for m in self.store.get_many([t[1] for t in top])}
         results = []
         for score, memory_id, (importance, recency, use, time) in top:

@@ -32,5 +32,5 @@ def test_async_facade_mirrors_the_sync_api(db_path, embedder):
     events, results, ticks, limit = asyncio.run(scenario())
     assert "Berlin" in events[0].memory.content
     assert all(facts(r)[0].memory.id == events[0].memory.id for r in results)
-    assert all(len(r) == 2 for r in results)  # the fact and the episode, every time
+    assert all(len(r) == 1 for r in results)  # the fact stands for the turn it was drawn from, every time
     assert ticks > 0 and limit == 5  # the loop ran while searches were in threads; attributes pass through

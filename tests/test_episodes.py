@@ -62,6 +62,15 @@ def test_the_turn_answered_may_come_from_the_previous_exchange(memory):
     assert coco.metadata["reply_to"] == "What's her name?"
 
 
+def test_search_says_each_thing_once(memory):
+    memory.add("I live in Berlin.", user_id="ana")
+    memory.add("I practice taekwondo in Berlin.", user_id="ana")
+    hits = memory.search("Berlin", user_id="ana", limit=2)
+    # a fact and the episode it was drawn from are one thing said: the second hit is the other turn
+    said = [h.memory.id if h.memory.kind is Kind.TURN else h.memory.metadata["episode"] for h in hits]
+    assert len(set(said)) == 2
+
+
 def test_a_short_yes_to_a_question_is_kept(memory):
     memory.add(
         [{"role": "assistant", "content": "Shall I book the flight for Friday?"}, {"role": "user", "content": "ok"}],

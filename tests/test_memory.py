@@ -208,7 +208,8 @@ def test_search_filters_kind_session_time_and_metadata(memory):
     assert [r.memory.kind for r in recent] == [Kind.TURN]
     tagged = memory.search(q, user_id="u1", filters={"metadata": {"topic": "outdoor"}})
     assert len(facts(tagged)) == 1 and "hiking" in tagged[0].memory.content
-    assert [r.memory.content for r in episodes(tagged)] == ["I love hiking."]  # the turn keeps its metadata
+    said = memory.get_all(user_id="u1", filters={"kind": "turn", "metadata": {"topic": "outdoor"}})
+    assert [m.content for m in said] == ["I love hiking."]  # the turn keeps its metadata
 
 
 def test_search_bumps_access_count(memory):
