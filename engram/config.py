@@ -113,6 +113,16 @@ class Settings(BaseSettings):
 
     # retrieval
     search_limit: int = 5
+    # absolute relevance (SearchResult.relevance): the embedder's cosine mapped to [0, 1]
+    relevance_cosine_floor: float = Field(
+        default=0.15, ge=-1.0, le=1.0, description="cosine at or below which a memory is unrelated (wordllama: ~0.15)"
+    )
+    relevance_cosine_full: float = Field(
+        default=0.6, ge=-1.0, le=1.0, description="cosine at which a memory is fully relevant"
+    )
+    context_min_relevance: float = Field(
+        default=0.2, ge=0.0, le=1.0, description="context(): memories less relevant than this are not injected"
+    )
     fusion: Literal["relative", "rrf"] = Field(
         default="relative",
         description="relative: BM25 share of the best hit + min-max cosine; rrf: reciprocal ranks",

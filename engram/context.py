@@ -82,6 +82,8 @@ def build_context(
             scope, query, Filters(status=[Status.ACTIVE, Status.DISPUTED]), depth, now
         )
         for result in results:
+            if result.relevance < s.context_min_relevance:
+                continue  # "the capital of Peru?" brings nothing about a user in Lisbon
             item = services.display.item(result.memory)
             if item.kind is Kind.SUMMARY:
                 continue

@@ -20,6 +20,8 @@ from typing import Any
 from engram import control, deletion, disputes, lifecycle, portability, read, reminders, user_state
 from engram import validate as check
 from engram.capsule import Capsule, CapsuleEngine, Context, Delta
+from engram.commands import Commands
+from engram.compat.mem0 import config_from_mem0
 from engram.config import Settings
 from engram.context import build_context
 from engram.display import Display
@@ -88,11 +90,20 @@ class Memory:
             self.services, self.llm_tasks, run_add=lambda payload: self._run_add_job(payload),
             add_candidate=lambda *args: self.writer.add_batched(*args),
         )
-        self.writer = Writer(self.services, self.llm_tasks, self.queue, self._command)
+        self.commands = Commands(  # "forget …", "暂停记忆", "Delete all my memories." (asked back first)
+            self.services, forget=self.forget, delete_by_kind=self.delete_by_kind, get_all=self.get_all,
+        )
+        self.writer = Writer(self.services, self.llm_tasks, self.queue, self.commands.run)
         self.sessions = SessionManager(  # `memory.sessions.clock` is injectable
             self.services, self.capsules, add=self.add, context=self.context, flush_group=self.queue.flush_group,
         )
         self.queue.resume()
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Memory:
+        """mem0's ``Memory.from_config({"llm": …, "embedder": …, "vector_store": …})``: what maps
+        becomes engram settings (engram.compat.mem0); flat engram settings work too."""
+        return cls(**config_from_mem0(config, Settings.model_fields))
 
     # the services every part shares (engram.services); assigning one replaces it for all
     settings: Shared[Settings] = Shared()
@@ -126,6 +137,7 @@ class Memory:
         self, messages: MessagesInput, *, user_id: str, agent_id: str | None = None,
         session_id: str | None = None, metadata: Mapping[str, Any] | None = None, infer: bool = True,
         timestamp: datetime | None = None, idempotency_key: str | None = None, background: bool = False,
+        run_id: str | None = None,
     ) -> list[Event]:
         """Remember what matters in `messages`; returns what happened to each memory.
 
@@ -134,8 +146,10 @@ class Memory:
         A repeated `idempotency_key` in the same scope returns NOOPs.
         `background=True` validates, queues the work durably (a crash cannot lose
         it) and returns ``[]`` at once; a worker thread does the rest, `flush()` waits.
+        `run_id` is mem0's name for `session_id`.
         """
         scope = _scope(user_id, agent_id)
+        session_id = check.alias("session_id", session_id, "run_id", run_id)
         parsed = check.messages(messages)
         meta = check.metadata(metadata)
         said_at = check.timestamp(timestamp)
@@ -213,6 +227,7 @@ class Memory:
     def search(
         self, query: str, *, user_id: str, agent_id: str | None = None, limit: int | None = None,
         filters: Filters | Mapping[str, Any] | None = None, now: datetime | None = None,
+        threshold: float | None = None, top_k: int | None = None,
     ) -> list[SearchResult]:
         """The memories most relevant to `query`, best first, each with its score parts.
 
@@ -221,15 +236,18 @@ class Memory:
         While the user's memory is paused, searching writes nothing (no access counts).
         A query that names a time ("last May", "去年") favours memories said then
         (`add(..., timestamp=...)`); `now` is the moment relative dates in the query are
-        read against; default: now.
+        read against; default: now. `threshold` keeps results whose absolute `relevance`
+        (0-1, comparable across queries) reaches it; `top_k` is mem0's name for `limit`.
         """
         scope = _scope(user_id, agent_id)
         if not isinstance(query, str) or not query.strip():
             raise InvalidInput("query must be a non-empty string")
+        limit = check.alias("limit", limit, "top_k", top_k)
         limit = check.positive_int("limit", self.settings.search_limit if limit is None else limit)
         if now is not None and not isinstance(now, datetime):
             raise InvalidInput(f"now must be a datetime, not {now!r}")
-        return read.search(self.services, self.retriever, scope, query, check.filters(filters), limit, now)
+        return read.search(self.services, self.retriever, scope, query, check.filters(filters), limit, now,
+                           check.fraction("threshold", threshold))
 
     def get(self, memory_id: str) -> MemoryItem:
         item = self.store.get(check.memory_id(memory_id))
@@ -248,6 +266,12 @@ class Memory:
             raise InvalidInput(f"limit must be a positive integer or None, not {limit!r}")
         items = self.store.list(scope, read.live(check.filters(filters)), limit=limit, offset=offset)
         return [self.services.display.item(i) for i in items]
+
+    def count(
+        self, *, user_id: str, agent_id: str | None = None, filters: Filters | Mapping[str, Any] | None = None
+    ) -> int:
+        """How many memories `get_all` would list with no limit."""
+        return self.store.count(_scope(user_id, agent_id), read.live(check.filters(filters)))
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         entries = self.store.history(check.memory_id(memory_id))
@@ -380,14 +404,17 @@ class Memory:
         return grouped
 
     def forget(
-        self, about: str, *, user_id: str, agent_id: str | None = None
-    ) -> list[Event]:
+        self, about: str, *, user_id: str, agent_id: str | None = None, dry_run: bool = False
+    ) -> list[Any]:
         """Delete exactly the memories about `about` (every status), for real; one DELETE
-        event per memory deleted ("forget what I said about X")."""
+        event per memory deleted ("forget what I said about X"). `dry_run`: the memories
+        that would be deleted (`MemoryItem`s), deleting nothing."""
         scope = _scope(user_id, agent_id)
         if not isinstance(about, str) or not about.strip():
             raise InvalidInput("say what to forget: a non-empty topic")
         found = deletion.about(self.services, self.retriever, scope, about)
+        if dry_run:
+            return [self.services.display.item(i) for i in found]
         return deletion.delete_items(
             self.services, scope, found, reason="forgotten on request", cascade=False, topic=about
         )
@@ -401,45 +428,6 @@ class Memory:
             raise InvalidInput(f"unknown kind {kind!r}; expected one of {', '.join(k.value for k in Kind)}") from None
         items = self.store.list(scope, Filters(status=[], kind=[kind]))
         return deletion.delete_items(self.services, scope, items, reason=f"deleted: all {kind.value}", cascade=False)
-
-    def _command(self, scope: Scope, command: Command, session_id: str | None) -> list[Event]:
-        """Carry out a control command recognised in a user message (engram.write calls it)."""
-        name, show = command.name, self.services.display.item
-        events: list[Event]
-        if name in ("pause", "resume"):
-            (self.pause if name == "pause" else self.resume)(scope.user_id)
-            action = Action.PAUSE if name == "pause" else Action.RESUME
-            events = [Event(action=action, memory=None, reason=f"memory {name}d")]
-        elif name == "view":
-            items = self.get_all(user_id=scope.user_id, agent_id=scope.agent_id, limit=None)
-            items = [i for i in items if i.kind is not Kind.TURN]
-            if command.target:
-                items = control.matching(items, command.target, self.settings.forget_min_overlap)
-            events = [Event(action=Action.VIEW, memory=i, reason="remembered") for i in items]
-        elif name == "forget":
-            assert command.target
-            events = self.forget(command.target, user_id=scope.user_id, agent_id=scope.agent_id)
-        elif name == "forget_last":
-            live = self.store.list(scope, Filters(
-                status=[Status.ACTIVE, Status.DISPUTED], session_id=session_id,
-            ), limit=50)
-            events = deletion.delete_items(
-                self.services, scope, control.latest([i for i in live if i.kind is not Kind.SUMMARY]),
-                reason="withdrawn on request", cascade=False, undo=True,
-            )
-        elif name == "delete_kind":
-            assert command.target
-            events = self.delete_by_kind(command.target, user_id=scope.user_id, agent_id=scope.agent_id)
-        elif name == "delete_all":
-            items = self.store.list(scope, Filters(status=[]))
-            self.delete_all(user_id=scope.user_id, agent_id=scope.agent_id)
-            events = [Event(action=Action.DELETE, memory=show(i), reason="deleted: everything") for i in items]
-        else:  # pragma: no cover - parse_command only makes the names above
-            raise InvalidInput(f"unknown command {name!r}")
-        if not events:
-            events = [Event(action=Action.NOOP, memory=None, reason="nothing matched")]
-        command = command.model_copy(update={"message": control.reply(command, events)})
-        return [e.model_copy(update={"command": command}) for e in events]
 
     def export(
         self, *, user_id: str, agent_id: str | None = None, format: str = "engram", history: bool = False,

@@ -38,9 +38,10 @@ def live(filters: Filters) -> Filters:
 
 def search(
     services: Services, retriever: Retriever, scope: Scope, query: str, filters: Filters,
-    limit: int, now: datetime | None,
+    limit: int, now: datetime | None, threshold: float | None = None,
 ) -> list[SearchResult]:
-    """The `limit` memories most relevant to `query` (validated by the facade), as shown."""
+    """The `limit` memories most relevant to `query` (validated by the facade), as shown;
+    with `threshold`, only those whose absolute `relevance` reaches it."""
     store, settings, display = services.store, services.settings, services.display
     at = utcnow()
     reference = at if now is None else as_utc(now)
@@ -48,6 +49,8 @@ def search(
         reference = local_time(store, settings, scope.user_id, at if now is None else now)
     # retrieve and rescore
     results = retriever.search(scope, query, live(filters), limit, at, reference)
+    if threshold is not None:
+        results = [r for r in results if r.relevance >= threshold]
     # reinforce: a use, unless memory is paused
     if settings.reinforce and results and not is_paused(store, scope.user_id):
         store.record_access([r.memory.id for r in results], at)

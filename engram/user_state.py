@@ -1,13 +1,15 @@
-"""Per-user switches kept in the store: paused memory and the user's time zone."""
+"""Per-user switches kept in the store: paused memory, the user's time zone, and a deletion
+said in conversation that waits for the user's confirmation."""
 
 from __future__ import annotations
 
+import json
 import logging
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from engram.config import Settings
 from engram.errors import InvalidInput
-from engram.models import as_utc, as_zone, utcnow
+from engram.models import Command, as_utc, as_zone, utcnow
 from engram.store.base import Store
 
 log = logging.getLogger("engram")
@@ -51,3 +53,27 @@ def local_time(store: Store, settings: Settings, user_id: str, moment: datetime)
     if name is not None:
         return as_utc(moment).astimezone(as_zone(name))
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+CONFIRM_WITHIN = timedelta(minutes=10)  # an unanswered "are you sure?" lapses
+
+
+def set_pending(store: Store, user_id: str, command: Command | None, agent_id: str | None = None) -> None:
+    """Remember (or drop, with None) the deletion that waits for this user's "yes"."""
+    now = utcnow()
+    value = None if command is None else json.dumps(
+        {"command": command.model_dump(), "agent_id": agent_id, "at": now.isoformat()}
+    )
+    if value is not None or store.get_state(user_id, "pending_command") is not None:
+        store.set_state(user_id, "pending_command", value, now)
+
+
+def pending(store: Store, user_id: str) -> tuple[Command, str | None] | None:
+    """The deletion waiting for confirmation (and its agent), unless it lapsed."""
+    value = store.get_state(user_id, "pending_command")
+    if value is None:
+        return None
+    data = json.loads(value)
+    if utcnow() - datetime.fromisoformat(data["at"]) > CONFIRM_WITHIN:
+        return None
+    return Command(**data["command"]), data.get("agent_id")

@@ -94,3 +94,21 @@ def memory_id(value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise InvalidInput("memory id must be a non-empty string")
     return value
+
+
+def alias(name: str, value: Any, other: str, other_value: Any) -> Any:
+    """An argument given under either of two names (engram's and mem0's), not both differently."""
+    if other_value is None:
+        return value
+    if value is not None and value != other_value:
+        raise InvalidInput(f"give {name} or {other}, not both")
+    return other_value
+
+
+def fraction(name: str, value: Any) -> float | None:
+    """None, or a number in [0, 1] (a relevance threshold)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise InvalidInput(f"{name} must be a number between 0 and 1, not {value!r}")
+    return float(value)

@@ -33,7 +33,7 @@ from engram.records import embed_records, make_record
 from engram.sanitize import redact_json, safe_candidate
 from engram.store.base import HistoryEvent, Record, Scope
 from engram.text import content_words, detect_language
-from engram.user_state import local_time
+from engram.user_state import local_time, pending, set_pending
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.llm import LLMTasks
@@ -97,7 +97,10 @@ class Writer:
         for message in messages:
             text = message.content
             if message.role == "user":
-                commands, text = split_commands(text)
+                awaiting = pending(self.services.store, scope.user_id) is not None  # "yes" answers it
+                commands, text = split_commands(text, awaiting=awaiting)
+                if awaiting and not any(c.name in ("confirm", "cancel") for c in commands):
+                    set_pending(self.services.store, scope.user_id, None)  # anything else: not confirmed
                 for command in commands:
                     out.commanded += self.run_command(scope, command, said.session_id)
                     if command.name in ("pause", "resume"):

@@ -110,6 +110,7 @@ class MemoryRow:
     merged_kind: str | None  # metadata["merged_kind"] of merge summaries
     pinned: bool  # metadata["pinned"]: never archived or evicted, first in the capsule
     polarity: int  # metadata["polarity"]: -1 on a fact is "no longer" (engram.reconcile.negates)
+    session_id: str | None = None  # None: added outside a session (mem0-style `add`)
 
 
 # columns a Transition may set besides status (never content)
@@ -187,6 +188,8 @@ class Store(Protocol):
     ) -> None: ...
 
     def get(self, memory_id: str) -> MemoryItem | None: ...
+
+    def ids_with_prefix(self, prefix: str, limit: int = 2) -> list[str]: ...
 
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
 

@@ -22,6 +22,15 @@ class ItemsMixin:
             item = self._cached([memory_id]).get(memory_id)
         return None if item is None else copy_item(item)
 
+    def ids_with_prefix(self, prefix: str, limit: int = 2) -> list[str]:
+        """Ids that start with `prefix` (a short id typed by a person), at most `limit`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                (prefix, prefix + "\U0010ffff", limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]:
         if not memory_ids:
             return []

@@ -58,14 +58,17 @@ class SQLiteStore(
     def __init__(self, path: str | Path, *, dim: int) -> None:
         self.path = Path(path)
         self.dim = dim
+        new = str(path) != ":memory:" and not self.path.exists()
         if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # memories are private
         try:
             self._db = sqlite3.connect(
                 str(path), isolation_level=None, check_same_thread=False, timeout=30
             )
         except sqlite3.Error as exc:  # pragma: no cover - OS level
             raise StoreError(f"cannot open {path}: {exc}") from exc
+        if new:
+            self.path.chmod(0o600)
         self._lock = threading.RLock()
         self._indexes: dict[str, ScopeIndex] = {}
         # each cached index's user version (`user_versions`, bumped by triggers on every
@@ -82,16 +85,20 @@ class SQLiteStore(
         # uses counted by record_access, not yet written: id -> (count, last use)
         self._pending_access: dict[str, tuple[int, datetime]] = {}
         self._pending_since: float | None = None
-        for pragma in (
-            "journal_mode=WAL",
-            "synchronous=NORMAL",
-            "secure_delete=ON",
-            "busy_timeout=30000",
-            "cache_size=-65536",
-            "temp_store=MEMORY",
-        ):
-            self._db.execute(f"PRAGMA {pragma}")
-        self._migrate()
+        try:
+            for pragma in (
+                "journal_mode=WAL",
+                "synchronous=NORMAL",
+                "secure_delete=ON",
+                "busy_timeout=30000",
+                "cache_size=-65536",
+                "temp_store=MEMORY",
+            ):
+                self._db.execute(f"PRAGMA {pragma}")
+            self._migrate()
+        except sqlite3.DatabaseError as exc:  # "file is not a database": a wrong --db
+            self._db.close()
+            raise StoreError(f"{path} is not an engram database (SQLite): {exc}") from None
         self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
 
     # -- schema -------------------------------------------------------------------
