@@ -219,7 +219,7 @@ class Settings(BaseSettings):
     timezone: str | None = Field(
         default=None,
         description="IANA time zone of users without their own (Memory.set_timezone): their days"
-        " for 'yesterday', 'Friday' and reminders; None: UTC",
+        " for 'yesterday', 'Friday' and reminders; None: the system's ($TZ, /etc/localtime), else UTC",
     )
     forget_min_overlap: float = Field(
         default=0.6, gt=0.0, le=1.0,

@@ -390,7 +390,8 @@ class Memory:
         user_state.set_zone(self.store, _scope(user_id).user_id, tz)
 
     def timezone(self, user_id: str) -> tzinfo:
-        """The user's time zone: their own (`set_timezone`), else the `timezone` setting, else UTC."""
+        """The user's time zone: their own (`set_timezone`), else the `timezone` setting, else the
+        system's ($TZ, /etc/localtime), else UTC."""
         return user_state.zone(self.store, self.settings, _scope(user_id).user_id)
 
     def view(self, *, user_id: str, agent_id: str | None = None) -> dict[Kind, list[MemoryItem]]:

@@ -154,23 +154,53 @@ def load(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> Any:
         raise InvalidInput(f"not JSON: {exc}") from None
 
 
+_KNOWN = "an engram export, a mem0 export or get_all result, or an OptMem memory file"
+
+
 def detect_format(data: Any) -> str:
+    """engram, mem0 (entries say ``memory``) or optmem (entries say ``content``); anything else
+    is an `InvalidInput`, never "imported 0 memories"."""
     if isinstance(data, Mapping) and data.get("format") == FORMAT:
         return FORMAT
     if isinstance(data, Mapping) and "format" in data:
-        raise InvalidInput(f"unknown format {data['format']!r}")
-    return "optmem"
+        raise InvalidInput(f"unknown format {data['format']!r}: expected {_KNOWN}")
+    entries = _entries(data)
+    if all("memory" in e and "content" not in e for e in entries) and entries:
+        return "mem0"
+    if all("content" in e for e in entries) and (entries or data in ([], {})):
+        return "optmem"
+    raise InvalidInput(f"not a known format: expected {_KNOWN}")
 
 
-def _optmem_items(data: Any) -> list[Mapping[str, Any]]:
+def _entries(data: Any) -> list[Mapping[str, Any]]:
+    """The memory objects of an OptMem or mem0 file: a list, ``{"memories"|"results": [...]}``
+    or ``{id: item}``."""
     if isinstance(data, Mapping):
-        if isinstance(data.get("memories"), list):
-            data = data["memories"]
+        for name in ("memories", "results"):
+            if isinstance(data.get(name), list):
+                data = data[name]
+                break
         else:
             data = [{"id": k, **v} for k, v in data.items() if isinstance(v, Mapping)]
     if not isinstance(data, list) or not all(isinstance(x, Mapping) for x in data):
-        raise InvalidInput("an OptMem file holds a list of memory objects")
+        raise InvalidInput(f"not a known format: expected {_KNOWN}")
     return data
+
+
+def _from_mem0(entry: Mapping[str, Any], index: int, user_id: str | None, agent_id: str | None) -> MemoryItem:
+    """A mem0 memory (``{"id", "memory", "metadata", "categories", "created_at", "user_id", …}``)."""
+    owner = user_id or entry.get("user_id")
+    if not owner:
+        raise InvalidInput(f"memory {index} names no user: give user_id")
+    categories = [str(c).lower() for c in entry.get("categories") or []]
+    kind = Kind.PREFERENCE if any(c.startswith("preference") for c in categories) else Kind.FACT
+    created = _time(entry.get("created_at"), index)
+    meta = entry.get("metadata") if isinstance(entry.get("metadata"), Mapping) else {}
+    return _from_optmem(
+        {"id": entry.get("id"), "content": entry.get("memory"), "category": kind.value,
+         "created_at": created.isoformat(), "source_session": entry.get("run_id")},
+        index, str(owner), agent_id or entry.get("agent_id"),
+    ).model_copy(update={"metadata": dict(meta), "updated_at": _time(entry.get("updated_at") or created, index)})
 
 
 def _time(value: Any, index: int) -> datetime:
@@ -220,6 +250,16 @@ def _remap(item: MemoryItem, ids: Mapping[str, str]) -> MemoryItem:
     })
 
 
+def _already_here(store: Store, items: Sequence[MemoryItem]) -> set[tuple[str, str | None, Status, str]]:
+    """(user, agent, status, text) of what the importing scopes hold now."""
+    scopes = {(i.user_id, i.agent_id) for i in items}
+    return {
+        (m.user_id, m.agent_id, m.status, m.content)
+        for user, agent in scopes for m in store.list(Scope(user, agent), Filters(status=[]))
+        if m.agent_id == agent
+    }
+
+
 def import_data(
     services: Services,
     data: Any,
@@ -258,10 +298,12 @@ def import_data(
         history_rows = data.get("history") or []
         if not isinstance(history_rows, list):
             raise InvalidInput("'history' must be a list")
+    elif fmt == "mem0":
+        items = [_from_mem0(e, i, user_id, agent_id) for i, e in enumerate(_entries(data))]
     else:
         if user_id is None:
             raise InvalidInput("an OptMem file names no user: give user_id")
-        items = [_from_optmem(e, i, user_id, agent_id) for i, e in enumerate(_optmem_items(data))]
+        items = [_from_optmem(e, i, user_id, agent_id) for i, e in enumerate(_entries(data))]
 
     # conflicts: ids already stored
     store, privacy = services.store, services.privacy
@@ -270,9 +312,12 @@ def import_data(
     ids: dict[str, str] = {}
     replace: list[str] = []
     kept: list[MemoryItem] = []
+    here = _already_here(store, items)
     for item in items:
         old = existing.get(item.id)
-        if old is None:
+        if on_conflict != "replace" and (item.user_id, item.agent_id, item.status, item.content) in here:
+            report.skipped += 1  # the same memory is there already: importing twice adds nothing
+        elif old is None:
             kept.append(item)
         elif old.user_id != item.user_id or on_conflict == "new_id":
             ids[item.id] = new_id()

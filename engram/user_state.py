@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+from pathlib import Path
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from engram.config import Settings
@@ -37,9 +39,29 @@ def set_zone(store: Store, user_id: str, tz: str | None) -> None:
     store.set_state(user_id, "timezone", tz, utcnow())
 
 
+def system_zone_name() -> str | None:
+    """This machine's IANA zone: $TZ when it names one, else /etc/localtime's (or
+    /etc/timezone's); None where neither says (then UTC)."""
+    name = os.environ.get("TZ", "").lstrip(":")
+    if name:
+        try:
+            as_zone(name)
+            return name
+        except InvalidInput:
+            log.debug("TZ=%r is not an IANA zone; reading the system's", name)
+    target = os.path.realpath("/etc/localtime")
+    if "zoneinfo/" in target:
+        return target.split("zoneinfo/", 1)[1]
+    try:
+        return Path("/etc/timezone").read_text(encoding="utf-8").strip() or None
+    except OSError:
+        return None
+
+
 def zone_name(store: Store, settings: Settings, user_id: str) -> str | None:
-    """The user's own IANA zone, else the `timezone` setting, else None (UTC)."""
-    return store.get_state(user_id, "timezone") or settings.timezone
+    """The user's own IANA zone, else the `timezone` setting, else the system's (TZ,
+    /etc/localtime), else None (UTC)."""
+    return store.get_state(user_id, "timezone") or settings.timezone or system_zone_name()
 
 
 def zone(store: Store, settings: Settings, user_id: str) -> tzinfo:

@@ -51,11 +51,57 @@ def filters(value: Filters | Mapping[str, Any] | None) -> Filters:
         return value
     if not isinstance(value, Mapping):
         raise InvalidInput(f"filters must be a dict, not {type(value).__name__}")
+    value = dict(value)
+    unknown = sorted(k for k in value if k not in Filters.model_fields and k not in ("AND", "OR", "NOT"))
+    if unknown:  # a typo must not become a metadata condition that silently matches nothing
+        raise InvalidInput(f"unknown filter {unknown[0]!r}; metadata conditions go under "
+                           f"'metadata': {{'metadata': {{{unknown[0]!r}: ...}}}}")
+    logical = {k: value.pop(k) for k in ("AND", "OR", "NOT") if k in value}
+    if logical:  # mem0 writes AND / OR / NOT at the top level
+        value["metadata"] = {**(value.get("metadata") or {}), **logical}
     try:
-        return Filters.model_validate(dict(value))
+        checked = Filters.model_validate(value)
     except ValidationError as exc:
         error = exc.errors()[0]
         raise InvalidInput(f"invalid filter {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
+    metadata_condition(checked.metadata)
+    return checked
+
+
+_OPERATORS = frozenset({"eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains"})
+_SCALAR = (str, int, float, bool)
+
+
+def metadata_condition(condition: Any, where: str = "metadata") -> None:
+    """A metadata filter engram can run (mem0's operators; engram.store.sqlite.items.metadata_where),
+    else `InvalidInput` naming what is wrong."""
+    if not isinstance(condition, Mapping):
+        raise InvalidInput(f"{where} filter must be a dict, not {type(condition).__name__}")
+    for name, value in condition.items():
+        if name in ("AND", "OR"):
+            if not isinstance(value, list) or not value:
+                raise InvalidInput(f"{where}.{name} takes a non-empty list of conditions")
+            for index, part in enumerate(value):
+                metadata_condition(part, f"{where}.{name}[{index}]")
+        elif name == "NOT":
+            metadata_condition(value, f"{where}.NOT")
+        elif isinstance(value, Mapping):
+            if not value:
+                raise InvalidInput(f"{where}.{name}: give an operator ({', '.join(sorted(_OPERATORS))})")
+            for op, operand in value.items():
+                if op not in _OPERATORS:
+                    raise InvalidInput(f"{where}.{name}: unknown operator {op!r}; "
+                                       f"expected one of {', '.join(sorted(_OPERATORS))}")
+                scalars = operand if op in ("in", "nin") else [operand]
+                if op in ("in", "nin") and not isinstance(operand, list):
+                    raise InvalidInput(f"{where}.{name}.{op} takes a list")
+                if not all(isinstance(v, _SCALAR) for v in scalars):
+                    raise InvalidInput(f"{where}.{name}.{op}: values must be strings, numbers or booleans")
+        elif isinstance(value, list):
+            if not all(isinstance(v, _SCALAR) for v in value):
+                raise InvalidInput(f"{where}.{name}: a list holds strings, numbers or booleans")
+        elif not isinstance(value, _SCALAR):
+            raise InvalidInput(f"{where}.{name}: a value is a string, number, boolean, list or operator dict")
 
 
 def metadata(value: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from engram.cli.render import console, print_json
 from engram.cli.bench import bench_app
 from engram.cli.options import STDIO, check_db, open_memory, read_text, settings, state as _state
 from engram.errors import EngramError
-from engram.models import Kind, Status
+from engram.models import Kind, Status, as_zone
 
 app = typer.Typer(
     name="engram",
@@ -472,11 +472,13 @@ def reminders(
     from datetime import timedelta
 
     horizon = None if hours is None else timedelta(hours=hours)
-    found = run(lambda m: m.reminders(user_id=user, agent_id=agent, horizon=horizon, tz=tz))
+    found, zone = run(lambda m: (
+        m.reminders(user_id=user, agent_id=agent, horizon=horizon, tz=tz), as_zone(tz) if tz else m.timezone(user),
+    ))
     if as_json:
         print_json(found)
     elif found:
-        console.print(render.reminders_table(found))
+        console.print(render.reminders_table(found, zone))
     else:
         notice("nothing due")
 

@@ -189,13 +189,15 @@ def maintenance_table(report: Any) -> Table:
     return table
 
 
-def reminders_table(found: Sequence[Any]) -> Table:
+def reminders_table(found: Sequence[Any], zone: Any = None) -> Table:
+    """Due times in `zone` (the user's), labelled with it: never unlabelled UTC."""
     table = Table(title="reminders")
     table.add_column("due")
     table.add_column("task")
     table.add_column("id", style="dim", overflow="fold", min_width=8)
     for r in found:
         style = "red" if r.overdue else "yellow"
-        when = r.due_at.strftime("%Y-%m-%d %H:%M") + (" (recurring)" if r.recurring else "")
+        local = r.due_at.astimezone(zone) if zone is not None else r.due_at
+        when = local.strftime("%Y-%m-%d %H:%M %Z") + (" (recurring)" if r.recurring else "")
         table.add_row(f"[{style}]{when}[/]", plain(r.text), short_id(r.memory.id))
     return table
