@@ -39,9 +39,17 @@ def set_zone(store: Store, user_id: str, tz: str | None) -> None:
     store.set_state(user_id, "timezone", tz, utcnow())
 
 
+_UTC_NAMES = frozenset({"UTC", "Etc/UTC", "Etc/Universal", "Universal", "Zulu", "Etc/Zulu", "UCT", "Etc/UCT"})
+
+
 def system_zone_name() -> str | None:
     """This machine's IANA zone: $TZ when it names one, else /etc/localtime's (or
-    /etc/timezone's); None where neither says (then UTC)."""
+    /etc/timezone's); None for UTC or where neither says."""
+    name = _system_zone()
+    return None if name in _UTC_NAMES else name
+
+
+def _system_zone() -> str | None:
     name = os.environ.get("TZ", "").lstrip(":")
     if name:
         try:
