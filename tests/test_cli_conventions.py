@@ -133,3 +133,26 @@ def test_python_dash_m_engram_version_and_db_after_the_command(tmp_path):
 def test_help_has_no_bool_metavars_and_lists_choices(cli):
     shown = cli("list", "--help").stdout
     assert "<bool>" not in shown and "preference" in shown and "superseded" in shown
+
+
+def test_chat_confirms_pause_and_asks_before_deleting_everything(tmp_path, fake_llm, monkeypatch):
+    from llm_scripts import router
+
+    fake_llm.responder = router(chat="好的。")
+    monkeypatch.setenv("ENGRAM_LLM_BASE_URL", fake_llm.base_url)
+    monkeypatch.setenv("ENGRAM_LLM_MODEL", "m")
+    script = "我喜欢喝绿茶\n暂停记忆\n恢复记忆\nDelete all my memories.\nno\n/memory\n/quit\n"
+    result = CliRunner().invoke(app, ["--db", str(tmp_path / "x.db"), "chat", "--user", "u"], input=script)
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())  # lines wrap at the terminal's width
+    assert "记忆已暂停" in out and "记忆已恢复" in out
+    assert "Reply “yes” to confirm" in out
+    assert "nothing was deleted" in out
+    assert "用户喜欢喝绿茶" in out  # still remembered after "no"
+
+
+def test_chat_with_an_endpoint_that_cannot_name_its_model_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("ENGRAM_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens; no model given
+    monkeypatch.setenv("ENGRAM_LLM_TIMEOUT", "2")
+    result = CliRunner().invoke(app, ["--db", str(tmp_path / "x.db"), "chat", "--user", "u"], input="/quit\n")
+    assert result.exit_code == 1 and result.stderr.startswith("error:") and result.stderr.count("\n") == 1
