@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engram import control, deletion, disputes, lifecycle, portability, read, reminders, user_state
+from engram import reembed as vectors
 from engram import validate as check
 from engram.capsule import Capsule, CapsuleEngine, Context, Delta
 from engram.commands import Commands
@@ -83,6 +84,7 @@ class Memory:
             store=store or SQLiteStore(settings.path, dim=embedder.dim), embedder=embedder,
             settings=settings, privacy=privacy, display=Display(privacy),
         )
+        vectors.check(self.store, embedder, settings.path)  # another embedder's vectors: say what to do
         self.retriever = Retriever(self.store, self.embedder, settings)
         self.llm_tasks = LLMTasks(self.services, llm)  # no client (nor openai import) unless configured
         self.capsules = CapsuleEngine(self.services, self.retriever, compress_with=self.llm_tasks.compress)

@@ -368,17 +368,7 @@ def maintain(
     as_json: JsonOpt = False,
 ) -> None:
     """Archive decayed memories, enforce capacity, merge near-duplicates. Safe while engram is in use."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=True, disable=as_json,
-    ) as bar:
-        task = bar.add_task("maintaining", total=None)
-
-        def progress(done: int, total: int, what: str) -> None:
-            bar.update(task, completed=done, total=total, description=what)
-
+    with render.progress_bar("maintaining", disable=as_json or _state.get("quiet")) as progress:
         report = run(lambda m: m.maintain(user, progress=progress))
     if as_json:
         print_json(report)
@@ -532,3 +522,30 @@ def import_(
             f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}; "
             f"{report.history} history rows"
         )
+
+
+@app.command()
+def reembed(
+    batch: Annotated[int, typer.Option("--batch", min=1, help="memories per transaction")] = 256,
+) -> None:
+    """Re-embed every memory with the configured embedder, in place (after changing the embedder).
+    Interrupted, it resumes where it stopped."""
+    from engram.providers.embedders import make_embedder
+    from engram.reembed import reembed as run_reembed
+    from engram.store.sqlite import SQLiteStore
+
+    try:
+        check_db()
+        current = settings()
+        embedder = make_embedder(current)
+        store = SQLiteStore(current.path, dim=embedder.dim)
+    except (EngramError, ValueError, OSError) as exc:
+        fail(str(exc))
+    try:
+        with render.progress_bar(f"re-embedding with {embedder.name}", disable=_state.get("quiet")) as progress:
+            count = run_reembed(store, embedder, batch=batch, progress=progress)
+    except (EngramError, OSError) as exc:  # e.g. the embedder's weights are not on this machine
+        fail(str(exc))
+    finally:
+        store.close()
+    notice(f"re-embedded {count} memories with {embedder.name} ({embedder.dim}-d)")

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import typer
@@ -35,6 +36,23 @@ _ACTION_STYLE = {
     "MERGE": "blue", "VIEW": "", "PAUSE": "yellow", "RESUME": "green",
 }
 _STATUS_STYLE = {"active": "green", "superseded": "yellow", "disputed": "magenta", "archived": "dim"}
+
+
+@contextmanager
+def progress_bar(description: str, *, disable: bool = False) -> Iterator[Callable[..., None]]:
+    """A progress bar on stderr for long work; yields ``update(done, total, what="")``."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+        console=errors, transient=True, disable=disable,
+    ) as bar:
+        task = bar.add_task(description, total=None)
+
+        def update(done: int, total: int, what: str = "") -> None:
+            bar.update(task, completed=done, total=total, description=what or description)
+
+        yield update
 
 
 def print_json(data: Any) -> None:

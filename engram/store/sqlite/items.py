@@ -70,6 +70,34 @@ class ItemsMixin:
             item = self._cached([memory_id]).get(memory_id)
         return None if item is None else copy_item(item)
 
+    def vector_makers(self) -> set[tuple[str | None, int]]:
+        """(embedding model, dimension) of the first and the last vector stored: a store made
+        by another embedder, or half re-embedded (`engram reembed` goes in rowid order), shows
+        here without a scan."""
+        with self._lock:
+            rows = [self._db.execute(
+                "SELECT embedding_model, length(embedding) / 4 FROM memories WHERE embedding IS NOT NULL"
+                f" ORDER BY rowid {order} LIMIT 1"
+            ).fetchone() for order in ("ASC", "DESC")]
+        return {(r[0], r[1]) for r in rows if r is not None}
+
+    def stale_vectors(self, model: str, dim: int, limit: int) -> list[str]:
+        """Ids of memories whose vector another embedder made (oldest first), at most `limit`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM memories WHERE embedding IS NOT NULL AND"
+                " (length(embedding) != ? OR embedding_model IS NOT ?) ORDER BY rowid LIMIT ?",
+                (dim * 4, model, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def count_stale_vectors(self, model: str, dim: int) -> int:
+        with self._lock:
+            return self._db.execute(
+                "SELECT count(*) FROM memories WHERE embedding IS NOT NULL AND"
+                " (length(embedding) != ? OR embedding_model IS NOT ?)", (dim * 4, model),
+            ).fetchone()[0]
+
     def ids_with_prefix(self, prefix: str, limit: int = 2) -> list[str]:
         """Ids that start with `prefix` (a short id typed by a person), at most `limit`."""
         with self._lock:
