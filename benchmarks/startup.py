@@ -38,6 +38,7 @@ def main() -> None:
         subprocess.run([*CLI, "add", "I live in Lisbon and I prefer dark mode.", "-u", "alice"], check=True,
                        stdout=subprocess.DEVNULL, env=env)
         for label, command in (
+            ('python -c "pass" (the interpreter alone)', [sys.executable, "-c", "pass"]),
             ('python -c "import engram"', [sys.executable, "-c", "import engram"]),
             ("engram --help", [*CLI, "--help"]),
             ('engram search "where do I live" -u alice', [*CLI, "search", "where do I live", "-u", "alice"]),

@@ -41,7 +41,6 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-import rjieba
 
 from engram.models import Command, Event, Kind, MemoryItem
 from engram.text import lexical_tokens, normalize, split_sentences
@@ -266,6 +265,8 @@ def terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     stems = [t for t in lexical_tokens(_CJK_RUN.sub(" ", text)) if t not in _TOPIC_STOP]
     words: list[str] = []
     for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
+        import rjieba  # loaded on first use (start-up time)
+
         cut = [w for w in rjieba.cut_for_search(run) if w not in _TOPIC_STOP]
         long = [w for w in cut if len(w) > 1]
         words += long or [w for w in cut if w not in _ZH_STOP_CHARS]
