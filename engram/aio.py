@@ -248,10 +248,12 @@ class AsyncMemory:
 
     async def import_(
         self, source: str | Path | Mapping[str, Any] | Sequence[Any], *, user_id: str | None = None,
-        agent_id: str | None = None, on_conflict: str = "skip",
+        agent_id: str | None = None, on_conflict: str = "skip", progress: Any = None,
     ) -> portability.ImportReport:
         """Load an engram export or an OptMem file (a path, JSON text or parsed data);"""
-        return await _hop(self.sync.import_, source, user_id=user_id, agent_id=agent_id, on_conflict=on_conflict)
+        return await _hop(
+            self.sync.import_, source, user_id=user_id, agent_id=agent_id, on_conflict=on_conflict, progress=progress,
+        )
 
     async def reminders(
         self, *, user_id: str, agent_id: str | None = None, now: datetime | None = None,

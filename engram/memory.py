@@ -448,7 +448,7 @@ class Memory:
 
     def import_(
         self, source: str | Path | Mapping[str, Any] | Sequence[Any], *, user_id: str | None = None,
-        agent_id: str | None = None, on_conflict: str = "skip",
+        agent_id: str | None = None, on_conflict: str = "skip", progress: Any = None,
     ) -> portability.ImportReport:
         """Load an engram export or an OptMem file (a path, JSON text or parsed data);
         `user_id` imports into that user (required for OptMem files)."""
@@ -456,7 +456,7 @@ class Memory:
             _scope(user_id, agent_id)
         data = portability.load(source)
         return portability.import_data(self.services, data, user_id=user_id, agent_id=agent_id,
-                                       on_conflict=on_conflict)
+                                       on_conflict=on_conflict, progress=progress)
 
     def reminders(
         self, *, user_id: str, agent_id: str | None = None, now: datetime | None = None,

@@ -513,7 +513,9 @@ def import_(
     source: Any = read_text(STDIO) if str(file) == STDIO else file
     if not isinstance(source, str) and not file.expanduser().is_file():
         fail(f"cannot read {file}: no such file")
-    report = run(lambda m: m.import_(source, user_id=user, agent_id=agent, on_conflict=on_conflict))
+    with render.progress_bar("importing", disable=as_json or _state.get("quiet")) as progress:
+        report = run(lambda m: m.import_(source, user_id=user, agent_id=agent, on_conflict=on_conflict,
+                                         progress=progress))
     if as_json:
         print_json(report)
     else:
