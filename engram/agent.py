@@ -107,7 +107,9 @@ class MemoryAgent:
 
         messages = self.messages(message)
         try:
-            reply = self.llm.chat(messages, user_id=self.memory.llm_tasks.budget_user(self.user_id)).text
+            reply = self.llm.chat(
+                messages, user_id=self.memory.llm_tasks.budget_user(self.user_id), task="reply"
+            ).text
         except LLMError:
             self._record([{"role": "user", "content": message}])
             raise

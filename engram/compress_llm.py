@@ -159,7 +159,7 @@ def compress_with_llm(
             for n, i in enumerate(entries, 1)
         ],
     )
-    data = llm.chat_json([{"role": "user", "content": prompt}], user_id=user_id)
+    data = llm.chat_json([{"role": "user", "content": prompt}], user_id=user_id, task="compress")
     output = CompressOutput.parse(data)
 
     by_number = {n: item for n, item in enumerate(entries, 1)}

@@ -86,8 +86,24 @@ class Settings(BaseSettings):
     llm_base_url: str | None = None
     llm_model: str | None = None
     llm_api_key: SecretStr | None = None
-    llm_timeout: float = Field(default=30.0, gt=0)
-    llm_max_retries: int = Field(default=2, ge=0)
+    llm_timeout: float = Field(
+        default=30.0, gt=0,
+        description="seconds per LLM call; on a local endpoint (127.0.0.1, localhost, a private host) the "
+        "whole streamed call's budget, stopped (and the server with it) when spent, never retried. "
+        "A small CPU model: 60-120",
+    )
+    llm_max_retries: int = Field(
+        default=2, ge=0, description="retries of connection errors, 429 and 5xx (never of a local timeout)"
+    )
+    llm_stream: Literal["auto", "on", "off"] = Field(
+        default="auto", description="stream answers (auto: on local endpoints, so a call can be stopped)"
+    )
+    llm_max_tokens_extract: int = Field(default=512, ge=16, description="max_tokens of an extraction call")
+    llm_max_tokens_judge: int = Field(default=160, ge=16, description="max_tokens of a reconcile judgement")
+    llm_max_tokens_compress: int | None = Field(
+        default=None, ge=16, description="max_tokens of a compression call (None: 2 x llm_compress_tokens + 100)"
+    )
+    llm_max_tokens_reply: int = Field(default=600, ge=16, description="max_tokens of an agent's chat reply")
     llm_temperature: float = Field(default=0.0, ge=0.0, le=2.0)
     llm_json_mode: bool = Field(default=True, description="ask for response_format=json_object (dropped if refused)")
     llm_price_per_1k_prompt: float | None = Field(default=None, ge=0, description="cost per 1k prompt tokens")

@@ -38,6 +38,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 log = logging.getLogger("engram.llm")
 
+_JUDGE_PROBLEMS = ("failed", "invalid", "refused")
+
 __all__ = ["LLMNotConfigured", "LLMStats", "LLMTasks", "llm_settings", "make_llm"]
 
 
@@ -61,7 +63,12 @@ def llm_settings(settings: Settings) -> LLMSettings:
         temperature=settings.llm_temperature, json_mode=settings.llm_json_mode,
         price_per_1k_prompt=settings.llm_price_per_1k_prompt,
         price_per_1k_completion=settings.llm_price_per_1k_completion,
-        call_budget=settings.llm_call_budget,
+        call_budget=settings.llm_call_budget, stream=settings.llm_stream,
+        max_tokens={
+            "extract": settings.llm_max_tokens_extract, "judge": settings.llm_max_tokens_judge,
+            "compress": settings.llm_max_tokens_compress or 2 * settings.llm_compress_tokens + 100,
+            "reply": settings.llm_max_tokens_reply,
+        },
     )
 
 
@@ -158,7 +165,7 @@ class LLMTasks:
         if client is None:
             return []
         from engram.extract.llm import LLMExtractor, dropped_by_policy, novel_candidates
-        from engram.providers.openai_compat import LLMError
+        from engram.providers.openai_compat import LLMBadOutput, LLMError
 
         policy = self.services.privacy
         clean = [
@@ -175,11 +182,15 @@ class LLMTasks:
             )
         except LLMError as err:
             self.stats.add("extract_failed")
+            if isinstance(err, LLMBadOutput):
+                self.stats.add("extract_bad_json")
             log.warning("LLM extraction failed (%s); this turn keeps the rules' memories only", err)
             return []
         self.stats.add("extract_items", result.raw_items)
         self.stats.add("extract_invalid", result.invalid)
         self.stats.add("extract_translated", result.translated)
+        self.stats.add("extract_ungrounded", result.ungrounded)
+        self.stats.add("extract_grounded", len(result.candidates))
         drop = self._drop_placeholders()
         found = [(c, i) for c, i in result.candidates if not dropped_by_policy(c.content, drop)]
         novel = novel_candidates(found, rules, self.services.embedder.embed)
@@ -198,8 +209,8 @@ class LLMTasks:
         from engram.reconcile import llm_judge
 
         def counted(what: str) -> None:
-            self.stats.add("judge_calls" if what not in ("failed", "invalid") else f"judge_{what}")
-            if what not in ("failed", "invalid"):
+            self.stats.add("judge_calls" if what not in _JUDGE_PROBLEMS else f"judge_{what}")
+            if what not in _JUDGE_PROBLEMS:
                 self.stats.add(f"judge_{what.lower()}")
 
         return llm_judge(

@@ -46,7 +46,7 @@ from engram.providers.embedders import Embedder, make_embedder
 from engram.queue import JobQueue
 from engram.records import make_record
 from engram.retrieve import Retriever
-from engram.sanitize import redact_json
+from engram.sanitize import redact_identifier, redact_json
 from engram.services import Services, Shared
 from engram.session import Session, SessionManager
 from engram.store.base import Record, Scope, Store
@@ -156,6 +156,8 @@ class Memory:
         meta = check.metadata(metadata)
         said_at = check.timestamp(timestamp)
         check.session_id(session_id)
+        session_id = redact_identifier(session_id, self.privacy, scope.user_id)  # stored, queued and compared
+        idempotency_key = redact_identifier(idempotency_key, self.privacy, scope.user_id)
         if background and self.queue.supported:
             self.queue.submit_add(scope, session_id, {
                 "messages": self.writer.queued(parsed), "user_id": scope.user_id,
@@ -217,12 +219,16 @@ class Memory:
             if entry.pop("infer", False):
                 events += self.add(messages, **entry)
                 continue
+            scope = _scope(entry.get("user_id"), entry.get("agent_id"))
+            if self.is_paused(scope.user_id):
+                continue  # as `add`: nothing is stored while paused
             said = Said(
-                _scope(entry.get("user_id"), entry.get("agent_id")), entry.get("session_id"),
-                check.metadata(entry.get("metadata")), check.timestamp(entry.get("timestamp")),
+                scope, redact_identifier(entry.get("session_id"), self.privacy, scope.user_id),
+                redact_json(check.metadata(entry.get("metadata")), self.privacy), check.timestamp(entry.get("timestamp")),
             )
             items = self.writer.turn_items(said, check.messages(messages))
-            records += [make_record(i, None, entry.get("idempotency_key")) for i in items]
+            key = redact_identifier(entry.get("idempotency_key"), self.privacy, scope.user_id)
+            records += [make_record(i, None, key) for i in items]
         return events + self.writer.store_verbatim(records, "bulk ingest")
 
     # -- reading (engram.read) ---------------------------------------------------------
@@ -312,13 +318,15 @@ class Memory:
     # -- sessions, capsule, context (engram.session / engram.capsule) -----------------
     def session(self, user_id: str, session_id: str | None = None, *, agent_id: str | None = None) -> Session:
         """A conversation: resume `session_id`, else the user's open session, else a new one."""
-        return self.sessions.open(_scope(user_id, agent_id), session_id)
+        scope = _scope(user_id, agent_id)
+        return self.sessions.open(scope, redact_identifier(session_id, self.privacy, scope.user_id))
 
     def end_session(
         self, user_id: str, session_id: str, *, agent_id: str | None = None, reason: str = "explicit"
     ) -> Delta:
         """End a session and compress its memories into a delta; safe to call twice or concurrently."""
-        return self.sessions.end(_scope(user_id, agent_id), session_id, reason=reason)
+        scope = _scope(user_id, agent_id)
+        return self.sessions.end(scope, redact_identifier(session_id, self.privacy, scope.user_id), reason=reason)
 
     def compress(self, user_id: str, *, agent_id: str | None = None) -> Delta:
         """One delta of everything written since the last one (``compression = "task"``: call when a task is done)."""
@@ -339,6 +347,7 @@ class Memory:
     ) -> Context:
         """What to put in front of the LLM for this turn: capsule + relevant memories (+ turns)."""
         scope = _scope(user_id, agent_id)
+        session_id = redact_identifier(session_id, self.privacy, scope.user_id)
         self.sessions.expire_idle(scope)
         if session_id is not None:
             self.sessions.activity(scope, session_id)

@@ -52,8 +52,10 @@ from engram.models import Filters, Kind, MemoryItem, Source, Status, new_id, utc
 from engram.privacy import apply as apply_privacy
 from engram.privacy import redact
 from engram.records import embed_records, make_record
+from engram.sanitize import redact_identifier
 from engram.store.base import HistoryEvent, Record, Scope, Store
 from engram.text import detect_language
+from engram.user_state import is_paused
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.privacy import PrivacyPolicy
@@ -79,6 +81,7 @@ class ImportReport(BaseModel):
     renamed: int = 0  # imported under a new id
     skipped: int = 0  # id already there (on_conflict="skip")
     dropped: int = 0  # refused by the privacy policy
+    paused: int = 0  # not stored: the user paused memory
     history: int = 0  # history rows written
 
 
@@ -122,7 +125,7 @@ def export_data(
                 "id": i.id,
                 "content": redact(i.content, privacy),
                 "category": _TO_OPTMEM.get(i.kind, i.kind.value),
-                "source_session": i.session_id,
+                "source_session": _clean(privacy, i.session_id),  # rows stored before ids were redacted
                 "created_at": i.created_at.astimezone(UTC).isoformat().replace("+00:00", "Z"),
                 "access_count": i.access_count,
                 "embedding": None,
@@ -332,10 +335,13 @@ def import_data(
     ids: dict[str, str] = {}
     replace: list[str] = []
     kept: list[MemoryItem] = []
+    paused = {u for u in {i.user_id for i in items} if is_paused(store, u)}  # their memory takes nothing new
     here = _already_here(store, items)
     for item in items:
         old = existing.get(item.id)
-        if on_conflict != "replace" and (item.user_id, item.agent_id, item.status, item.content) in here:
+        if item.user_id in paused:
+            report.paused += 1
+        elif on_conflict != "replace" and (item.user_id, item.agent_id, item.status, item.content) in here:
             report.skipped += 1  # the same memory is there already: importing twice adds nothing
         elif old is None:
             kept.append(item)
@@ -365,6 +371,7 @@ def import_data(
             continue
         clean.append(item.model_copy(update={
             "content": filtered.text,
+            "session_id": redact_identifier(item.session_id, privacy, item.user_id),
             "value": redact(item.value, privacy) if item.value else item.value,
             "metadata": _clean(privacy, item.metadata),
             "entities": _clean(privacy, item.entities),

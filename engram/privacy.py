@@ -14,13 +14,23 @@ Choices worth knowing:
   major network: Visa, Mastercard, Amex, Discover, JCB, Diners, UnionPay,
   Maestro, Mir), valid by Luhn. The first-digit rule keeps ms timestamps,
   ISBN-13s (978/979) and many order numbers out. RuPay 8x and UATP 1x are not
-  covered.
+  covered. Dots or double spaces only between groups (4111.1111.1111.1111), so
+  decimals and versions stay out.
 * Chinese IDs: 18 characters with a province code, a real past birth date and
   the ISO 7064 MOD 11-2 check character; the old 15-digit form with a real
   date. An 18-digit number valid as both ID and card is an ID.
 * A number is not a card, ID or phone when it is an amount (`¥…`, `…元`) or
   when the nearest keyword before it in the same clause says order, tracking,
-  invoice, ISBN… (EN/ZH) rather than card/phone.
+  invoice, ISBN… (EN/ZH) rather than card/phone. With no keyword at all, a count
+  is not one either: a count noun after it ("… views", "… grains", "…次/个/粒")
+  or "there are / about / 约有" before it.
+* IBANs: country code, length for that country, ISO 7064 mod-97 check; spaced
+  in fours or compact. US SSNs: the issued ranges only (no 000/666/9xx area, 00
+  group, 0000 serial, nor the published examples); dashed alone, spaced or bare
+  only after an SSN word. Passports (`E12345678`, 9 digits): only within 40
+  characters of "passport"/"护照".
+* A key stated in prose ("the api key is 9f86…", "密钥是…"): 20+ characters,
+  hex or random, right after a key/token/secret phrase; `0x` addresses are public.
 * Hex strings (git SHAs, checksums, digests), UUIDs and `0x` addresses are not
   secrets on their own: in a developer conversation they are identifiers.
   Hex secrets are still caught with a known prefix (`sk-…`) or a key=value
@@ -36,6 +46,9 @@ Choices worth knowing:
 * Passwords: only the value is replaced, the sentence stays. A value that is a
   function word, a description ("…is wrong", "…is stored in the vault"), a
   type or a code reference (`password: str`, `os.environ[…]`) is not one.
+* Every pattern runs in linear time (tests/test_privacy_timing.py): no two
+  unbounded repeats that can match the same characters in a row, named values
+  read 128 characters at a time, look-backs bounded.
 * Placeholders are never detected, so applying twice changes nothing. One
   limit: in text glued without spaces, a redacted value may have swallowed the
   context that excused its neighbour (`…密码: Root!234ssh-rsa AAAA…`).
@@ -47,7 +60,7 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from enum import StrEnum
@@ -75,6 +88,9 @@ class SecretKind(StrEnum):
     EMAIL = "email"
     API_KEY = "api_key"
     PASSWORD = "password"
+    IBAN = "iban"
+    SSN = "ssn"
+    PASSPORT = "passport"
 
 
 class Policy(StrEnum):
@@ -119,6 +135,9 @@ class PrivacyPolicy(BaseModel):
     email: Policy | None = None
     api_key: Policy | None = None
     password: Policy | None = None
+    iban: Policy | None = None
+    ssn: Policy | None = None
+    passport: Policy | None = None
 
     def action(self, kind: SecretKind) -> Policy:
         value = getattr(self, kind.value)
@@ -128,6 +147,8 @@ class PrivacyPolicy(BaseModel):
 _DEFAULT_POLICY = PrivacyPolicy()
 _PLACEHOLDERS = {kind: f"[REDACTED:{kind.value}]" for kind in SecretKind}
 _PLACEHOLDER_TUPLE = tuple(_PLACEHOLDERS.values())
+_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z_]+\]")
+_LONGEST_PLACEHOLDER = max(map(len, _PLACEHOLDER_TUPLE))
 
 
 def placeholder(kind: SecretKind) -> str:
@@ -143,6 +164,7 @@ _A = re.ASCII
 _X = re.ASCII | re.VERBOSE
 
 _DIGIT = re.compile(r"[0-9]")
+_LETTER = re.compile(r"[A-Za-z]")
 # A stretch of digits with the separators phone/card/ID numbers use; only
 # stretches with enough digits are handed to the number detectors.
 _NUM_RUN = re.compile(r"[0-9](?:[ ()./+-]{0,3}[0-9]){6,}")
@@ -152,6 +174,47 @@ _NUM_HEAD = r"(?<![A-Za-z0-9_+./])(?<![0-9][ -])"
 _NUM_TAIL = r"(?![ -]?[0-9])(?![A-Za-z0-9_])"
 
 _CARD = re.compile(_NUM_HEAD + r"[2-6][0-9](?:[ -]?[0-9]){11,17}" + _NUM_TAIL, _A)
+# Cards grouped with dots or double spaces (4111.1111.1111.1111, 4111  1111 …):
+# only in groups, so a decimal or a version number is not read as one.
+_CARD_GROUPED = re.compile(
+    r"(?<![A-Za-z0-9_+./])(?<![0-9][ -])(?<![0-9]  )"
+    r"[2-6][0-9]{3}(?:(?:\.[0-9]{4,6}){1,2}\.[0-9]{1,7}|(?: {2}[0-9]{4,6}){1,2} {2}[0-9]{1,7})"
+    r"(?![ .]{0,2}[0-9])(?![A-Za-z0-9_])",
+    _A,
+)
+# US SSN: area 001-899 but 666, group 01-99, serial 0001-9999; one separator
+# throughout. Dashed it stands alone; spaced or bare it needs an SSN word before.
+_SSN = re.compile(
+    _NUM_HEAD + r"(?!000|666|9)[0-9]{3}([ -]?)(?!00)[0-9]{2}\1(?!0000)[0-9]{4}" + _NUM_TAIL, _A
+)
+_SSN_ADVERTISED = frozenset({"078051120", "219099999", "123456789"})  # published examples
+_SSN_CONTEXT = re.compile(r"ssn|social\s*security|社会安全|社會安全|社保号", re.I)
+_SSN_REACH = 40  # characters between the SSN word and a spaced/bare number
+# Passports: letters then digits (E12345678, G…, C0…) or 9 digits (US, UK),
+# only with a passport word close before or after.
+_PASSPORT_CONTEXT = re.compile(r"passport|护照|護照", re.I)
+_PASSPORT = re.compile(r"(?<![A-Za-z0-9_+./-])(?:[A-Z]{1,2}[0-9]{7,8}|[0-9]{9})(?![A-Za-z0-9_]|[ .-]?[0-9])", _A)
+_PASSPORT_REACH = 40  # characters between the word and the number
+# IBAN (ISO 13616): country, two check digits, 11-30 letters/digits, in groups of
+# four or compact; checked by length per country and the mod-97 checksum.
+_IBAN = re.compile(
+    # the look-behind after the first letter: the engine then skips ahead to capitals
+    r"[A-Z](?<![A-Za-z0-9][A-Z])[A-Z][0-9]{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?(?![A-Za-z0-9])", _A
+)
+_IBAN_LENGTHS = {
+    code: int(size)
+    for code, size in (
+        item.split(":")
+        for item in (
+            "AD:24 AE:23 AL:28 AT:20 AZ:28 BA:20 BE:16 BG:22 BH:22 BR:29 BY:28 CH:21 CR:22 CY:28 CZ:24 "
+            "DE:22 DK:18 DO:28 EE:20 EG:29 ES:24 FI:18 FO:18 FR:27 GB:22 GE:22 GI:23 GL:18 GR:27 GT:28 "
+            "HR:21 HU:28 IE:22 IL:23 IQ:23 IS:26 IT:27 JO:30 KW:30 KZ:20 LB:28 LC:32 LI:21 LT:20 LU:20 "
+            "LV:21 MC:27 MD:24 ME:22 MK:19 MR:27 MT:31 MU:30 NL:18 NO:15 PK:24 PL:28 PS:29 PT:25 QA:29 "
+            "RO:24 RS:22 SA:24 SC:31 SE:24 SI:19 SK:24 SM:27 ST:25 SV:28 TL:23 TN:24 TR:26 UA:29 VA:22 "
+            "VG:24 XK:20"
+        ).split()
+    )
+}
 _CN_ID18 = re.compile(
     _NUM_HEAD + r"([1-8][0-9]{5})[ -]?((?:18|19|20)[0-9]{2})([01][0-9])([0-3][0-9])"
     r"[ -]?([0-9]{3}[0-9Xx])" + _NUM_TAIL,
@@ -183,7 +246,7 @@ _PHONE_LANDLINE_CN = re.compile(
 # Keywords before a number (matched on lower case): the nearest one decides
 # whether it may be a secret.
 _NUM_CONTEXT = re.compile(
-    r"(order|tracking|invoice|ref\b|reference|transaction|txn|serial|isbn|sku\b|parcel|shipment|"
+    r"(order|tracking|invoice|ref\b|reference|part\s*(?:no\b|number|#)|transaction|txn|serial|isbn|sku\b|parcel|shipment|"
     r"waybill|订单|单号|运单|快递|物流|流水|编号|交易号|序列号|发票|型号|批号|工单)"
     r"|(card|visa|master|amex|卡|身份证|phone|mobile|\bcell|\btel\b|call|whatsapp|"
     r"电话|手机|联系|微信)"
@@ -192,7 +255,24 @@ _NUM_CONTEXT = re.compile(
 _CLAUSE_TAIL = re.compile(r"[^，。；！？,;!?\n]*$")
 _AMOUNT_BEFORE = re.compile(r"(?:[¥￥$€£]|rmb|usd|cny|eur)\s*$", re.I)
 _AMOUNT_AFTER = re.compile(
-    r"\s*(?:元|块|万|亿|美元|円|圆|次|yuan|dollars|usd|rmb|cny|eur|euros|bytes)", re.I
+    r"\s{0,3}(?:元|块|万|亿|美元|円|圆|次|yuan|dollars|usd|rmb|cny|eur|euros|bytes)", re.I
+)
+# A count, not a number to dial or charge: "15912345678 views", "4111… grains of
+# sand", "有…粒沙子". Decides only when no card/phone word comes before it.
+_COUNT_AFTER = re.compile(
+    r"\s{0,3}(?:(?:views?|visits?|visitors?|clicks?|impressions?|likes?|followers?|fans|subscribers?|"
+    r"downloads?|installs?|plays|streams|listens|shares|comments|replies|requests|hits|times|steps|"
+    r"grains?|stars|people|persons|users|members|customers|years?|days|hours|minutes|seconds|"
+    r"km|miles|meters|words|characters|tokens|rows|records|items|units|pieces|copies|votes|points|"
+    r"combinations|possibilities|particles|atoms|molecules|cells|calories|tons|grams|kg|light|"
+    r"iterations|runs|epochs|cycles|loops|operations|samples|trials|games|messages|posts|pages|files|lines)(?![A-Za-z])"
+    # not 张/只/本/台, and not 个人/位置: a surname, "only", 本人, 台湾 follow phone numbers
+    r"|个(?!人)|粒|颗|人|名|位(?!置)|件|条|份|种|年|天|遍|步|米|公里|字|行|票|赞|粉丝|下载|播放|浏览|阅读|点击|篇)",
+    re.I,
+)
+_COUNT_BEFORE = re.compile(
+    r"(?:there\s+(?:are|were|is|was)|total\s+of|about|around|approximately|roughly|nearly|almost|"
+    r"more\s+than|over|up\s+to|约有?|大约有?|共有?|总共|超过|将近|多达)\s{0,3}$"
 )
 
 _EMAIL = re.compile(
@@ -204,7 +284,7 @@ _FILE_EXT = frozenset("png jpg jpeg gif svg webp ico bmp tif tiff pdf js css".sp
 
 _USERINFO = re.compile(r"[A-Za-z0-9._~%+!$&'()*,;=:-]*")
 _URL_CRED = re.compile(
-    r"[A-Za-z][A-Za-z0-9+.-]*://[A-Za-z0-9._~%!$&'()*+,;=-]+:([A-Za-z0-9._~%!$&'()*+,;=:-]{1,128})@", _A
+    r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{0,31}://[A-Za-z0-9._~%!$&'()*+,;=-]{1,256}:([A-Za-z0-9._~%!$&'()*+,;=:-]{1,128})@", _A
 )
 
 _API_PREFIXED = re.compile(
@@ -234,6 +314,20 @@ _PRIVATE_KEY = re.compile(
     re.S,
 )
 _BEARER = re.compile(r"(?i)(?<![A-Za-z0-9])bearer\s+([A-Za-z0-9._~+/-]{12,}=*)", _A)
+# A key stated in prose, without ":"/"=": "the api key is 9f86…", "my token
+# 7c4a…", "密钥是…". Only long values (>= 20) that are hex or random.
+_KEY_STATED = re.compile(
+    r"""(?ix)
+    (?:
+        (?<![A-Za-z0-9])
+        (?:api[ _-]?key|access[ _-]?key|secret[ _-]?key|client[ _-]?secret|secret
+           |(?:access|auth|refresh|api|bearer|session)[ _-]?token|token|key)
+        \s{1,3}(?:(?:is|was|will\s+be)\s{1,3})?
+      | (?:密钥|秘钥|令牌)\s{0,3}(?:是|为|為)?\s{0,3}
+    )
+    ["'“]?([A-Za-z0-9_+/=.~-]{20,128})
+    """
+)
 _KEY_VALUE = re.compile(
     r"""(?ix)
     (?<![A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])?
@@ -241,9 +335,15 @@ _KEY_VALUE = re.compile(
        |secret(?:[_-]?key)?|private[_-]?key|(?:access|auth|refresh|api|session|bearer)?[_-]?token
        |sig|signature|key|密钥|秘钥|令牌)
     ["']?\s*(?:[:=：]|是|为)\s*["']?
-    ([A-Za-z0-9_+/=.~-]{12,})
+    ([A-Za-z0-9_+/=.~-]{12,128})
     """
 )
+# Named values are read up to 128 characters (a search restarts inside a rejected
+# value, so an unbounded read is quadratic on "key=key=key=…"); an accepted one
+# that goes on is extended to the end of its run.
+_VALUE_CAP = 128
+_VALUE_RUN = re.compile(r"[A-Za-z0-9_+/=.~-]*")
+_WORDY_PREFIX = 64  # whether a named value is made of words shows in its start
 
 # Long random strings that are public by nature: SSH public keys, data URIs,
 # subresource-integrity / content hashes.
@@ -284,11 +384,14 @@ _BARE = r"([\x21-\x7e]{1,128})"
 _PW_KEYWORD_PROSE = r"(?:pass(?:word|code|phrase)|passwd|pwd)"
 _PW_PROSE = re.compile(
     r"(?i)(?<![A-Za-z0-9])" + _PW_KEYWORD_PROSE
-    + r"(?:\s+(?:for|to|of|on)\s+[^.,;:!?\n\"'“]{1,40}?)?\s+(?:is|was|will\s+be|=)\s*[:：]?\s*"
+    # "for …" starts and ends on a non-blank and has bounded blanks around it: with \s+
+    # and blanks at its ends, a run of tabs after "password to" was cubic
+    + r"(?:\s{1,3}(?:for|to|of|on)\s{1,3}[^\s.,;:!?\"'“][^.,;:!?\n\"'“]{0,39}?(?<!\s))?"
+    + r"\s+(?:is|was|will\s+be|=)\s*(?:[:：]\s*)?"
     + r"(?:" + _QUOTED + r"|" + _BARE + r")",
 )
 _PW_SET = re.compile(
-    r"(?i)(?<![A-Za-z0-9])(?:set|change|changed|reset|update|updated)\s+(?:my|the|your|our|his|her)?\s*"
+    r"(?i)(?<![A-Za-z0-9])(?:set|change|changed|reset|update|updated)\s+(?:(?:my|the|your|our|his|her)\s+)?"
     + _PW_KEYWORD_PROSE + r"\s+to\s+(?:" + _QUOTED + r"|" + _BARE + r")",
 )
 _PW_ASSIGN = re.compile(
@@ -305,7 +408,7 @@ _PW_BARE = re.compile(
 _PW_PIN = re.compile(r"(?i)(?<![A-Za-z0-9])pin(?:\s*code)?\s*(?:is|[:=：])\s*([0-9]{4,8})(?![0-9])")
 _PW_ZH = re.compile(
     r"(?:密码|密碼|口令)\s*"
-    r"(?:就是|是|为|為|改成了?|改为|设为|设置为|设成|[:：=])\s*[:：]?\s*"
+    r"(?:就是|是|为|為|改成了?|改为|设为|设置为|设成|[:：=])\s*(?:[:：]\s*)?"
     r"(?:" + _QUOTED + r"|" + _BARE + r")",
 )
 _PW_TRAIL = ".,;:)]}>\"'，。；：）】」』"
@@ -369,6 +472,12 @@ def _cn_id18_valid(number: str) -> bool:
     return _CN_CHECK[total % 11] == number[17].upper()
 
 
+def _iban_checksum_ok(iban: str) -> bool:
+    """ISO 13616 / ISO 7064 mod 97-10: the rearranged number mod 97 is 1."""
+    rearranged = iban[4:] + iban[:4]
+    return int("".join(str(int(c, 36)) for c in rearranged)) % 97 == 1
+
+
 def _entropy(s: str) -> float:
     n = len(s)
     return -sum(c / n * math.log2(c / n) for c in Counter(s).values())
@@ -401,7 +510,7 @@ def _looks_random(token: str) -> bool:
 
 
 def _mixed(s: str) -> bool:
-    return any(c.isdigit() for c in s) and any(c.isalpha() for c in s)
+    return _DIGIT.search(s) is not None and _LETTER.search(s) is not None
 
 
 # --------------------------------------------------------------------------
@@ -415,21 +524,33 @@ _Cand = tuple[int, int, int, int, SecretKind]
 
 def _numbers_context_ok(text: str, start: int, end: int) -> bool:
     """False for an amount (¥15000000000, 15000000000元) or when the nearest
-    keyword before the number, in the same clause, calls it an order/tracking number."""
+    keyword before the number, in the same clause, calls it an order/tracking
+    number; with no keyword at all, False for a count ("15912345678 views")."""
     if _AMOUNT_BEFORE.search(text, max(0, start - 6), start) or _AMOUNT_AFTER.match(text, end):
         return False
-    clause = _CLAUSE_TAIL.search(text, max(0, start - 32), start)  # same clause only
+    # the 32 characters before, in the same clause; a placeholder there is blanked
+    # ("[REDACTED:card]" names no card), so redacting twice changes nothing
+    before = text[max(0, start - 32 - _LONGEST_PLACEHOLDER) : start]
+    if "[REDACTED:" in before:
+        before = _PLACEHOLDER_RE.sub(lambda p: " " * len(p.group()), before)
+    clause = _CLAUSE_TAIL.search(before, max(0, len(before) - 32))
     window = clause.group().lower() if clause else ""
     last = None
     for m in _NUM_CONTEXT.finditer(window):
         last = m
-    return last is None or last.group(1) is None
+    if last is not None:
+        return last.group(1) is None
+    return not (_COUNT_AFTER.match(text, end) or _COUNT_BEFORE.search(window))
+
+
+_URL_REACH = 2048  # a URL longer than this before a token is not looked for
 
 
 def _in_url(text: str, start: int) -> bool:
     """Inside a whitespace-delimited chunk that has a scheme before `start`."""
-    chunk_start = max(text.rfind(" ", 0, start), text.rfind("\n", 0, start), text.rfind("\t", 0, start))
-    return "://" in text[chunk_start + 1 : start]
+    floor = max(0, start - _URL_REACH)  # bounded: one long unspaced text stays linear
+    chunk_start = max(text.rfind(" ", floor, start), text.rfind("\n", floor, start), text.rfind("\t", floor, start))
+    return text.find("://", max(chunk_start + 1, floor), start) != -1
 
 
 def _number_windows(text: str) -> list[tuple[int, int]]:
@@ -463,11 +584,13 @@ def _numeric(text: str, out: list[_Cand]) -> None:
                 ):
                     out.append((0, 2, m.start(), m.end(), SecretKind.CN_ID))
         if digits >= 13:
-            for m in _CARD.finditer(text, pos, endpos):
-                if _luhn(m.group().replace(" ", "").replace("-", "")) and _numbers_context_ok(
-                    text, m.start(), m.end()
-                ):
-                    out.append((0, 1, m.start(), m.end(), SecretKind.CARD))
+            for rx in (_CARD, _CARD_GROUPED):
+                for m in rx.finditer(text, pos, endpos):
+                    number = "".join(_DIGIT.findall(m.group()))
+                    if 13 <= len(number) <= 19 and _luhn(number) and _numbers_context_ok(text, m.start(), m.end()):
+                        out.append((0, 1, m.start(), m.end(), SecretKind.CARD))
+        if digits >= 9 and ("-" in chunk or _SSN_CONTEXT.search(text, max(0, pos - _SSN_REACH), endpos)):
+            _ssns(text, pos, endpos, out)
         phones: list[re.Pattern[str]] = []
         if digits >= 11 and "1" in chunk:
             phones.append(_PHONE_CN)
@@ -483,6 +606,47 @@ def _numeric(text: str, out: list[_Cand]) -> None:
                     continue
                 if _numbers_context_ok(text, m.start(), m.end()):
                     out.append((2, 0, m.start(), m.end(), SecretKind.PHONE))
+
+
+def _ssns(text: str, pos: int, endpos: int, out: list[_Cand]) -> None:
+    """US social security numbers: dashed, or spaced/bare after an SSN word."""
+    for m in _SSN.finditer(text, pos, endpos):
+        number = "".join(_DIGIT.findall(m.group()))
+        if number in _SSN_ADVERTISED:
+            continue
+        if m.group(1) != "-" and not _SSN_CONTEXT.search(text, max(0, m.start() - _SSN_REACH), m.start()):
+            continue
+        if _numbers_context_ok(text, m.start(), m.end()):
+            out.append((1, 0, m.start(), m.end(), SecretKind.SSN))
+
+
+def _passports(text: str, out: list[_Cand]) -> None:
+    """Passport numbers within reach of a passport word (EN/ZH), before or after."""
+    seen = -1
+    for word in _PASSPORT_CONTEXT.finditer(text):
+        lo = max(seen, word.start() - _PASSPORT_REACH)
+        hi = min(len(text), word.end() + _PASSPORT_REACH)
+        # endpos leaves room for the look-ahead of a number starting before `hi`
+        for m in _PASSPORT.finditer(text, max(0, lo), min(len(text), hi + 12)):
+            if hi > m.start() >= seen and _numbers_context_ok(text, m.start(), m.end()):
+                out.append((1, 0, m.start(), m.end(), SecretKind.PASSPORT))
+        seen = max(seen, hi)
+
+
+def _ibans(text: str, out: list[_Cand]) -> None:
+    """IBANs valid by country length and mod-97; a trailing group that is not
+    part of it ("… 19 ABCD") is tried off."""
+    for m in _IBAN.finditer(text):
+        candidate = m.group()
+        while True:
+            compact = candidate.replace(" ", "")
+            if _IBAN_LENGTHS.get(compact[:2]) == len(compact) and _iban_checksum_ok(compact):
+                out.append((0, 0, m.start(), m.start() + len(candidate), SecretKind.IBAN))
+                break
+            cut = candidate.rfind(" ")
+            if cut <= 4:
+                break
+            candidate = candidate[:cut]
 
 
 def _emails(text: str, out: list[_Cand]) -> None:
@@ -511,14 +675,22 @@ def _is_placeholder_value(value: str) -> bool:
     )
 
 
-def _keyword_matches(rx: re.Pattern[str], text: str) -> Iterator[re.Match[str]]:
-    """Like finditer, but the next search starts at the value, so a keyword
-    inside a rejected value ("password is token: client_secret: …") is seen."""
+def _named_values(
+    rx: re.Pattern[str], text: str, value_span: Callable[[re.Match[str]], tuple[int, int] | None]
+) -> Iterator[tuple[int, int]]:
+    """The value spans `value_span` accepts among the matches of `rx`. The next
+    search starts after an accepted value (it is hidden whole), and at the start
+    of a rejected one, so a keyword inside it ("password is token: client_secret:
+    …") is seen."""
     pos = 0
     while (m := rx.search(text, pos)) is not None:
-        yield m
-        value = next((m.start(i) for i in range(1, rx.groups + 1) if m.start(i) != -1), m.end())
-        pos = max(value, m.start() + 1)
+        span = value_span(m)
+        if span is not None:
+            yield span
+            pos = max(span[1], m.start() + 1)
+        else:
+            value = next((m.start(i) for i in range(1, rx.groups + 1) if m.start(i) != -1), m.end())
+            pos = max(value, m.start() + 1)
 
 
 def _touches_placeholder(text: str, start: int, end: int) -> bool:
@@ -576,10 +748,8 @@ def _passwords(text: str, out: list[_Cand], words: bool, pin: bool) -> None:
     """Stated passwords (EN/ZH): the value only."""
     if words:
         for rx, mode in _PW_RULES:
-            for m in _keyword_matches(rx, text):
-                span = _password_value(m, mode)
-                if span:
-                    out.append((1, 0, span[0], span[1], SecretKind.PASSWORD))
+            for start, end in _named_values(rx, text, lambda m, mode=mode: _password_value(m, mode)):
+                out.append((1, 0, start, end, SecretKind.PASSWORD))
     if pin:
         for m in _PW_PIN.finditer(text):
             out.append((1, 0, m.start(1), m.end(1), SecretKind.PASSWORD))
@@ -595,17 +765,35 @@ def _contextual_keys(text: str, lower: str, out: list[_Cand]) -> None:
         "key" in lower or "secret" in lower or "token" in lower or "sig" in lower
         or "密钥" in text or "秘钥" in text or "令牌" in text
     ):
-        for m in _keyword_matches(_KEY_VALUE, text):
-            value = m.group(1).rstrip(".")
-            if _named_value_ok(value) and not _touches_placeholder(text, m.start(1), m.start(1) + len(value)):
-                out.append((1, 0, m.start(1), m.start(1) + len(value), SecretKind.API_KEY))
+        for rx in (_KEY_VALUE, _KEY_STATED):
+            for start, end in _named_values(rx, text, _key_value):
+                out.append((1, 0, start, end, SecretKind.API_KEY))
+
+
+def _key_value(m: re.Match[str]) -> tuple[int, int] | None:
+    """Span of the key named by a `_KEY_VALUE`/`_KEY_STATED` match, or None."""
+    text, start = m.string, m.start(1)
+    value = m.group(1).rstrip(".")
+    end = start + len(value)
+    if (
+        len(value) < (12 if m.re is _KEY_VALUE else 20)
+        or (m.re is _KEY_STATED and value.lower().startswith("0x"))  # an address, public
+        or not _named_value_ok(value)
+        or _touches_placeholder(text, start, end)
+    ):
+        return None
+    if m.end(1) - start == _VALUE_CAP:  # cut by the cap: the value goes on to the end of its run
+        end = _VALUE_RUN.match(text, m.end(1)).end()
+        while text[end - 1] == ".":
+            end -= 1
+    return start, end
 
 
 def _named_value_ok(value: str) -> bool:
     """A value after a key/token keyword: mixed, 12+ chars, hex allowed, not words."""
     if len(value) < 12 or not _mixed(value):
         return False
-    return _HEXLIKE.fullmatch(value) is not None or not _wordy(value)
+    return _HEXLIKE.fullmatch(value) is not None or not _wordy(value[:_WORDY_PREFIX])
 
 
 def _plain_part(part: str) -> bool:
@@ -701,6 +889,10 @@ def scan(text: str) -> list[Finding]:
     cands: list[_Cand] = []
     if has_digit:
         _numeric(text, cands)
+        if lower != text:  # an IBAN has capitals
+            _ibans(text, cands)
+        if "passport" in lower or "护照" in text or "護照" in text:
+            _passports(text, cands)
     if has_at:
         _emails(text, cands)
     if has_pw or has_pin:

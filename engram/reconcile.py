@@ -191,12 +191,14 @@ def llm_judge(
     user_id: str | None = None,
     on_result: Callable[[str], None] | None = None,
 ) -> Judge:
-    """A `Judge` that asks the LLM; any failure or invalid answer is no opinion (ADD).
+    """A `Judge` that asks the LLM; any failure, invalid or refused answer is no opinion (ADD).
 
-    `on_result` is told what happened ("ADD", "UPDATE", … or "failed"/"invalid").
+    An UPDATE's merged text is refused unless it passes `engram.grounding.judgement_problem`.
+    `on_result` is told what happened ("ADD", "UPDATE", … or "failed"/"invalid"/"refused").
     """
     from engram.templates import render
     from engram.extract.llm import has_cjk
+    from engram.grounding import judgement_problem
     from engram.providers.openai_compat import LLMError
 
     def note(what: str) -> None:
@@ -213,7 +215,9 @@ def llm_judge(
             ],
         )
         try:
-            answer = llm.chat_json([{"role": "user", "content": prompt}], schema=Judgement, user_id=user_id)
+            answer = llm.chat_json(
+                [{"role": "user", "content": prompt}], schema=Judgement, user_id=user_id, task="judge"
+            )
         except LLMError as err:
             log.warning("LLM reconciliation failed (%s); adding the memory", err)
             note("failed")
@@ -233,6 +237,11 @@ def llm_judge(
             if candidate.language == "zh" and not has_cjk(content):
                 log.info("LLM reconciliation merged into another language; adding the memory instead")
                 note("invalid")
+                return None
+            problem = judgement_problem(content, candidate=candidate.content, said=said, old=target.content)
+            if problem is not None:  # the rules' decision stands: the old memory stays as it is
+                log.info("LLM reconciliation refused: %r: %s", content[:80], problem)
+                note("refused")
                 return None
         note(action.value)
         reason = f"llm: {answer.reason}" if answer.reason else f"llm: {action.value.lower()}"

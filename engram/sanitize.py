@@ -6,22 +6,29 @@ password to X"), and the rewrite can keep a secret while losing the words that m
 it detectable. So the secrets of the sentence *as said* are taken out of the
 candidate too, and a candidate that still carries a piece of one is not stored at
 all; its slot, value and entities are checked the same way.
+
+Identifiers the caller chooses (session ids, idempotency keys, OptMem's
+`source_session`) are stored too, and are compared later, so they are not redacted
+like prose: `redact_identifier` keeps them stable and distinct.
 """
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
 from collections.abc import Sequence
-from typing import Any
+from functools import lru_cache
+from typing import Any, TypeVar, cast
 
 from engram.models import Candidate
 from engram.privacy import Policy, PrivacyPolicy, apply, placeholder, redact, scan
 from engram.text import lexical_tokens
 
-__all__ = ["redact_json", "safe_candidate"]
+__all__ = ["redact_identifier", "redact_json", "safe_candidate"]
 
 log = logging.getLogger("engram")
+T = TypeVar("T")
 
 # cheap pre-check: a sentence without digits, "@" or these words holds no detectable secret
 _MAY_HOLD_SECRET = re.compile(r"[0-9@_]|pass|pw|pin|key|token|secret|bearer|sk-|密码|密碼|口令|密钥|秘钥|令牌", re.I)
@@ -36,6 +43,36 @@ def redact_json(value: Any, policy: PrivacyPolicy) -> Any:
     if isinstance(value, dict):
         return {k: redact_json(v, policy) for k, v in value.items()}
     return value
+
+
+def redact_identifier(value: T, policy: PrivacyPolicy, salt: str = "") -> T:
+    """`value` (a session id, an idempotency key) as it may be stored; anything but a
+    string (None, or a wrong type the caller's validation will refuse) as it is.
+
+    Unchanged when it holds no secret the policy hides (almost always). Otherwise
+    its secrets become placeholders and `#h` plus a digest of the whole value is
+    appended: the same identifier always maps to the same stored value (sessions
+    and idempotency keep working when the caller passes it again) and two
+    different ones stay different. The digest is scrypt, salted with `salt` (pass
+    the user id: no table computed once fits every user) and slow on purpose, so
+    trying every phone number against it costs CPU-years; a secret with little
+    entropy (a 4-digit PIN) can still be guessed from it. `drop` redacts here: an
+    identifier cannot be refused without refusing the call.
+    """
+    if not isinstance(value, str):
+        return value
+    redacted = redact(value, policy)
+    if redacted == value:
+        return value
+    return cast(T, redacted + "#h" + _identifier_digest(value, salt))
+
+
+@lru_cache(maxsize=256)  # a session id is passed again on every add of the session
+def _identifier_digest(value: str, salt: str) -> str:
+    secret = value.encode("utf-8", "surrogatepass")
+    return hashlib.scrypt(
+        secret, salt=b"engram-identifier\0" + salt.encode("utf-8", "surrogatepass"), n=2**14, r=8, p=1, dklen=8
+    ).hex()
 
 
 def _leaks(text: str, secrets: Sequence[str], allowed: str = "") -> bool:

@@ -9,8 +9,13 @@ Usage::
     with FakeLLM() as llm:
         llm.reply("hello")                      # next chat reply
         llm.fail(429, retry_after=0.01)         # next request gets a 429
+        llm.loop()                              # next chat streams forever (a looping model)
         ...  # point a client at llm.base_url
         assert llm.requests[-1]["model"] == "m"
+
+A request with ``"stream": true`` is answered as server-sent events, as
+llama.cpp, Ollama and vLLM do; ``aborted`` counts the streams a client closed
+before their end (the point where a real server stops generating).
 """
 
 from __future__ import annotations
@@ -38,13 +43,14 @@ ANY = "any"
 class _Step:
     """One scripted answer, consumed by the next request to `endpoint`."""
 
-    kind: str  # "text" | "fail" | "malformed"
+    kind: str  # "text" | "fail" | "malformed" | "loop"
     endpoint: str = CHAT
     text: str = ""
     status: int = 200
     body: Any = None
     headers: dict[str, str] = field(default_factory=dict)
     delay: float = 0.0
+    when: Callable[[dict[str, Any]], bool] | None = None  # only a request this accepts takes the step
 
 
 def _default_responder(request: dict[str, Any]) -> str:
@@ -84,6 +90,8 @@ class FakeLLM:
         self.paths: list[str] = []
         self.headers: list[dict[str, str]] = []
         self.responder: Callable[[dict[str, Any]], str] = _default_responder
+        self.aborted = 0  # streams the client closed before their end
+        self.chunk_interval = 0.0  # seconds between streamed chunks
         self._steps: list[_Step] = []
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
@@ -162,6 +170,14 @@ class FakeLLM:
         kind = "text" if text is not None else "responder"
         return self._push(_Step(kind, endpoint=endpoint, text=text or "", delay=seconds), times)
 
+    def loop(
+        self, text: str = "la ", *, interval: float = 0.01, times: int = 1,
+        when: Callable[[dict[str, Any]], bool] | None = None,
+    ) -> FakeLLM:
+        """Queue a looping model: `text` streamed again and again (a non-streamed request
+        waits instead) until the client hangs up or the server stops; `when` picks the request."""
+        return self._push(_Step("loop", text=text, delay=interval, when=when), times)
+
     def malformed(self, *, times: int = 1, endpoint: str = CHAT) -> FakeLLM:
         """Queue a 200 whose body, labelled JSON, is not JSON."""
         return self._push(_Step("malformed", endpoint=endpoint), times)
@@ -171,10 +187,10 @@ class FakeLLM:
         with self._lock:
             return len(self._steps)
 
-    def _next_step(self, endpoint: str) -> _Step | None:
+    def _next_step(self, endpoint: str, request: dict[str, Any]) -> _Step | None:
         with self._lock:
             for i, step in enumerate(self._steps):
-                if step.endpoint in (endpoint, ANY):
+                if step.endpoint in (endpoint, ANY) and (step.when is None or step.when(request)):
                     return self._steps.pop(i)
         return None
 
@@ -276,8 +292,8 @@ class _Handler(BaseHTTPRequestHandler):
             fake.paths.append(path)
             fake.headers.append({k.lower(): v for k, v in self.headers.items()})
 
-        step = fake._next_step(endpoint)
-        if step is not None and step.delay and fake._stopping.wait(step.delay):
+        step = fake._next_step(endpoint, request)
+        if step is not None and step.kind != "loop" and step.delay and fake._stopping.wait(step.delay):
             return  # server stopping
         if step is not None and step.kind == "fail":
             body = step.body if isinstance(step.body, (dict, list)) else None
@@ -292,5 +308,66 @@ class _Handler(BaseHTTPRequestHandler):
         if endpoint == EMBEDDINGS:
             self._send_json(200, fake._embeddings_body(request))
             return
+        if step is not None and step.kind == "loop":
+            self._loop(request, step)
+            return
         text = step.text if step is not None and step.kind == "text" else fake.responder(request)
-        self._send_json(200, fake._chat_body(request, text))
+        if request.get("stream"):
+            self._stream(request, text)
+        else:
+            self._send_json(200, fake._chat_body(request, text))
+
+    # -- server-sent events ------------------------------------------------------
+    def _event(self, request: dict[str, Any], content: str | None, finish: str | None = None) -> bytes:
+        chunk = {
+            "id": "chatcmpl-fake-stream", "object": "chat.completion.chunk", "created": int(time.time()),
+            "model": request.get("model") or self.fake.model,
+            "choices": [{"index": 0, "delta": {} if content is None else {"content": content},
+                         "finish_reason": finish}],
+        }
+        return b"data: " + json.dumps(chunk, ensure_ascii=False).encode("utf-8") + b"\n\n"
+
+    def _open_stream(self) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+
+    def _write(self, data: bytes) -> bool:
+        """Write and flush; False (counted in `aborted`) when the client has hung up."""
+        try:
+            self.wfile.write(data)
+            self.wfile.flush()
+            return True
+        except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+            with self.fake._lock:
+                self.fake.aborted += 1
+            return False
+
+    def _stream(self, request: dict[str, Any], text: str) -> None:
+        fake = self.fake
+        self._open_stream()
+        pieces = [text[i : i + 8] for i in range(0, len(text), 8)] or [""]
+        for piece in pieces:
+            if not self._write(self._event(request, piece)):
+                return
+            if fake.chunk_interval and fake._stopping.wait(fake.chunk_interval):
+                return
+        tail = self._event(request, None, "stop")
+        if (request.get("stream_options") or {}).get("include_usage"):
+            usage = fake._chat_body(request, text)["usage"]
+            body = {"id": "chatcmpl-fake-stream", "object": "chat.completion.chunk", "created": int(time.time()),
+                    "model": request.get("model") or fake.model, "choices": [], "usage": usage}
+            tail += b"data: " + json.dumps(body).encode("utf-8") + b"\n\n"
+        self._write(tail + b"data: [DONE]\n\n")
+
+    def _loop(self, request: dict[str, Any], step: _Step) -> None:
+        fake = self.fake
+        if not request.get("stream"):  # a non-streamed loop: nothing comes until the server stops
+            fake._stopping.wait(600)
+            return
+        self._open_stream()
+        while not fake._stopping.is_set():
+            if not self._write(self._event(request, step.text)):
+                return
+            fake._stopping.wait(step.delay)

@@ -137,13 +137,13 @@ LAYERS = {
     "services": (
         "engram.store", "engram.providers", "engram.privacy", "engram.sanitize", "engram.text",
         "engram.tokens", "engram.when", "engram.templates", "engram.records", "engram.display",
-        "engram.services", "engram.user_state", "engram.validate", "engram.compat",
+        "engram.services", "engram.user_state", "engram.validate", "engram.llm_calls", "engram.compat",
     ),
     "features": (
         "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule", "engram.context",
         "engram.compress_llm", "engram.llm", "engram.disputes", "engram.reminders", "engram.portability",
         "engram.queue", "engram.session", "engram.control", "engram.write", "engram.read", "engram.deletion",
-        "engram.commands", "engram.reembed",
+        "engram.grounding", "engram.commands", "engram.reembed",
     ),
     "facade": ("engram.memory", "engram.aio"),
     "interfaces": ("engram.cli", "engram.agent", "engram.bench", "engram.__main__"),

@@ -35,7 +35,8 @@ def test_no_llm_configured_is_a_clear_message(tmp_path):
 
 
 def test_chat_session_in_process(tmp_path, fake_llm, monkeypatch):
-    fake_llm.responder = router(chat="好的，记住了。")
+    fake_llm.responder = router(chat="好的，记住了。", extract={"memories": [  # a copied prompt example
+        {"content": "用户的项目经理叫李华", "kind": "fact"}]})
     monkeypatch.setenv("ENGRAM_LLM_BASE_URL", fake_llm.base_url)
     monkeypatch.setenv("ENGRAM_LLM_MODEL", "m")
     monkeypatch.setenv("ENGRAM_LLM_TIMEOUT", "2")
@@ -49,6 +50,7 @@ def test_chat_session_in_process(tmp_path, fake_llm, monkeypatch):
     assert out.count("用户喜欢喝绿茶") >= 2 and "capsule: 0 tokens" in out  # listed, then forgotten
     assert "forgotten (1)" in out and "nothing remembered about u" in out
     assert "LLM calls" in out and "unknown command '/nope'" in out
+    assert "李华" not in out and "0 kept, 1 dropped as not said by you" in out
     assert out.count("ended") == 2  # /end, then /quit ends the new session
 
 
@@ -61,7 +63,7 @@ def test_engram_chat_through_stdin_end_to_end(tmp_path, fake_llm, embedder):
                                                                   "key": "fact:name", "value": "Sam"}]})
     env = {**os.environ, "ENGRAM_LLM_BASE_URL": fake_llm.base_url, "ENGRAM_LLM_MODEL": "m",
            "ENGRAM_PATH": str(tmp_path / "chat.db"), "COLUMNS": "120"}
-    session = "I love green tea\n/memory\nWhat do I like?\n/quit\n"
+    session = "Sam here. I love green tea\n/memory\nWhat do I like?\n/quit\n"  # the name grounds the LLM's memory
     done = subprocess.run(
         [sys.executable, "-c", "from engram.cli import app; app()", "chat", "--user", "sam"],
         input=session, capture_output=True, text=True, env=env, timeout=60,

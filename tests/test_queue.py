@@ -19,7 +19,7 @@ from engram import Memory
 from engram.models import Kind, Source
 from engram.store.base import Scope
 
-GREEN_TEA = {"memories": [{"content": "User drinks green tea every afternoon.", "kind": "fact"}]}
+GREEN_TEA = {"memories": [{"content": "User drinks green tea.", "kind": "fact"}]}
 
 
 @pytest.fixture
@@ -58,7 +58,7 @@ def test_background_add_returns_at_once_and_flush_waits(open_memory, fake_llm):
     assert memory.add("I love green tea", user_id="u", background=True) == []
     assert time.perf_counter() - start < 0.1
     assert memory.flush(timeout=5) is True
-    assert contents(memory) == ["User drinks green tea every afternoon.", "User loves green tea."]
+    assert contents(memory) == ["User drinks green tea.", "User loves green tea."]
     assert jobs(memory.settings.path) == []  # done jobs (and the words they held) are deleted
 
 
@@ -161,13 +161,13 @@ def test_a_job_left_running_by_a_dead_process_is_resumed_at_open(open_memory, db
 def test_batched_turns_wait_on_disk_across_a_restart(open_memory, fake_llm):
     fake_llm.responder = router(extract=GREEN_TEA)
     memory = open_memory(llm_extraction="batch", llm_batch_turns=5)
-    memory.add("Tea time at four, always", user_id="u", session_id="s")
+    memory.add("Green tea at four, always", user_id="u", session_id="s")
     memory.close()
     assert [r[:2] for r in jobs(memory.settings.path)] == [("turn", "waiting")]
     again = open_memory(llm_extraction="batch", llm_batch_turns=5)
     assert again.queue.pending()["waiting"] == 1
     assert again.flush(timeout=5)
-    assert contents(again) == ["User drinks green tea every afternoon."]
+    assert contents(again) == ["User drinks green tea."]
     assert len(requests_of(fake_llm, "extract")) == 1
 
 
@@ -206,7 +206,7 @@ def test_queued_turns_survive_a_process_kill(db_path, fake_llm, open_memory):
     memory = open_memory()  # a new process on the same file: resumes the dead worker's jobs
     assert memory.flush(timeout=10)
     assert contents(memory) == sorted([
-        "User lives in Berlin.", "User loves green tea.", "User drinks green tea every afternoon.", "用户喜欢喝咖啡",
+        "User lives in Berlin.", "User loves green tea.", "User drinks green tea.", "用户喜欢喝咖啡",
     ])
     assert jobs(db_path) == []
     llm_made = [i for i in memory.get_all(user_id="u") if i.source is Source.LLM]

@@ -521,7 +521,8 @@ def import_(
     else:
         notice(
             f"imported {report.added} memories ({report.format}); skipped {report.skipped}, "
-            f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}; "
+            f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}, "
+            f"not stored while paused {report.paused}; "
             f"{report.history} history rows"
         )
 

@@ -290,3 +290,66 @@ def scale(
             )
             console.print(f"[dim]{phase.name}: infer=True adds by outcome, n p50/p95 → {outcomes}[/]")
     console.print(f"results: {report.json_path}")
+
+
+@bench_app.command("llm")
+def llm(
+    base_url: Annotated[
+        str, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
+    ],
+    model: Annotated[
+        Optional[str], typer.Option("--model", "-m", help="model name (default: the server's first)")
+    ] = None,
+    api_key: Annotated[
+        Optional[str], typer.Option("--api-key", envvar="ENGRAM_LLM_API_KEY", help="when the server wants one")
+    ] = None,
+    timeout: Annotated[
+        float, typer.Option("--timeout", min=0.1, help="seconds per LLM call (a CPU model: 60-120)")
+    ] = 120.0,
+    grey_zone: Annotated[
+        float, typer.Option("--grey-zone", min=0.0, max=1.0, help="cosine from which the judge is asked")
+    ] = 0.5,
+    cases: Annotated[
+        Optional[Path], typer.Option("--cases", help="another set, same JSON format as the bundled one")
+    ] = None,
+    out: OutOpt = Path("bench-results"),
+) -> None:
+    """A fixed EN/ZH set through a chat model: grounded/ungrounded proposals, JSON validity, judge refusals, latency."""
+    from engram.bench.llm_check import run_llm_check
+    from engram.errors import EngramError
+
+    try:
+        with _progress("LLM check") as progress:
+            report = run_llm_check(
+                base_url, model, api_key=api_key, timeout=timeout, grey_zone=grey_zone,
+                cases_path=cases, out_dir=out, progress=progress,
+            )
+    except (EngramError, ValueError, OSError) as exc:
+        _fail(str(exc))
+    table = _table(
+        f"{report.model} at {report.base_url}: {report.cases} cases, {report.adds} adds, {report.wall_s:.0f} s"
+    )
+    table.add_column("what", no_wrap=True)
+    table.add_column("count", justify="right", no_wrap=True)
+    rows = [
+        ("proposals (memories the model proposed)", report.proposals),
+        ("  grounded: kept", report.grounded),
+        ("  ungrounded: dropped", report.ungrounded),
+        ("  invalid items / other language", f"{report.invalid_items} / {report.translated}"),
+        ("extraction calls", report.extract_calls),
+        ("  valid JSON / invalid JSON / no answer",
+         f"{report.json_valid} / {report.json_invalid} / {report.no_answer}"),
+        ("judge calls", report.judge_calls),
+        ("  refused / invalid / failed", f"{report.judge_refused} / {report.judge_invalid} / {report.judge_failed}"),
+    ]
+    for what, count in rows:
+        table.add_row(what, str(count))
+    lat = report.add_latency_ms
+    table.add_row("latency per add, ms p50 / p95 / p99", f"{_ms(lat.p50)} / {_ms(lat.p95)} / {_ms(lat.p99)}")
+    console.print(table)
+    for case in report.results:
+        for line in case.stored:
+            console.print(f"{case.id} stored: {line}", markup=False, highlight=False)
+        for line in case.dropped:
+            console.print(f"{case.id} {line}", markup=False, highlight=False)
+    console.print(f"results: {report.json_path}")

@@ -192,6 +192,12 @@ def _slash(memory: Any, bot: Any, name: str, arg: str) -> None:
             f"tokens {total.get('prompt_tokens', 0)} prompt + {total.get('completion_tokens', 0)} completion, "
             f"cost {total.get('cost', 0.0):.4f}", markup=False,
         )
+        tasks = usage.get("tasks", {})
+        console.print(
+            f"memories the LLM proposed: {tasks.get('extract_grounded', 0)} kept, "
+            f"{tasks.get('extract_ungrounded', 0)} dropped as not said by you; "
+            f"judgements refused: {tasks.get('judge_refused', 0)}", markup=False,
+        )
     elif name == "end":
         _end(memory, bot, leaving=False)
 

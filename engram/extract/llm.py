@@ -11,7 +11,9 @@ A bare list (the seed's "JSON list") and ``type`` for ``kind`` (also the
 seed's Chinese category names) are accepted. Items are validated one by one:
 an invalid item is dropped and counted, the others are kept. A memory of a
 Chinese turn must be written in Chinese: an item the model translated is
-dropped and counted (the rules still see the turn). Anything wrong with the
+dropped and counted (the rules still see the turn). An item not grounded in
+what the user said or confirmed (`engram.grounding`: a copied example, an
+assistant's sentence, first person, a question) is dropped and counted too. Anything wrong with the
 answer as a whole raises `LLMBadOutput`; the caller then keeps the rules'
 candidates only, so nothing is lost because an LLM failed.
 """
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from engram.grounding import proposal_problem, source_of
 from engram.models import Candidate, Kind, Message, Source, as_utc
 from engram.text import cjk_ratio, detect_language, normalize
 
@@ -157,6 +160,7 @@ class ExtractionResult:
     candidates: list[tuple[Candidate, int]] = field(default_factory=list)
     invalid: int = 0  # items that failed the schema
     translated: int = 0  # items not in the language the user spoke
+    ungrounded: int = 0  # items not supported by what the user said (engram.grounding)
     raw_items: int = 0
 
 
@@ -247,8 +251,9 @@ class LLMExtractor:
     ) -> ExtractionResult:
         """Candidates (source llm) in `turns`; raises `LLMError` when the answer is unusable."""
         said_at = list(said_at) if said_at else [now] * len(turns)
-        data = self.llm.chat_json(self.messages(turns, now), user_id=user_id)
+        data = self.llm.chat_json(self.messages(turns, now), user_id=user_id, task="extract")
         raw = _items(data)
+        source, assistant = source_of([m for turn in turns for m in turn])
         result = ExtractionResult(raw_items=len(raw))
         languages = [turn_language(turn) for turn in turns]
         overall = turn_language([m for turn in turns for m in turn])
@@ -272,6 +277,11 @@ class LLMExtractor:
             if spoken == "en" and cjk_ratio(item.content) > 0.5 and not has_cjk(user_text[index]):
                 result.translated += 1
                 log.info("LLM extraction: dropped a memory not written in the user's language: %r", item.content[:80])
+                continue
+            problem = proposal_problem(item.content, source, assistant)
+            if problem is not None:
+                result.ungrounded += 1
+                log.info("LLM extraction: dropped %r: %s", item.content[:80], problem)
                 continue
             text = normalize(item.content)
             if text in seen:

@@ -6,10 +6,17 @@ them instead of one per vendor. Everything an LLM is used for in engram is
 optional: every failure surfaces as an `LLMError` subclass so callers can
 degrade to the rules, never lose data.
 
-Retries and timeouts are the `openai` SDK's own (`max_retries`, `timeout`):
-it retries connection errors, timeouts, 408/409/429 and 5xx with exponential
-backoff (0.5 s doubling, capped at 8 s, with jitter) and honours
-`Retry-After`/`retry-after-ms` when it is between 0 and 120 s exclusive.
+Every request carries ``max_tokens`` from its task (`engram.llm_calls`;
+``max_completion_tokens`` once a server asks for that instead).
+On a hosted endpoint retries and timeouts are the `openai` SDK's own
+(`max_retries`, `timeout`): it retries connection errors, timeouts,
+408/409/429 and 5xx with exponential backoff (0.5 s doubling, capped at 8 s)
+and honours `Retry-After` between 0 and 120 s. On a local endpoint (loopback,
+private network) the client retries the same failures itself, but never a
+timeout, and streams the answer: `timeout` is then the whole call's budget in
+seconds, and a call stopped early (deadline, an error, the caller giving up)
+closes its HTTP request so the server stops generating. There an agent's reply
+goes first (`engram.llm_calls.ReplyFirst`).
 """
 
 from __future__ import annotations
@@ -23,13 +30,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import openai
 from pydantic import BaseModel, Field, SecretStr, TypeAdapter, ValidationError
 
 from engram.errors import EngramError
+from engram.llm_calls import DEFAULT_MAX_TOKENS, REPLY, is_local, max_tokens_for, reply_first_for, retry_delay
 from engram.providers.vectors import normalise_rows
 
 log = logging.getLogger("engram.providers.openai_compat")
@@ -45,6 +53,14 @@ class LLMError(EngramError):
 
 class LLMUnavailable(LLMError):
     """Unreachable, timed out, rate-limited or erroring after the bounded retries."""
+
+    def __init__(
+        self, message: str, *, status: int | None = None, timed_out: bool = False, retry_after: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.timed_out = timed_out
+        self.retry_after = retry_after
 
 
 class LLMBadOutput(LLMError):
@@ -69,6 +85,8 @@ class LLMSettings(BaseModel):
     price_per_1k_prompt: float | None = Field(None, ge=0)
     price_per_1k_completion: float | None = Field(None, ge=0)
     call_budget: int | None = Field(None, ge=0)
+    max_tokens: dict[str, int] = Field(default_factory=lambda: dict(DEFAULT_MAX_TOKENS))
+    stream: Literal["auto", "on", "off"] = "auto"  # auto: stream on local endpoints
 
     @property
     def enabled(self) -> bool:
@@ -164,13 +182,16 @@ def _translate_errors(what: str, timeout: float) -> Iterator[None]:
     try:
         yield
     except openai.APITimeoutError as err:
-        raise LLMUnavailable(f"{what}: timed out after {timeout:g}s") from err
+        raise LLMUnavailable(f"{what}: timed out after {timeout:g}s", timed_out=True) from err
     except openai.APIConnectionError as err:
         raise LLMUnavailable(f"{what}: cannot connect ({err})") from err
     except openai.APIResponseValidationError as err:
         raise LLMBadOutput(f"{what}: unexpected response ({err.message})") from err
     except openai.APIStatusError as err:
-        raise LLMUnavailable(f"{what}: HTTP {err.status_code}: {_error_message(err)}") from err
+        raise LLMUnavailable(
+            f"{what}: HTTP {err.status_code}: {_error_message(err)}",
+            status=err.status_code, retry_after=err.response.headers.get("retry-after"),
+        ) from err
     except (openai.OpenAIError, ValueError) as err:  # ValueError: a 200 whose body is not JSON
         raise LLMBadOutput(f"{what}: unreadable response ({type(err).__name__}: {err})") from err
 
@@ -208,16 +229,38 @@ class _FormatRejected(Exception):
     """The server refused `response_format`; retry without it."""
 
 
+class _StreamOptionsRejected(Exception):
+    """The server refused `stream_options`; stream without usage from now on."""
+
+
+class _TokensParamRejected(Exception):
+    """The server wants `max_completion_tokens` instead of `max_tokens`."""
+
+
+class _Preempted(Exception):
+    """A task call was stopped for an agent's reply; it is sent again once the reply is done."""
+
+
+MAX_PREEMPTIONS = 3
+
+
 class OpenAICompatLLM:
     """Chat client for an OpenAI-compatible endpoint; thread-safe to share."""
 
     def __init__(self, settings: LLMSettings) -> None:
         self.settings = settings
         self.ledger = UsageLedger()
-        self._client = _make_client(settings.base_url, settings.api_key, settings.timeout, settings.max_retries)
+        self.local = is_local(settings.base_url)
+        self.streaming = settings.stream == "on" or (settings.stream == "auto" and self.local)
+        # on a local endpoint `_attempts` retries (never after a timeout); elsewhere the SDK does
+        retries = 0 if self.local else settings.max_retries
+        self._client = _make_client(settings.base_url, settings.api_key, settings.timeout, retries)
         self._model = settings.model
         self._model_lock = threading.Lock()
         self._response_format_ok = settings.json_mode
+        self._usage_in_stream = True
+        self._tokens_param = "max_tokens"
+        self.reply_first = reply_first_for(settings.base_url)  # shared by every client of this server
 
     def __repr__(self) -> str:
         return f"OpenAICompatLLM(base_url={self.settings.base_url!r}, model={self._model!r})"
@@ -230,11 +273,21 @@ class OpenAICompatLLM:
                     self._model = _discover_model(self._client, "chat", self.settings.timeout)
         return self._model
 
-    def chat(self, messages: list[dict[str, Any]], *, json: bool = False, user_id: str | None = None) -> ChatReply:
-        """One chat completion; `json=True` asks for a JSON object (response_format when allowed)."""
+    def chat(
+        self, messages: list[dict[str, Any]], *, json: bool = False, user_id: str | None = None, task: str = REPLY
+    ) -> ChatReply:
+        """One chat completion; `json=True` asks for a JSON object (response_format when allowed).
+
+        `task` ("reply", "extract", "judge", "compress") sets ``max_tokens``; on a
+        local endpoint a reply goes before the other tasks.
+        """
         self.ledger.reserve(user_id, self.settings.call_budget)
         try:
-            reply = self._complete(messages, json)
+            if task == REPLY and self.local:
+                with self.reply_first.reply():
+                    reply = self._attempts(messages, json, task)
+            else:
+                reply = self._attempts(messages, json, task)
         except LLMError:
             self.ledger.record_failure(user_id)
             raise
@@ -251,9 +304,10 @@ class OpenAICompatLLM:
         *,
         schema: Any = None,
         user_id: str | None = None,
+        task: str = REPLY,
     ) -> Any:
         """Chat and parse the reply as JSON, validated by `schema` (a model class or e.g. `list[Model]`)."""
-        reply = self.chat(messages, json=True, user_id=user_id)
+        reply = self.chat(messages, json=True, user_id=user_id, task=task)
         try:
             data = parse_json_text(reply.text)
             if schema is not None:
@@ -263,40 +317,131 @@ class OpenAICompatLLM:
             raise LLMBadOutput(f"chat_json: {err}; reply began {reply.text[:120]!r}") from err
         return data
 
-    def _complete(self, messages: list[dict[str, Any]], want_json: bool) -> ChatReply:
+    def _attempts(self, messages: list[dict[str, Any]], want_json: bool, task: str) -> ChatReply:
+        """The call, sent again after a retryable failure on a local endpoint or a preemption."""
+        attempt = preempted = 0
+        while True:
+            since = None  # a reply, or a call to a hosted endpoint: never stopped for a reply
+            if task != REPLY and self.local:
+                since = self.reply_first.wait(self.settings.timeout * MAX_PREEMPTIONS)
+                if since is None:
+                    raise LLMUnavailable(
+                        f"chat: replies kept the server busy for {self.settings.timeout * MAX_PREEMPTIONS:g}s")
+            try:
+                return self._complete(messages, want_json, task, since)
+            except _Preempted:
+                preempted += 1
+                if preempted > MAX_PREEMPTIONS:
+                    raise LLMUnavailable(f"chat: stopped {preempted} times for replies") from None
+                log.debug("chat: %s call stopped for a reply; sending it again after the reply", task)
+            except LLMUnavailable as err:
+                wait = retry_delay(
+                    status=err.status, timed_out=err.timed_out, local=True, attempt=attempt,
+                    retry_after=err.retry_after,
+                ) if self.local and attempt < self.settings.max_retries else None
+                if wait is None:
+                    raise
+                attempt += 1
+                log.debug("chat: %s; retry %d in %.2fs", err, attempt, wait)
+                time.sleep(wait)
+
+    def _complete(
+        self, messages: list[dict[str, Any]], want_json: bool, task: str, since: int | None = None
+    ) -> ChatReply:
         kwargs: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "temperature": self.settings.temperature,
+            self._tokens_param: max_tokens_for(task, self.settings.max_tokens),
         }
         if want_json and self._response_format_ok:
             kwargs["response_format"] = {"type": "json_object"}
             if not any("json" in str(m.get("content", "")).lower() for m in messages):
                 kwargs["messages"] = _with_json_hint(messages)
         start = time.perf_counter()
-        try:
-            completion = self._create(kwargs)
-        except _FormatRejected:
-            self._response_format_ok = False
-            log.warning("server rejected response_format; asking for JSON without it from now on")
-            kwargs.pop("response_format")
-            completion = self._create(kwargs)
+        for _ in range(2):  # each refused parameter is adapted once, then remembered
+            try:
+                text, prompt, done = self._send(kwargs, since)
+                break
+            except _FormatRejected:
+                self._response_format_ok = False
+                log.warning("server rejected response_format; asking for JSON without it from now on")
+                kwargs.pop("response_format")
+            except _TokensParamRejected:
+                self._tokens_param = "max_completion_tokens"
+                log.info("server wants max_completion_tokens instead of max_tokens; using it from now on")
+                kwargs["max_completion_tokens"] = kwargs.pop("max_tokens")
+        else:
+            text, prompt, done = self._send(kwargs, since)
         latency = time.perf_counter() - start
-        text = _reply_text(completion)
+        return ChatReply(text, prompt, done, self._cost(prompt, done), latency)
+
+    def _send(self, kwargs: dict[str, Any], since: int | None) -> tuple[str, int, int]:
+        """(text, prompt tokens, completion tokens) of one request, streamed or not; a streamed
+        one stops for a reply begun after `since` (None: it does not stop)."""
+        if self.streaming:
+            try:
+                return self._stream(kwargs, since)
+            except _StreamOptionsRejected:
+                self._usage_in_stream = False
+                log.info("server rejected stream_options; streaming without usage counts from now on")
+                return self._stream(kwargs, since)
+        completion = self._create(kwargs)
         usage = getattr(completion, "usage", None)
         prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
         done = int(getattr(usage, "completion_tokens", 0) or 0)
-        return ChatReply(text, prompt, done, self._cost(prompt, done), latency)
+        return _reply_text(completion), prompt, done
 
     def _create(self, kwargs: dict[str, Any]) -> Any:
         # _FormatRejected is no SDK error, so _translate_errors lets it through.
         with _translate_errors("chat", self.settings.timeout):
             try:
                 return self._client.chat.completions.create(**kwargs)
-            except openai.BadRequestError as err:
-                if "response_format" in kwargs and "response_format" in str(err).lower():
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as err:  # 400, 422
+                said = f"{err} {err.body}".lower()
+                if "response_format" in kwargs and "response_format" in said:
                     raise _FormatRejected from err
+                if "stream_options" in kwargs and "stream_options" in said:
+                    raise _StreamOptionsRejected from err
+                if "max_tokens" in kwargs and "max_completion_tokens" in said:  # OpenAI's reasoning models
+                    raise _TokensParamRejected from err
                 raise
+
+    def _stream(self, kwargs: dict[str, Any], since: int | None) -> tuple[str, int, int]:
+        """A streamed call within the `timeout` budget; closed (the server stops) when it ends early."""
+        budget = self.settings.timeout
+        deadline = time.monotonic() + budget
+        kwargs = {**kwargs, "stream": True}
+        if self._usage_in_stream:
+            kwargs["stream_options"] = {"include_usage": True}
+        stream = self._create(kwargs)
+        parts: list[str] = []
+        prompt = done = chunks = 0
+        try:
+            with _translate_errors("chat", budget):
+                for chunk in stream:
+                    chunks += 1
+                    usage = getattr(chunk, "usage", None)
+                    if usage is not None:
+                        prompt = int(getattr(usage, "prompt_tokens", 0) or 0)
+                        done = int(getattr(usage, "completion_tokens", 0) or 0)
+                    for choice in getattr(chunk, "choices", None) or []:
+                        piece = getattr(choice.delta, "content", None)
+                        if piece:
+                            parts.append(piece)
+                    if time.monotonic() > deadline:
+                        raise LLMUnavailable(
+                            f"chat: stopped after {budget:g}s ({len(parts)} chunks, still generating)",
+                            timed_out=True,
+                        )
+                    if since is not None and self.reply_first.interrupted(since):
+                        raise _Preempted
+        finally:
+            stream.close()  # an unfinished response: the connection closes and the server stops
+        text = "".join(parts)
+        if not text:
+            raise LLMBadOutput("chat: empty streamed reply")
+        return text, prompt, done or chunks
 
     def _cost(self, prompt_tokens: int, completion_tokens: int) -> float:
         prompt_price = self.settings.price_per_1k_prompt or 0.0
