@@ -205,7 +205,7 @@ def list_(
         return
     console.print(render.memories_table(items, title=f"memories of {user}"))
     if items:
-        notice(f"showing {offset + 1}-{offset + len(items)} of {total}"
+        notice(f"showing {offset + 1}-{offset + len(items)} of {total:,}"
                + (f" (--offset {offset + len(items)} for more)" if offset + len(items) < total else ""))
     else:
         notice(f"no memories (of {total})")
