@@ -156,3 +156,9 @@ def test_chat_with_an_endpoint_that_cannot_name_its_model_is_one_line(tmp_path, 
     monkeypatch.setenv("ENGRAM_LLM_TIMEOUT", "2")
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "x.db"), "chat", "--user", "u"], input="/quit\n")
     assert result.exit_code == 1 and result.stderr.startswith("error:") and result.stderr.count("\n") == 1
+
+
+def test_bulk_add_one_line_each_from_stdin(cli):
+    added = cli("add", "-", "-u", "b", "--lines", "--json", input="I live in Lisbon.\n\nI prefer dark mode.\n")
+    assert added.exit_code == 0, added.output
+    assert [e["memory"]["content"] for e in json.loads(added.stdout)] == ["User lives in Lisbon.", "User prefers dark mode."]

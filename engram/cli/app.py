@@ -114,13 +114,19 @@ def add(
     agent: AgentOpt = None,
     session: Annotated[Optional[str], typer.Option("--session", "-s")] = None,
     raw: Annotated[bool, typer.Option("--raw", help="store verbatim as a turn (infer=False)")] = False,
+    lines: Annotated[bool, typer.Option("--lines", help="bulk: each line is said on its own (e.g. with -)")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Tell engram something; it keeps what is worth remembering."""
     text = read_text(text)
+    said = [line for line in text.splitlines() if line.strip()] if lines else [text]
 
     def act(m: Any) -> tuple[list, bool]:
-        events = m.add(text, user_id=user, agent_id=agent, session_id=session, infer=not raw)
+        events: list = []
+        with render.progress_bar("adding", disable=len(said) < 2 or as_json or _state.get("quiet")) as progress:
+            for done, one in enumerate(said, 1):
+                events += m.add(one, user_id=user, agent_id=agent, session_id=session, infer=not raw)
+                progress(done, len(said))
         return events, not events and m.is_paused(user)
 
     events, paused = run(act)
