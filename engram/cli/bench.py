@@ -23,6 +23,7 @@ bench_app = typer.Typer(
     help="Benchmarks: LoCoMo / MADial retrieval recall against baselines, latency at scale.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: no <bool> metavars
 )
 
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="folder for the JSON results and the PNG chart")]
