@@ -127,6 +127,15 @@ class Settings(BaseSettings):
         default=300.0, gt=0, description="a running job older than this is retried (its worker died)"
     )
 
+    read_only: bool = Field(default=False, description="open the store read-only: reads work, writes raise")
+
+    # size limits (issue 13): above them a call raises InvalidInput and stores nothing
+    max_message_chars: int = Field(
+        default=32_000, ge=1, description="characters in one message of add/add_many (a 32k one adds in ~0.1 s)"
+    )
+    max_query_chars: int = Field(default=4_000, ge=1, description="characters in a search/context/forget query")
+    max_metadata_bytes: int = Field(default=16_384, ge=2, description="a call's metadata, as UTF-8 JSON")
+
     # retrieval
     search_limit: int = 5
     # absolute relevance (SearchResult.relevance): the embedder's cosine mapped to [0, 1]

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from engram import control, disputes, lifecycle
@@ -47,6 +47,32 @@ def about(services: Services, retriever: Retriever, scope: Scope, topic: str) ->
     return control.matching(unique, topic, settings.forget_min_overlap, keys)
 
 
+def _said_turns(
+    services: Services, scope: Scope, items: Iterable[MemoryItem], topic: str | None, *, sweep: bool
+) -> list[int]:
+    """Working-memory turns to delete with `items`; with `sweep`, also drop the queued jobs that
+    would say them again (words overlapping by ``forget_min_overlap``), else exact copies only."""
+    store = services.store
+    topics = [i.content for i in items] + ([topic] if topic else [])
+    if not sweep:
+        copies = {_plain(t) for t in topics}
+        return [turn_id for turn_id, _session, content in store.turns_rows(scope) if _plain(content) in copies]
+    threshold = services.settings.forget_min_overlap
+    jobs_list = getattr(store, "jobs_list", None)
+    if jobs_list is not None:
+        pending = [
+            (job.id, "", job_text(job.payload))
+            for job in jobs_list(["queued", "waiting", "failed"], user_id=scope.user_id)
+        ]
+        for job_id in control.turns_matching(pending, topics, threshold):
+            store.jobs_finish(job_id)  # type: ignore[attr-defined]
+    return control.turns_matching(store.turns_rows(scope), topics, threshold)
+
+
+def _plain(text: str) -> str:
+    return " ".join(text.casefold().split())
+
+
 def delete_items(
     services: Services, scope: Scope, items: Sequence[MemoryItem], *, reason: str, cascade: bool,
     topic: str | None = None, undo: bool = False,
@@ -79,21 +105,12 @@ def delete_items(
                 reason="the statement that replaced it was withdrawn", at=now,
                 from_status=(Status.SUPERSEDED.value,), fields={"valid_to": None, "superseded_by": None},
             ))
-    # working-memory turns that say it, and pending work that would say it again (a queued
-    # background add, a turn waiting for batched LLM extraction), go first; `delete`
-    # then compacts the file
-    topics = [i.content for i in doomed.values()] + ([topic] if topic else [])
-    threshold = services.settings.forget_min_overlap
-    turn_ids = control.turns_matching(store.turns_rows(scope), topics, threshold)
+    # "forget X" / "forget that": working-memory turns that say it, and pending work that would
+    # say it again (a queued background add, a turn waiting for batched LLM extraction), go
+    # first. `delete(id)` removes that memory and what derives from it: a working-memory turn
+    # only when it is the same text; other turns and queued work are other acknowledged writes
+    turn_ids = _said_turns(services, scope, doomed.values(), topic, sweep=topic is not None or undo)
     store.turns_delete(scope, turn_ids)
-    jobs_list = getattr(store, "jobs_list", None)
-    if jobs_list is not None:
-        pending = [
-            (job.id, "", job_text(job.payload))
-            for job in jobs_list(["queued", "waiting", "failed"], user_id=scope.user_id)
-        ]
-        for job_id in control.turns_matching(pending, topics, threshold):
-            store.jobs_finish(job_id)  # type: ignore[attr-defined]
     store.delete(list(gone), [
         HistoryEvent(i, doomed[i].user_id, "DELETE", None, None, reason, now) for i in gone
     ])

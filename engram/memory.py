@@ -81,7 +81,8 @@ class Memory:
         embedder = embedder or make_embedder(settings)
         privacy = PrivacyPolicy(**settings.privacy)
         self.services = Services(
-            store=store or SQLiteStore(settings.path, dim=embedder.dim), embedder=embedder,
+            store=store or SQLiteStore(settings.path, dim=embedder.dim, read_only=settings.read_only),
+            embedder=embedder,
             settings=settings, privacy=privacy, display=Display(privacy),
         )
         vectors.check(self.store, embedder, settings.path)  # another embedder's vectors: say what to do
@@ -152,10 +153,10 @@ class Memory:
         """
         scope = _scope(user_id, agent_id)
         session_id = check.alias("session_id", session_id, "run_id", run_id)
-        parsed = check.messages(messages)
-        meta = check.metadata(metadata)
+        parsed = check.messages(messages, self.settings.max_message_chars)
+        meta = check.metadata(metadata, self.settings.max_metadata_bytes)
         said_at = check.timestamp(timestamp)
-        check.session_id(session_id)
+        check.session_id(session_id), check.optional_id("idempotency_key", idempotency_key)
         session_id = redact_identifier(session_id, self.privacy, scope.user_id)  # stored, queued and compared
         idempotency_key = redact_identifier(idempotency_key, self.privacy, scope.user_id)
         if background and self.queue.supported:
@@ -213,8 +214,7 @@ class Memory:
         """
         records: list[Record] = []
         events: list[Event] = []
-        for entry in batch:
-            entry = dict(entry)
+        for entry in check.batch(batch):
             messages = entry.pop("messages")
             if entry.pop("infer", False):
                 events += self.add(messages, **entry)
@@ -223,11 +223,13 @@ class Memory:
             if self.is_paused(scope.user_id):
                 continue  # as `add`: nothing is stored while paused
             said = Said(
-                scope, redact_identifier(entry.get("session_id"), self.privacy, scope.user_id),
-                redact_json(check.metadata(entry.get("metadata")), self.privacy), check.timestamp(entry.get("timestamp")),
+                scope, redact_identifier(check.session_id(entry.get("session_id")), self.privacy, scope.user_id),
+                redact_json(check.metadata(entry.get("metadata"), self.settings.max_metadata_bytes), self.privacy),
+                check.timestamp(entry.get("timestamp")),
             )
-            items = self.writer.turn_items(said, check.messages(messages))
-            key = redact_identifier(entry.get("idempotency_key"), self.privacy, scope.user_id)
+            items = self.writer.turn_items(said, check.messages(messages, self.settings.max_message_chars))
+            key = check.optional_id("idempotency_key", entry.get("idempotency_key"))
+            key = redact_identifier(key, self.privacy, scope.user_id)
             records += [make_record(i, None, key) for i in items]
         return events + self.writer.store_verbatim(records, "bulk ingest")
 
@@ -248,12 +250,10 @@ class Memory:
         (0-1, comparable across queries) reaches it; `top_k` is mem0's name for `limit`.
         """
         scope = _scope(user_id, agent_id)
-        if not isinstance(query, str) or not query.strip():
-            raise InvalidInput("query must be a non-empty string")
+        check.query(query, self.settings.max_query_chars)
         limit = check.alias("limit", limit, "top_k", top_k)
         limit = check.positive_int("limit", self.settings.search_limit if limit is None else limit)
-        if now is not None and not isinstance(now, datetime):
-            raise InvalidInput(f"now must be a datetime, not {now!r}")
+        now = None if now is None else check.moment(now, "now")
         return read.search(self.services, self.retriever, scope, query, check.filters(filters), limit, now,
                            check.fraction("threshold", threshold))
 
@@ -270,9 +270,8 @@ class Memory:
         """Memories of a scope, newest first: live ones (active and disputed) unless `filters`
         say otherwise (``{"status": []}``: every status; ``as_of`` adds superseded versions)."""
         scope = _scope(user_id, agent_id)
-        if limit is not None and (not isinstance(limit, int) or limit < 1):
-            raise InvalidInput(f"limit must be a positive integer or None, not {limit!r}")
-        items = self.store.list(scope, read.live(check.filters(filters)), limit=limit, offset=offset)
+        limit = None if limit is None else check.positive_int("limit", limit, 2**62)
+        items = self.store.list(scope, read.live(check.filters(filters)), limit=limit, offset=check.offset(offset))
         return [self.services.display.item(i) for i in items]
 
     def count(
@@ -294,9 +293,9 @@ class Memory:
         """Edit a memory's text and/or merge into its metadata; history keeps the old text."""
         if content is None and metadata is None:
             raise InvalidInput("nothing to update: give content and/or metadata")
-        if content is not None and (not isinstance(content, str) or not content.strip()):
-            raise InvalidInput("content must be a non-empty string")
-        return self.writer.edit(memory_id, content, check.metadata(metadata))
+        if content is not None:
+            check.messages(content, self.settings.max_message_chars)
+        return self.writer.edit(memory_id, content, check.metadata(metadata, self.settings.max_metadata_bytes))
 
     def delete(self, memory_id: str) -> Event:
         """Delete for real: the text leaves every table and index; history keeps a contentless event."""
@@ -318,14 +317,14 @@ class Memory:
     # -- sessions, capsule, context (engram.session / engram.capsule) -----------------
     def session(self, user_id: str, session_id: str | None = None, *, agent_id: str | None = None) -> Session:
         """A conversation: resume `session_id`, else the user's open session, else a new one."""
-        scope = _scope(user_id, agent_id)
+        scope, session_id = _scope(user_id, agent_id), check.session_id(session_id)
         return self.sessions.open(scope, redact_identifier(session_id, self.privacy, scope.user_id))
 
     def end_session(
         self, user_id: str, session_id: str, *, agent_id: str | None = None, reason: str = "explicit"
     ) -> Delta:
         """End a session and compress its memories into a delta; safe to call twice or concurrently."""
-        scope = _scope(user_id, agent_id)
+        scope, session_id = _scope(user_id, agent_id), check.required_id("session_id", session_id)
         return self.sessions.end(scope, redact_identifier(session_id, self.privacy, scope.user_id), reason=reason)
 
     def compress(self, user_id: str, *, agent_id: str | None = None) -> Delta:
@@ -338,6 +337,7 @@ class Memory:
     ) -> Capsule:
         """The user's long-term memory as a compact block within `budget` tokens (cached)."""
         scope = _scope(user_id, agent_id)
+        budget, language = check.budget(budget), check.language(language)
         self.sessions.expire_idle(scope)
         return self.capsules.capsule(scope, budget=budget, language=language)
 
@@ -347,6 +347,9 @@ class Memory:
     ) -> Context:
         """What to put in front of the LLM for this turn: capsule + relevant memories (+ turns)."""
         scope = _scope(user_id, agent_id)
+        check.query(query, self.settings.max_query_chars), check.session_id(session_id), check.language(language)
+        budget = check.budget(budget)
+        limit = None if limit is None else check.positive_int("limit", limit)
         session_id = redact_identifier(session_id, self.privacy, scope.user_id)
         self.sessions.expire_idle(scope)
         if session_id is not None:
@@ -362,7 +365,8 @@ class Memory:
         self, *, user_id: str, agent_id: str | None = None, limit: int | None = None
     ) -> list[Clarification]:
         """Open questions about contradicting (disputed) memories, newest first."""
-        found = disputes.clarifications(self.store, _scope(user_id, agent_id), limit=limit)
+        scope, limit = _scope(user_id, agent_id), None if limit is None else check.positive_int("limit", limit)
+        found = disputes.clarifications(self.store, scope, limit=limit)
         return [c for c in (self.services.display.clarification(x) for x in found) if c is not None]
 
     def resolve(self, memory_id: str, keep: str = "this") -> list[Event]:
@@ -422,8 +426,7 @@ class Memory:
         event per memory deleted ("forget what I said about X"). `dry_run`: the memories
         that would be deleted (`MemoryItem`s), deleting nothing."""
         scope = _scope(user_id, agent_id)
-        if not isinstance(about, str) or not about.strip():
-            raise InvalidInput("say what to forget: a non-empty topic")
+        check.query(about, self.settings.max_query_chars, "what to forget")
         found = deletion.about(self.services, self.retriever, scope, about)
         if dry_run:
             return [self.services.display.item(i) for i in found]
@@ -474,8 +477,9 @@ class Memory:
         """Tasks due (or overdue) at `now` within `horizon` (default reminder_horizon_hours)."""
         scope = _scope(user_id, agent_id)
         now = None if now is None else check.timestamp(now)
-        return reminders.due_for(self.services, scope, now=now, horizon=horizon, tz=tz)
+        return reminders.due_for(self.services, scope, now=now, horizon=check.horizon(horizon), tz=check.zone(tz))
 
     def complete(self, memory_id: str, *, now: datetime | None = None, tz: Any = None) -> Event:
         """Mark a task done (a recurring task: this occurrence; `tz`: default the user's zone)."""
-        return reminders.complete(self.services, memory_id, now=None if now is None else check.timestamp(now), tz=tz)
+        return reminders.complete(self.services, memory_id, now=None if now is None else check.timestamp(now),
+                                  tz=check.zone(tz))

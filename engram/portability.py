@@ -47,6 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
+from engram import validate as check
 from engram.errors import InvalidInput
 from engram.models import Filters, Kind, MemoryItem, Source, Status, new_id, utcnow
 from engram.privacy import apply as apply_privacy
@@ -162,10 +163,19 @@ def export_data(
 def load(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> Any:
     """The JSON data of a file path, a JSON string, or data as is."""
     if isinstance(source, Path) or (isinstance(source, str) and not source.lstrip().startswith(("{", "["))):
-        path = Path(source).expanduser()
-        if not path.is_file():
+        try:
+            path = Path(source).expanduser()
+            found = path.is_file()
+        except (OSError, ValueError):  # a name too long, a NUL in it
+            raise InvalidInput(f"not a JSON text nor a readable file name: {str(source)[:80]!r}") from None
+        if not found:
             raise InvalidInput(f"no such file: {path}")
-        text = path.read_text(encoding="utf-8")
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise InvalidInput(f"{path} is not UTF-8 text (byte {exc.start})") from None
+        except OSError as exc:
+            raise InvalidInput(f"cannot read {path}: {exc.strerror}") from None
     elif isinstance(source, str):
         text = source
     else:
@@ -174,6 +184,8 @@ def load(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise InvalidInput(f"not JSON: {exc}") from None
+    except RecursionError:
+        raise InvalidInput("not an export: JSON nested too deeply") from None
 
 
 _KNOWN = "an engram export, a mem0 export or get_all result, or an OptMem memory file"
@@ -187,7 +199,7 @@ def detect_format(data: Any) -> str:
     if isinstance(data, Mapping) and "format" in data:
         raise InvalidInput(f"unknown format {data['format']!r}: expected {_KNOWN}")
     entries = _entries(data)
-    if all("memory" in e and "content" not in e for e in entries) and entries:
+    if entries and all("memory" in e and "content" not in e for e in entries):
         return "mem0"
     if all("content" in e for e in entries) and (entries or data in ([], {})):
         return "optmem"
@@ -212,29 +224,45 @@ def _entries(data: Any) -> list[Mapping[str, Any]]:
 def _from_mem0(entry: Mapping[str, Any], index: int, user_id: str | None, agent_id: str | None) -> MemoryItem:
     """A mem0 memory (``{"id", "memory", "metadata", "categories", "created_at", "user_id", …}``)."""
     owner = user_id or entry.get("user_id")
-    if not owner:
+    if not isinstance(owner, str) or not owner:
         raise InvalidInput(f"memory {index} names no user: give user_id")
     categories = [str(c).lower() for c in entry.get("categories") or []]
     kind = Kind.PREFERENCE if any(c.startswith("preference") for c in categories) else Kind.FACT
-    created = _time(entry.get("created_at"), index)
+    created = _time(entry.get("created_at"), f"memory {index}")
     meta = entry.get("metadata") if isinstance(entry.get("metadata"), Mapping) else {}
-    return _from_optmem(
+    item = _from_optmem(
         {"id": entry.get("id"), "content": entry.get("memory"), "category": kind.value,
          "created_at": created.isoformat(), "source_session": entry.get("run_id")},
-        index, str(owner), agent_id or entry.get("agent_id"),
-    ).model_copy(update={"metadata": dict(meta), "updated_at": _time(entry.get("updated_at") or created, index)})
+        index, owner, agent_id or entry.get("agent_id"),
+    )
+    updated = _time(entry.get("updated_at") or created.isoformat(), f"memory {index}")
+    return item.model_copy(update={"metadata": dict(meta), "updated_at": updated})
 
 
-def _time(value: Any, index: int) -> datetime:
+def _already_here(store: Store, items: Sequence[MemoryItem]) -> set[tuple[str, str | None, Status, str]]:
+    """(user, agent, status, text) of what the importing scopes hold now."""
+    scopes = {(i.user_id, i.agent_id) for i in items}
+    return {
+        (m.user_id, m.agent_id, m.status, m.content)
+        for user, agent in scopes for m in store.list(Scope(user, agent), Filters(status=[]))
+        if m.agent_id == agent
+    }
+
+
+def _time(value: Any, where: str) -> datetime:
+    """A created_at of the file (`where`: "memory 3", "history 7"), in engram's range."""
     if value is None:
         return utcnow()
     try:
+        if isinstance(value, bool):
+            raise ValueError
         if isinstance(value, int | float):
-            return datetime.fromtimestamp(value, UTC)
-        parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+            parsed = datetime.fromtimestamp(value, UTC)
+        else:
+            parsed = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+        return check.timestamp(parsed)
     except (ValueError, OverflowError, OSError):
-        raise InvalidInput(f"memory {index}: unreadable created_at {value!r}") from None
-    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+        raise InvalidInput(f"{where}: unreadable created_at {value!r}") from None
 
 
 def _from_optmem(entry: Mapping[str, Any], index: int, user_id: str, agent_id: str | None) -> MemoryItem:
@@ -242,13 +270,13 @@ def _from_optmem(entry: Mapping[str, Any], index: int, user_id: str, agent_id: s
     if not isinstance(content, str) or not content.strip():
         raise InvalidInput(f"memory {index}: content must be a non-empty string")
     kind = _FROM_OPTMEM.get(str(entry.get("category", "fact")).lower(), Kind.FACT)
-    created = _time(entry.get("created_at"), index)
+    created = _time(entry.get("created_at"), f"memory {index}")
     access = entry.get("access_count", 0)
-    if not isinstance(access, int) or access < 0:
+    if not isinstance(access, int) or isinstance(access, bool) or not 0 <= access < 2**62:
         raise InvalidInput(f"memory {index}: access_count must be a non-negative integer")
     session = entry.get("source_session")
     return MemoryItem(
-        id=str(entry.get("id") or new_id()), user_id=user_id, agent_id=agent_id,
+        id=_file_id(entry.get("id"), index), user_id=user_id, agent_id=agent_id,
         session_id=str(session) if session is not None else None, content=content.strip(), kind=kind,
         language=detect_language(content), importance=_OPTMEM_IMPORTANCE.get(kind, 0.5),
         access_count=access, created_at=created, updated_at=created, valid_from=created,
@@ -272,14 +300,71 @@ def _remap(item: MemoryItem, ids: Mapping[str, str]) -> MemoryItem:
     })
 
 
-def _already_here(store: Store, items: Sequence[MemoryItem]) -> set[tuple[str, str | None, Status, str]]:
-    """(user, agent, status, text) of what the importing scopes hold now."""
-    scopes = {(i.user_id, i.agent_id) for i in items}
-    return {
-        (m.user_id, m.agent_id, m.status, m.content)
-        for user, agent in scopes for m in store.list(Scope(user, agent), Filters(status=[]))
-        if m.agent_id == agent
-    }
+def _file_id(value: Any, index: int) -> str:
+    if value is None or value == "":
+        return new_id()
+    if not isinstance(value, str | int) or isinstance(value, bool):
+        raise InvalidInput(f"memory {index}: id must be a string")
+    return check.memory_id(str(value), f"memory {index}: id")
+
+
+def _parse(
+    data: Any, fmt: str, user_id: str | None, agent_id: str | None
+) -> tuple[list[MemoryItem], list[Any], set[str]]:
+    """The file's memories, validated one by one; its history rows (checked later); and the
+    users it is about (its scope, its memories' owners, before any `user_id` override)."""
+    if fmt == "mem0":
+        items = [_from_mem0(e, i, user_id, agent_id) for i, e in enumerate(_entries(data))]
+        return items, [], {i.user_id for i in items}
+    if fmt != FORMAT:
+        if user_id is None:
+            raise InvalidInput("an OptMem file names no user: give user_id")
+        return [_from_optmem(e, i, user_id, agent_id) for i, e in enumerate(_entries(data))], [], {user_id}
+    if data.get("version") != VERSION:
+        raise InvalidInput(f"engram export version {data.get('version')!r} is not supported (expected {VERSION})")
+    raw = data.get("memories")
+    if not isinstance(raw, list):
+        raise InvalidInput("an engram export needs a 'memories' list")
+    owners: set[str] = set()
+    scope = data.get("scope")
+    if isinstance(scope, Mapping) and isinstance(scope.get("user_id"), str):
+        owners.add(scope["user_id"])
+    items = []
+    for index, entry in enumerate(raw):
+        if not isinstance(entry, Mapping):
+            raise InvalidInput(f"memory {index}: not an object")
+        entry = dict(entry)
+        if isinstance(entry.get("user_id"), str):
+            owners.add(entry["user_id"])
+        if user_id is not None:
+            entry["user_id"] = user_id
+        if agent_id is not None:
+            entry["agent_id"] = agent_id
+        try:
+            item = MemoryItem.model_validate(entry)
+            check.scope(item.user_id, item.agent_id)
+            check.stored_item(item)
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            raise InvalidInput(
+                f"memory {index}: {'.'.join(map(str, error['loc']))}: {error['msg']}"
+            ) from None
+        except InvalidInput as exc:
+            raise InvalidInput(f"memory {index}: {exc}") from None
+        items.append(item)
+    history_rows = data.get("history") or []
+    if not isinstance(history_rows, list):
+        raise InvalidInput("'history' must be a list")
+    return items, history_rows, owners
+
+
+def _unique_ids(items: Sequence[MemoryItem]) -> None:
+    """Two memories of a file with one id: refused before anything is written."""
+    first: dict[str, int] = {}
+    for index, item in enumerate(items):
+        if item.id in first:
+            raise InvalidInput(f"memory {index}: id {item.id!r} is also memory {first[item.id]}'s")
+        first[item.id] = index
 
 
 def import_data(
@@ -291,42 +376,14 @@ def import_data(
     on_conflict: str = "skip",
     progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
+    """All or nothing: the whole file is checked first (memories, ids, history rows), then
+    written in one transaction, so a bad row anywhere leaves the database as it was."""
     if on_conflict not in ("skip", "replace", "new_id"):
         raise InvalidInput(f"on_conflict must be skip, replace or new_id, not {on_conflict!r}")
     fmt = detect_format(data)
     report = ImportReport(format=fmt)
-    history_rows: list[Mapping[str, Any]] = []
-    if fmt == FORMAT:
-        if data.get("version") != VERSION:
-            raise InvalidInput(f"engram export version {data.get('version')!r} is not supported (expected {VERSION})")
-        raw = data.get("memories")
-        if not isinstance(raw, list):
-            raise InvalidInput("an engram export needs a 'memories' list")
-        items = []
-        for index, entry in enumerate(raw):
-            if not isinstance(entry, Mapping):
-                raise InvalidInput(f"memory {index}: not an object")
-            entry = dict(entry)
-            if user_id is not None:
-                entry["user_id"] = user_id
-            if agent_id is not None:
-                entry["agent_id"] = agent_id
-            try:
-                items.append(MemoryItem.model_validate(entry))
-            except ValidationError as exc:
-                error = exc.errors()[0]
-                raise InvalidInput(
-                    f"memory {index}: {'.'.join(map(str, error['loc']))}: {error['msg']}"
-                ) from None
-        history_rows = data.get("history") or []
-        if not isinstance(history_rows, list):
-            raise InvalidInput("'history' must be a list")
-    elif fmt == "mem0":
-        items = [_from_mem0(e, i, user_id, agent_id) for i, e in enumerate(_entries(data))]
-    else:
-        if user_id is None:
-            raise InvalidInput("an OptMem file names no user: give user_id")
-        items = [_from_optmem(e, i, user_id, agent_id) for i, e in enumerate(_entries(data))]
+    items, history_rows, owners = _parse(data, fmt, user_id, agent_id)
+    _unique_ids(items)
 
     # conflicts: ids already stored
     store, privacy = services.store, services.privacy
@@ -357,10 +414,6 @@ def import_data(
             report.skipped += 1
     if ids:
         kept = [_remap(i, ids) for i in kept]
-    if replace:
-        at = utcnow()
-        store.delete(replace, [HistoryEvent(i, existing[i].user_id, "DELETE", None, None, "replaced by import", at)
-                               for i in replace])
 
     # privacy on the way in
     clean: list[MemoryItem] = []
@@ -378,42 +431,65 @@ def import_data(
             "tags": _clean(privacy, item.tags),
         }))
 
-    stored = {i.id for i in clean}
+    events_in_order = _history_events(
+        store, privacy, history_rows, items, owners, {i.id for i in clean}, ids, user_id
+    )
+    has_history = {e.memory_id for e in events_in_order}
+    records: list[Record] = [make_record(i) for i in clean]
+    for start in range(0, len(records), _BATCH):  # the slow part: embedding
+        embed_records(services.embedder, records[start : start + _BATCH])
+        if progress is not None:
+            progress(min(start + _BATCH, len(records)), len(records))
+    at = utcnow()
+    with store.atomic():  # a failure anywhere below leaves the database as it was
+        if replace:
+            store.delete(replace, [HistoryEvent(i, existing[i].user_id, "DELETE", None, None, "replaced by import", at)
+                                   for i in replace])
+        for start in range(0, len(records), _BATCH):
+            chunk = records[start : start + _BATCH]
+            events = [
+                HistoryEvent(r.item.id, r.item.user_id, "ADD", None, r.item.content, f"imported ({fmt})", at)
+                for r in chunk
+                if r.item.id not in has_history
+            ]
+            store.write(inserts=chunk, events=events)
+            report.added += len(chunk)
+            report.history += len(events)
+        for start in range(0, len(events_in_order), _BATCH * 4):
+            store.write(events=events_in_order[start : start + _BATCH * 4])
+    report.history += len(events_in_order)
+    return report
+
+
+def _history_events(
+    store: Store, privacy: PrivacyPolicy, rows: Sequence[Any], items: Sequence[MemoryItem], owners: set[str],
+    stored: set[str], ids: Mapping[str, str], user_id: str | None,
+) -> list[HistoryEvent]:
+    """The file's history rows as events, every row checked: its fields, its time, and its
+    user (one of the file's own: a row can never land in another user's audit trail)."""
     in_file = {i.id for i in items}
-    events_in_order: list[HistoryEvent] = []
-    has_history: set[str] = set()
-    for index, row in enumerate(history_rows):
+    events: list[HistoryEvent] = []
+    for index, row in enumerate(rows):
         if not isinstance(row, Mapping) or not all(k in row for k in _HISTORY_FIELDS[:4]):
             raise InvalidInput(f"history {index}: needs {', '.join(_HISTORY_FIELDS)}")
-        original = row["memory_id"]
+        if row["user_id"] not in owners:
+            raise InvalidInput(f"history {index}: names user {row['user_id']!r}, not the user this file is about")
+        original, related = row["memory_id"], row.get("related_id")
+        if not isinstance(original, str) or not original or not isinstance(related, str | None):
+            raise InvalidInput(f"history {index}: memory_id and related_id must be strings")
+        for name in ("action", "old_content", "new_content", "reason"):
+            if not isinstance(row.get(name), str | None):
+                raise InvalidInput(f"history {index}: {name} must be a string")
+        at = _time(row.get("created_at"), f"history {index}")
         mid = ids.get(original, original)
         if original in in_file and mid not in stored:
             continue  # its memory was skipped or refused
         if original not in in_file and store.get(mid) is not None:
             continue  # belongs to a memory of this database the file does not hold
-        related = row.get("related_id")
-        has_history.add(mid)
-        events_in_order.append(HistoryEvent(
+        events.append(HistoryEvent(
             memory_id=mid, user_id=user_id or str(row["user_id"]), action=str(row["action"]),
             old_content=_clean(privacy, row.get("old_content")), new_content=_clean(privacy, row.get("new_content")),
-            reason=_clean(privacy, str(row.get("reason") or "")), at=_time(row.get("created_at"), index),
+            reason=_clean(privacy, str(row.get("reason") or "")), at=at,
             related_id=ids.get(related, related) if related else None,
         ))
-    for start in range(0, len(clean), _BATCH):
-        chunk = clean[start : start + _BATCH]
-        records: list[Record] = [make_record(i) for i in chunk]
-        embed_records(services.embedder, records)
-        events = [
-            HistoryEvent(r.item.id, r.item.user_id, "ADD", None, r.item.content, f"imported ({fmt})", utcnow())
-            for r in records
-            if r.item.id not in has_history
-        ]
-        store.write(inserts=records, events=events)
-        report.added += len(records)
-        report.history += len(events)
-        if progress is not None:
-            progress(start + len(chunk), len(clean))
-    for start in range(0, len(events_in_order), _BATCH * 4):
-        store.write(events=events_in_order[start : start + _BATCH * 4])
-    report.history += len(events_in_order)
-    return report
+    return events

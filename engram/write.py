@@ -181,21 +181,30 @@ class Writer:
             embed_records(s.embedder, [record])
             return self._similar(scope, candidate, record)
 
-        decision = decide(
-            candidate,
-            said=text,
-            exact=s.store.find_by_hash(scope, record.content_hash, LIVE),
-            same_key=lambda: s.store.find_by_key(scope, candidate.key, LIVE),
-            similar=similar,
-            duplicate_similarity=s.settings.duplicate_similarity,
-            judge=self.llm_tasks.judge(scope),
-            grey_zone=s.settings.llm_grey_zone,
-            overlap=s.settings.merge_overlap,
-        )
-        if record.embedding is None and decision.action is not Action.NOOP:
-            embed_records(s.embedder, [record])  # it is stored (a NOOP only reinforces the old one)
-        log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)
-        event = self._apply(decision, record, candidate, now, said.session_id)
+        def decided() -> Decision:
+            return decide(
+                candidate,
+                said=text,
+                exact=s.store.find_by_hash(scope, record.content_hash, LIVE),
+                same_key=lambda: s.store.find_by_key(scope, candidate.key, LIVE),
+                similar=similar,
+                duplicate_similarity=s.settings.duplicate_similarity,
+                judge=self.llm_tasks.judge(scope),
+                grey_zone=s.settings.llm_grey_zone,
+                overlap=s.settings.merge_overlap,
+            )
+
+        # decided outside the writers' lock (the slow part), written inside it: when another
+        # writer changed this user's memories meanwhile, decided again against the latest state
+        seen = s.store.user_version(scope.user_id)
+        decision = decided()
+        with s.store.section(scope):
+            if s.store.user_version(scope.user_id) != seen:
+                decision = decided()
+            if record.embedding is None and decision.action is not Action.NOOP:
+                embed_records(s.embedder, [record])  # it is stored (a NOOP only reinforces the old one)
+            log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)
+            event = self._apply(decision, record, candidate, now, said.session_id)
         target = decision.target
         if (
             decision.action is Action.NOOP and target is not None and target.status is Status.DISPUTED

@@ -91,10 +91,15 @@ def run(action):
         fail(str(exc))
     try:
         return action(memory)
-    except (EngramError, OSError) as exc:
+    except EngramError as exc:
         fail(str(exc))
+    except OSError as exc:  # a file the command reads or writes (export, import)
+        fail(f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": "))
     finally:
-        memory.close()
+        try:
+            memory.close()
+        except EngramError:  # the error above was already said in one line
+            pass
 
 
 def full_id(memory: Any, given: str) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Protocol
@@ -23,6 +24,18 @@ class StoreError(EngramError):
     """A store cannot do what was asked (bad input, unknown id, broken file)."""
 
 
+class StoreReadOnly(StoreError):
+    """The store is read-only (file or folder not writable, or opened read-only): reads work."""
+
+
+class StoreFull(StoreError):
+    """The disk refused a write (no space, file size limit): the transaction was rolled back."""
+
+
+class NotADatabase(StoreError):
+    """The file is not an engram database: not SQLite, damaged, truncated, or someone else's."""
+
+
 @dataclass(frozen=True, slots=True)
 class Scope:
     """Who a memory belongs to. `agent_id=None` means every agent of the user."""
@@ -31,12 +44,22 @@ class Scope:
     agent_id: str | None = None
 
     def __post_init__(self) -> None:
-        if not isinstance(self.user_id, str) or not self.user_id.strip():
-            raise ValueError("user_id must be a non-empty string")
-        if self.agent_id is not None and (
-            not isinstance(self.agent_id, str) or not self.agent_id.strip()
-        ):
-            raise ValueError("agent_id must be a non-empty string when given")
+        _check_id("user_id", self.user_id)
+        if self.agent_id is not None:
+            _check_id("agent_id", self.agent_id)
+
+
+def _check_id(name: str, value: object) -> None:
+    """An id names one owner: not blank, no surrounding spaces (" bob" is not a second bob),
+    no control characters or NUL, valid Unicode, at most 256 characters."""
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"{name} must be a non-empty string")
+    if value != value.strip():
+        raise ValueError(f"{name} {value!r} starts or ends with whitespace")
+    if len(value) > 256:
+        raise ValueError(f"{name} is longer than 256 characters")
+    if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in value):
+        raise ValueError(f"{name} {value!r} contains a control character or an invalid one")
 
 
 def scope_token(prefix: str, value: str) -> str:
@@ -186,6 +209,16 @@ class Store(Protocol):
         updates: Sequence[Record] = (),
         events: Sequence[HistoryEvent] = (),
     ) -> None: ...
+
+    def section(self, scope: Scope) -> AbstractContextManager[None]:
+        """A critical section for `scope` across threads and processes: reconcile reads what
+        is stored and writes its decision inside one, so two writers of one user cannot
+        both decide against the same old state. Reentrant; reads inside see the latest commit."""
+        ...
+
+    def atomic(self) -> AbstractContextManager[None]:
+        """The store calls inside it are one transaction: all of them land, or none."""
+        ...
 
     def get(self, memory_id: str) -> MemoryItem | None: ...
 

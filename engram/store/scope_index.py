@@ -44,6 +44,7 @@ BM25_B = 0.75
 
 # small integer codes so filters are numpy comparisons
 STATUS_CODES = {"active": 0, "superseded": 1, "disputed": 2, "archived": 3}
+STATUS_NAMES = {code: name for name, code in STATUS_CODES.items()}
 GONE = -1
 
 Allowed = Callable[[np.ndarray], np.ndarray]
@@ -244,6 +245,12 @@ class ScopeIndex:
                 self._stats.clear()
         self._writes += 1
         self._masks.clear()
+
+    def status_of(self, rowid: int) -> str | None:
+        """A row's status as indexed (None: deleted or unknown)."""
+        index = self.position.get(rowid)
+        code = None if index is None else int(self.status[index])
+        return None if code is None or code == GONE else STATUS_NAMES[code]
 
     def replace(self, rowid: int, vector: np.ndarray | None, words: Sequence[str]) -> None:
         """Content changed: the old row goes, a new one takes its rowid."""

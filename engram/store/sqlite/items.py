@@ -20,7 +20,7 @@ def _sql_value(value: Any) -> Any:
 
 def metadata_where(condition: Mapping[str, Any], column: str) -> tuple[str, list[Any]]:
     """SQL for a metadata filter in mem0's language (checked by `engram.validate.filters`):
-    ``{"k": v}`` equals, ``{"k": [a, b]}`` is one of, ``{"k": {"gte": 3, "ne": 5}}`` operators
+    ``{"k": v}`` equals, ``{"k": {"gte": 3, "ne": 5}}`` operators
     (eq ne gt gte lt lte in nin contains), ``{"AND"|"OR": [conditions]}``, ``{"NOT": condition}``."""
     parts: list[str] = []
     params: list[Any] = []
@@ -36,7 +36,7 @@ def metadata_where(condition: Mapping[str, Any], column: str) -> tuple[str, list
             params += args
             continue
         path = f'$."{name}"'
-        ops = value if isinstance(value, Mapping) else {"in": value} if isinstance(value, list) else {"eq": value}
+        ops = value if isinstance(value, Mapping) else {"eq": value}
         for op, operand in ops.items():
             field = f"json_extract({column}, ?)"
             if op in _COMPARE:

@@ -170,7 +170,10 @@ class JobsMixin:
 
     def close(self) -> None:
         with self._lock:
-            if self._pending_access:
+            if self._pending_access and not self.read_only:
                 with self._tx():
                     pass  # writes the pending uses
+            if self._wal_holds_deleted:
+                self._checkpoint()
             self._db.close()
+            self._close_lock()

@@ -46,28 +46,62 @@ class SearchMixin:
         if cache is None:
             cache = ScopeIndex(self.dim)
             # the version before the rows: a write landing in between makes the index look
-            # stale (reloaded once more), never current when it is not
+            # stale (refreshed once more), never current when it is not
             version = self.user_version(user_id)
-            rows = self._db.execute(
-                "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
-                " m.id, m.created_at FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
-                " WHERE m.user_id = ? ORDER BY m.rowid",
-                (user_id,),
-            ).fetchall()
-            if rows:
-                cache.add(
-                    [r[0] for r in rows],
-                    [r[7] for r in rows],
-                    [None if r[1] is None else np.frombuffer(r[1], dtype=np.float32) for r in rows],
-                    [r[2].split() for r in rows],
-                    [r[3] for r in rows],
-                    [r[4] for r in rows],
-                    [conversation_of(r[5], r[4], r[6]) for r in rows],
-                    [r[8] for r in rows],
-                )
+            self._index_hashes[user_id] = {}
+            self._index_rows(cache, user_id, "m.user_id = ?", [user_id])
             self._indexes[user_id] = cache
             self._index_versions[user_id] = version
         return cache
+
+    def _index_rows(self, cache: ScopeIndex, user_id: str, where: str, params: list) -> None:
+        """Rows into `cache` (new ones appended; a known rowid with new content replaced)."""
+        rows = self._db.execute(
+            "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
+            " m.id, m.created_at, m.content_hash FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+            f" WHERE {where} ORDER BY m.rowid",
+            params,
+        ).fetchall()
+        hashes = self._index_hashes[user_id]
+        for r in rows:
+            if r[0] in cache.position:  # its content changed in another process
+                cache.replace(r[0], None if r[1] is None else np.frombuffer(r[1], dtype=np.float32), r[2].split())
+                cache.set_status(r[0], r[3])
+            hashes[r[0]] = r[9]
+        fresh = [r for r in rows if r[0] not in cache.position]
+        if fresh:
+            cache.add(
+                [r[0] for r in fresh],
+                [r[7] for r in fresh],
+                [None if r[1] is None else np.frombuffer(r[1], dtype=np.float32) for r in fresh],
+                [r[2].split() for r in fresh],
+                [r[3] for r in fresh],
+                [r[4] for r in fresh],
+                [conversation_of(r[5], r[4], r[6]) for r in fresh],
+                [r[8] for r in fresh],
+            )
+
+    def _refresh_index(self, user_id: str, version: int) -> None:
+        """Another process changed this user's memories: patch the index from a light scan
+        (rowid, status, content hash; no vectors) instead of reloading every row."""
+        cache, hashes = self._indexes[user_id], self._index_hashes[user_id]
+        seen: set[int] = set()
+        stale: list[int] = []
+        for rowid, status, content_hash in self._db.execute(
+            "SELECT rowid, status, content_hash FROM memories WHERE user_id = ?", (user_id,)
+        ):
+            seen.add(rowid)
+            if rowid not in cache.position or hashes.get(rowid) != content_hash:
+                stale.append(rowid)
+            elif cache.status_of(rowid) != status:
+                cache.set_status(rowid, status)
+        for rowid in [r for r in hashes if r not in seen]:  # deleted there
+            cache.set_status(rowid, None)
+            del hashes[rowid]
+        for start in range(0, len(stale), 500):
+            chunk = stale[start : start + 500]
+            self._index_rows(cache, user_id, f"m.rowid IN ({', '.join('?' for _ in chunk)})", chunk)
+        self._index_versions[user_id] = version
 
     def _index_filters(self, scope: Scope, filters: Filters) -> tuple[Allowed | None, Window | None]:
         """Filters beyond status/agent, as the index applies them: a time range on its own

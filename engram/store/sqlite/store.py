@@ -27,16 +27,21 @@ WAL is checkpointed.
 
 from __future__ import annotations
 
+import fcntl
+import functools
+import inspect
 import json
+import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from engram.models import MemoryItem
-from engram.store.base import StoreError
+from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
 from engram.store.scope_index import ScopeIndex
 from engram.store.sqlite.history import HistoryMixin
 from engram.store.sqlite.items import ItemsMixin
@@ -55,26 +60,47 @@ class SQLiteStore(
 ):
     """`Store` over one SQLite file; safe to share between threads of one process."""
 
-    def __init__(self, path: str | Path, *, dim: int) -> None:
+    def __init__(self, path: str | Path, *, dim: int, read_only: bool = False) -> None:
+        """`read_only` (or a file or folder this process cannot write): reads work, every
+        write raises `StoreReadOnly`."""
         self.path = Path(path)
         self.dim = dim
-        new = str(path) != ":memory:" and not self.path.exists()
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # memories are private
+        memory = str(path) == ":memory:"
+        new = not memory and not self.path.exists()
+        if not memory and not read_only:
+            try:
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # memories are private
+            except OSError as exc:
+                raise StoreError(f"cannot create the folder of {path}: {exc.strerror}") from None
+        self.read_only = read_only or (not memory and not _writable(self.path))
         try:
-            self._db = sqlite3.connect(
-                str(path), isolation_level=None, check_same_thread=False, timeout=30
-            )
-        except sqlite3.Error as exc:  # pragma: no cover - OS level
-            raise StoreError(f"cannot open {path}: {exc}") from exc
-        if new:
-            self.path.chmod(0o600)
+            if self.read_only:
+                self._db = sqlite3.connect(
+                    f"{self.path.resolve().as_uri()}?mode=ro", uri=True, isolation_level=None,
+                    check_same_thread=False, timeout=30,
+                )
+            else:
+                self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
+                if new:
+                    self.path.chmod(0o600)  # the -wal and -shm files SQLite makes take this mode too
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from None
         self._lock = threading.RLock()
+        # writers of every process queue on this file's lock (`_writing`): the kernel wakes
+        # the next one at once, where SQLite's busy handler polls with sleeps of up to 100 ms
+        self._lock_fd = None if memory or self.read_only else _open_lock_file(self.path)
+        self._writer_depth = 0
+        self._tx_depth = 0  # nested `_tx` blocks of the thread holding `_writing`
+        self._compact_due = False  # a deletion inside `atomic`: compact after the commit
+        self._wal_holds_deleted = False  # a deletion's checkpoint waited for a reader: retry
         self._indexes: dict[str, ScopeIndex] = {}
         # each cached index's user version (`user_versions`, bumped by triggers on every
         # change of that user's memories): another process's write drops only the indexes
         # of the users it changed
         self._index_versions: dict[str, int] = {}
+        # content hash of each indexed row, by user: another process's write is patched in
+        # (new rows added, changed ones replaced), not reloaded whole
+        self._index_hashes: dict[str, dict[int, str]] = {}
         self._touched: set[str] = set()  # users whose indexes this write transaction patched
         # memories as last read, by id: rebuilding an item costs ~20 µs, a copy ~3 µs.
         # Every write path below drops what it changed; another process's write drops all.
@@ -87,22 +113,42 @@ class SQLiteStore(
         self._pending_since: float | None = None
         try:
             for pragma in (
-                "journal_mode=WAL",
+                "busy_timeout=30000",
                 "synchronous=NORMAL",
                 "secure_delete=ON",
-                "busy_timeout=30000",
                 "cache_size=-65536",
                 "temp_store=MEMORY",
             ):
                 self._db.execute(f"PRAGMA {pragma}")
+            self._check_ours()  # before WAL mode: someone else's file is left as it was
+            if not self.read_only:
+                self._db.execute("PRAGMA journal_mode=WAL")
             self._migrate()
-        except sqlite3.DatabaseError as exc:  # "file is not a database": a wrong --db
+            self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
+        except sqlite3.Error as exc:
             self._db.close()
-            raise StoreError(f"{path} is not an engram database (SQLite): {exc}") from None
-        self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
+            self._close_lock()
+            raise store_error(exc, self.path) from None
+        except StoreError:
+            self._db.close()
+            self._close_lock()
+            raise
 
     # -- schema -------------------------------------------------------------------
+    def _check_ours(self) -> None:
+        """An SQLite file with tables but no engram schema version is someone else's."""
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version == 0 and self._db.execute(
+            "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+        ).fetchone()[0]:
+            raise NotADatabase(f"{self.path} is an SQLite database, but not an engram database")
+
     def _migrate(self) -> None:
+        version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        if version == SCHEMA_VERSION:
+            return
+        if self.read_only and version < SCHEMA_VERSION:
+            raise StoreReadOnly(f"{self.path} needs a schema upgrade, and the store is read-only")
         with self._tx():
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version > SCHEMA_VERSION:
@@ -120,18 +166,100 @@ class SQLiteStore(
         return self._db.execute("PRAGMA user_version").fetchone()[0]
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def _writing(self) -> Iterator[None]:
+        """This thread is the only writer of the file (every thread, every process) until
+        the block ends; reentrant. Taken after `_lock`, so one order everywhere."""
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
+            if self._writer_depth == 0 and self._lock_fd is not None:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            self._writer_depth += 1
             try:
+                yield
+            finally:
+                self._writer_depth -= 1
+                if self._writer_depth == 0 and self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    @contextmanager
+    def section(self, scope: Scope) -> Iterator[None]:
+        """Decide + write as one step for `scope`: no other writer (thread or process) can
+        change the file in between, and every read inside sees the latest commit (caches
+        are checked against it). Here the whole file is the unit: SQLite has one writer."""
+        with self._writing():
+            self._sync_caches()
+            yield
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; inside `atomic` (or another `_tx` of this thread) it joins
+        the open one, which commits or rolls back as a whole."""
+        with self._writing():
+            if self._tx_depth:
+                self._tx_depth += 1
+                try:
+                    yield self._db
+                finally:
+                    self._tx_depth -= 1
+                return
+            if self.read_only:
+                raise StoreReadOnly(f"the store is read-only ({self.path}): reads work, writes do not")
+            self._tx_depth = 1
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
                 self._write_access(self._db)
                 yield self._db
                 self._note_versions(self._db)
+                self._db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                self._tx_depth = 0
+                self._rollback()
+                raise store_error(exc, self.path) from None
             except BaseException:
-                self._db.execute("ROLLBACK")
-                self._drop_touched()
+                self._tx_depth = 0
+                self._rollback()
                 raise
-            self._db.execute("COMMIT")
+            self._tx_depth = 0
+            if self._compact_due:
+                self._compact_due = False
+                self._compact()
+            elif self._wal_holds_deleted:
+                self._checkpoint()
+
+    def _checkpoint(self) -> None:
+        """Copy the WAL into the file and empty it, so deleted text is physically gone. A
+        reader still on an older snapshot needs the old frames: then it is not waited for;
+        the next commit after it ended (or close) tries again (`_wal_holds_deleted`)."""
+        with self._writing():
+            try:
+                self._db.execute("PRAGMA busy_timeout = 0")
+                busy = self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+            except sqlite3.Error:
+                busy = 1
+            finally:
+                self._db.execute("PRAGMA busy_timeout = 30000")
+            self._wal_holds_deleted = bool(busy)
+
+    def _rollback(self) -> None:
+        """Undo the open transaction (if SQLite has not already) and what it did to the caches."""
+        if self._db.in_transaction:
+            try:
+                self._db.execute("ROLLBACK")
+            except sqlite3.Error:  # the failed statement rolled it back already
+                pass
+        self._drop_touched()
+        self._items.clear()
+        self._compact_due = False
+
+    @contextmanager
+    def atomic(self) -> Iterator[None]:
+        """Several writes as one transaction: all of them land, or none (an import)."""
+        with self._tx():
+            yield
+
+    def _close_lock(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
 
     def _touch(self, user_ids: Iterable[str]) -> None:
         """This transaction changes these users' memories (and patches their cached indexes)."""
@@ -174,8 +302,7 @@ class SQLiteStore(
         current = self._versions(list(self._indexes))
         for user_id in list(self._indexes):
             if current[user_id] != self._index_versions.get(user_id):
-                del self._indexes[user_id]
-                self._index_versions.pop(user_id, None)
+                self._refresh_index(user_id, current[user_id])
 
     def _cached(self, memory_ids: Sequence[str]) -> dict[str, MemoryItem]:
         """Items by id from the cache, reading (and caching) the missing ones."""
@@ -201,3 +328,63 @@ class SQLiteStore(
     def _forget_items(self, memory_ids: Iterable[str]) -> None:
         for memory_id in memory_ids:
             self._items.pop(memory_id, None)
+
+
+def _open_lock_file(path: Path) -> int | None:
+    """The writers' lock file next to the database (``<name>-lock``); None where it cannot be
+    opened (a read-only folder: nothing can be written there anyway)."""
+    lock_path = str(path) + "-lock"
+    for flags in (os.O_RDWR | os.O_CREAT, os.O_RDONLY):
+        try:
+            return os.open(lock_path, flags, 0o600)
+        except OSError:
+            continue
+    return None
+
+
+def _writable(path: Path) -> bool:
+    """Can this process write the database (the file, or the folder that would hold it)?"""
+    if path.exists():
+        return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
+    return os.access(path.parent, os.W_OK)
+
+
+_FULL = {13, 10 | (3 << 8), 10 | (4 << 8), 10 | (13 << 8)}  # FULL; IOERR_WRITE, _FSYNC, _TRUNCATE
+
+
+def store_error(exc: sqlite3.Error, path: Path) -> StoreError:
+    """SQLite's error as engram's: read-only, full disk, not a database, or a plain store error."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is None:
+        return StoreError(f"the store cannot do that: {exc}")
+    if code & 0xFF == 8:
+        return StoreReadOnly(f"the store is read-only ({path}): reads work, writes do not")
+    if code in _FULL:
+        return StoreFull(f"no space left for {path} (the disk refused a write): nothing was written")
+    if code & 0xFF in (11, 26):
+        return NotADatabase(f"{path} is not an engram database (not SQLite, damaged or truncated)")
+    if code & 0xFF == 14:
+        return StoreError(f"cannot open {path}")
+    if code & 0xFF in (5, 6):
+        return StoreError(f"{path} is busy: another process held it too long; try again")
+    return StoreError(f"the store failed: {exc}")
+
+
+def _translating(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def call(self: SQLiteStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.Error as exc:
+            raise store_error(exc, self.path) from None
+        except UnicodeEncodeError:  # a lone surrogate the caller's checks let through
+            raise StoreError("a value is not valid Unicode (a lone surrogate): nothing was done") from None
+
+    return call
+
+
+# every public method raises engram's errors, never sqlite3's (the context managers translate
+# inside `_tx`)
+for _name in [n for n in dir(SQLiteStore) if not n.startswith("_") and n not in ("section", "atomic")]:
+    if inspect.isfunction(getattr(SQLiteStore, _name)):
+        setattr(SQLiteStore, _name, _translating(getattr(SQLiteStore, _name)))

@@ -3,6 +3,7 @@ changes, access counts, and real deletion. Mixed into `SQLiteStore`."""
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
@@ -12,6 +13,8 @@ from datetime import datetime
 from engram.models import MemoryItem
 from engram.store.base import HistoryEvent, MemoryRow, Record, Scope, StoreError
 from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, conversation_of, copy_item, row_values, scope_tokens
+
+log = logging.getLogger("engram")
 
 _KEEP_WRITTEN = 16  # writes of up to this many new memories put them in the item cache
 
@@ -57,6 +60,7 @@ class WritesMixin:
                         )
                     cache = self._indexes.get(record.item.user_id)
                     if cache is not None:
+                        self._index_hashes[record.item.user_id][rowid] = record.content_hash
                         if record.embedding is not None:  # new content: re-index it
                             cache.replace(rowid, record.embedding, record.tokens)
                         cache.set_status(rowid, record.item.status.value)
@@ -77,6 +81,7 @@ class WritesMixin:
             if record.item.user_id in self._indexes:
                 by_user.setdefault(record.item.user_id, []).append(index)
         for user_id, indexes in by_user.items():
+            self._index_hashes[user_id].update((rowids[i], records[i].content_hash) for i in indexes)
             self._indexes[user_id].add(
                 [rowids[i] for i in indexes],
                 [records[i].item.id for i in indexes],
@@ -118,7 +123,7 @@ class WritesMixin:
             now = time.monotonic()
             if self._pending_since is None:
                 self._pending_since = now
-            elif len(self._pending_access) >= 256 or now - self._pending_since >= 1.0:
+            elif not self.read_only and (len(self._pending_access) >= 256 or now - self._pending_since >= 1.0):
                 with self._tx():
                     pass  # _tx writes pending uses first
 
@@ -185,9 +190,15 @@ class WritesMixin:
 
     def _compact(self) -> None:
         """Merge FTS segments (drops stale postings) and flush the WAL into the file."""
-        with self._lock:
-            self._db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-            self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        with self._writing():
+            if self._tx_depth:  # inside `atomic`: once it commits
+                self._compact_due = True
+                return
+            try:
+                self._db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
+            except sqlite3.Error as exc:  # the deletion is committed; the next one compacts
+                log.warning("compaction after a deletion failed: %s", exc)
+            self._checkpoint()
 
     def delete_scope(self, scope: Scope, at: datetime) -> int:
         where, params = self._scope_where(scope)
@@ -215,7 +226,7 @@ class WritesMixin:
             self._indexes.clear()
             self._index_versions.clear()
         self._compact()
-        with self._lock:
+        with self._writing():
             self._db.execute("VACUUM")
 
     @staticmethod

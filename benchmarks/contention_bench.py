@@ -1,0 +1,118 @@
+"""Throughput and latency with many writers (issue 13, item 4): P processes x T threads, each
+thread adding and searching for its own user (or, with --shared-user, all for one user) on one
+database file, against one writer.
+
+    python benchmarks/contention_bench.py [--seconds 10] [--code /path/to/checkout]
+
+`--code` runs another checkout's engram (e.g. main, for a before/after). Prints aggregate
+ops/s and the p50 / p95 / max latency of add and search for 1x1 and PxT writers."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+WORKER = r'''
+import json, sys, threading, time
+sys.path.insert(0, CODE)
+from engram import Memory
+waited = [0.0]
+try:  # where writers wait: the time spent queuing for the writers' lock file (this checkout)
+    import engram.store.sqlite.store as sqlite_store
+    _flock = sqlite_store.fcntl.flock
+
+    class _Timed:
+        LOCK_EX, LOCK_UN = sqlite_store.fcntl.LOCK_EX, sqlite_store.fcntl.LOCK_UN
+
+        @staticmethod
+        def flock(fd, op):
+            t0 = time.perf_counter()
+            _flock(fd, op)
+            waited[0] += time.perf_counter() - t0
+
+    sqlite_store.fcntl = _Timed
+except (ImportError, AttributeError):
+    pass
+memory = Memory(PATH)
+memory.add("warm-up", user_id="warm-" + str(PROC), infer=False)
+results = {"add": [], "search": []}
+lock = threading.Lock()
+
+def work(thread):
+    user = "shared" if SHARED else f"p{PROC}t{thread}"
+    mine = {"add": [], "search": []}
+    while time.time() < START:
+        time.sleep(0.001)
+    n = 0
+    while time.time() < START + SECONDS:
+        n += 1
+        t0 = time.perf_counter()
+        memory.add(f"I like item {n} of series {thread}, it is number {n * 7} on my list.", user_id=user)
+        mine["add"].append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        memory.search(f"which item {n} do I like?", user_id=user)
+        mine["search"].append(time.perf_counter() - t0)
+    with lock:
+        for k in mine:
+            results[k] += mine[k]
+
+threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
+for t in threads: t.start()
+for t in threads: t.join()
+memory.close()
+results["lock_wait_s"] = [waited[0]]
+print(json.dumps(results))
+'''
+
+
+def run(code: Path, processes: int, threads: int, seconds: float, shared: bool = False) -> dict[str, float]:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bench.db"
+        subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(code)!r});"
+                        f"from engram import Memory; Memory({str(path)!r}).close()"], check=True)
+        import time
+        start = time.time() + 6  # every process loaded and waiting
+        script = (WORKER.replace("CODE", repr(str(code))).replace("PATH", repr(str(path)))
+                  .replace("SECONDS", str(seconds)).replace("THREADS", str(threads)).replace("START", str(start)).replace("SHARED", str(shared)))
+        children = [
+            subprocess.Popen([sys.executable, "-c", script.replace("PROC", str(p))], stdout=subprocess.PIPE, text=True)
+            for p in range(processes)
+        ]
+        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": []}
+        for child in children:
+            out, _ = child.communicate()
+            for k, v in json.loads(out.strip().splitlines()[-1]).items():
+                merged[k] += v
+    ops = len(merged["add"]) + len(merged["search"])
+    row = {"writers": processes * threads, "ops_per_s": ops / seconds,
+           "lock_wait_ms_per_add": 1000 * sum(merged.pop("lock_wait_s")) / max(1, len(merged["add"]))}
+    for k, values in merged.items():
+        values.sort()
+        row[f"{k}_p50_ms"] = 1000 * statistics.median(values)
+        row[f"{k}_p95_ms"] = 1000 * values[int(0.95 * (len(values) - 1))]
+        row[f"{k}_max_ms"] = 1000 * values[-1]
+    return row
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=10)
+    parser.add_argument("--processes", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--code", type=Path, default=ROOT)
+    parser.add_argument("--shared-user", action="store_true", help="every writer adds for one user")
+    args = parser.parse_args()
+    for processes, threads in ((1, 1), (args.processes, args.threads)):
+        row = run(args.code, processes, threads, args.seconds, args.shared_user)
+        print(" ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,47 @@
+"""Code run in child processes by the reliability tests (spawned: importable by name)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def say_city(path: str, user_id: str, city: str, start: object) -> None:
+    """One process saying where the user lives, released together with the others."""
+    from engram import Memory
+
+    with Memory(Path(path)) as memory:
+        start.wait()  # type: ignore[attr-defined]
+        memory.add(f"I live in {city}", user_id=user_id)
+
+
+def write_until_the_disk_is_full(path: str, room: int) -> None:
+    """Add verbatim turns with at most `room` more bytes allowed per file (RLIMIT_FSIZE), printing
+    each acknowledged id, then the error that stopped it."""
+    import resource
+    import signal
+
+    from engram import Memory
+
+    with Memory(Path(path)) as memory:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails (EFBIG), no signal
+        limit = max(Path(path).stat().st_size, Path(path + "-wal").stat().st_size) + room
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        for n in range(100_000):
+            try:
+                event = memory.add(f"Entry {n}: " + "the quick brown fox jumps " * 40, user_id="u1", infer=False)[0]
+            except Exception as exc:  # noqa: BLE001 - reported to the parent
+                print(f"STOPPED {type(exc).__module__}.{type(exc).__name__}: {exc}", flush=True)
+                return
+            print(f"ACK {event.memory.id}", flush=True)
+
+
+def write_forever(path: str) -> None:
+    """Add memories until killed, printing each acknowledged id (kill -9 tests)."""
+    from engram import Memory
+
+    memory = Memory(Path(path))
+    for n in range(1_000_000):
+        text = f"I visited city number {n} on my trip." if n % 2 else f"Kill test note {n}: buy {n} apples."
+        event = memory.add(text, user_id=f"u{n % 3}", infer=n % 2 == 1)
+        for e in event:
+            print(f"ACK {e.memory.id}", flush=True)
