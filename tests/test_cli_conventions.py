@@ -116,6 +116,7 @@ def test_db_option_after_the_subcommand():
     assert hoist_db(["list", "-u", "a", "--db", "x.db"]) == ["--db", "x.db", "list", "-u", "a"]
     assert hoist_db(["search", "q", "--db=x.db"]) == ["--db=x.db", "search", "q"]
     assert hoist_db(["add", "--", "--db"]) == ["add", "--", "--db"]
+    assert hoist_db(["add", "x", "-u", "a", "-q"]) == ["-q", "add", "x", "-u", "a"]
 
 
 def test_python_dash_m_engram_version_and_db_after_the_command(tmp_path):

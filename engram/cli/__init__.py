@@ -9,10 +9,13 @@ from engram.cli.app import app
 __all__ = ["app", "hoist_db", "main"]
 
 
+_FLAGS = {"-q", "--quiet", "-v", "-vv", "--verbose"}  # the group's flags, also after the command
+
+
 def hoist_db(args: list[str]) -> list[str]:
-    """Move ``--db PATH`` / ``--db=PATH`` from anywhere to the front, where the group option is
-    parsed, so ``engram list -u a --db x.db`` works like ``engram --db x.db list -u a``.
-    Nothing after ``--`` moves."""
+    """Move ``--db PATH`` / ``--db=PATH`` and -q / -v from anywhere to the front, where the
+    group options are parsed, so ``engram list -u a --db x.db -q`` works like
+    ``engram --db x.db -q list -u a``. Nothing after ``--`` moves."""
     front: list[str] = []
     rest: list[str] = []
     i = 0
@@ -25,7 +28,7 @@ def hoist_db(args: list[str]) -> list[str]:
             front += args[i:i + 2]
             i += 2
             continue
-        if arg.startswith("--db="):
+        if arg.startswith("--db=") or arg in _FLAGS:
             front.append(arg)
         else:
             rest.append(arg)
