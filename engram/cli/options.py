@@ -7,10 +7,10 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from engram.config import Settings
 from engram.errors import InvalidInput
 
 if TYPE_CHECKING:  # pragma: no cover
+    from engram.config import Settings  # pydantic-settings: loaded when a command runs, not for --help
     from engram.memory import Memory
 
 state: dict[str, Any] = {"db": None, "quiet": False}
@@ -30,6 +30,8 @@ def check_db() -> None:
 
 
 def settings() -> Settings:
+    from engram.config import Settings
+
     db = state["db"]
     return Settings(path=db) if db is not None else Settings()
 
