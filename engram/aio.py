@@ -253,12 +253,13 @@ class AsyncMemory:
 
     async def export(
         self, *, user_id: str, agent_id: str | None = None, format: str = "engram", history: bool = False,
-        path: str | Path | None = None,
+        path: str | Path | None = None, progress: Any = None,
     ) -> dict[str, Any] | list[dict[str, Any]]:
         """A user's memories as engram JSON (lossless; `history` adds the audit trail) or an OptMem memory
         file; also written to `path` when given. See engram.portability."""
         return await _hop(
             self.sync.export, user_id=user_id, agent_id=agent_id, format=format, history=history, path=path,
+            progress=progress,
         )
 
     async def import_(

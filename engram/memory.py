@@ -446,12 +446,13 @@ class Memory:
 
     def export(
         self, *, user_id: str, agent_id: str | None = None, format: str = "engram", history: bool = False,
-        path: str | Path | None = None,
+        path: str | Path | None = None, progress: Any = None,
     ) -> dict[str, Any] | list[dict[str, Any]]:
         """A user's memories as engram JSON (lossless; `history` adds the audit trail) or an
         OptMem memory file; also written to `path` when given. See engram.portability."""
         scope = _scope(user_id, agent_id)
-        data = portability.export_data(self.store, self.privacy, scope, format=format, history=history)
+        data = portability.export_data(self.store, self.privacy, scope, format=format, history=history,
+                                         progress=progress)
         if path is not None:
             Path(path).expanduser().write_text(
                 json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"

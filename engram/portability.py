@@ -117,7 +117,8 @@ def _clean_item(privacy: PrivacyPolicy, dumped: dict[str, Any], seen: dict[str, 
 
 
 def export_data(
-    store: Store, privacy: PrivacyPolicy, scope: Scope, *, format: str = FORMAT, history: bool = False
+    store: Store, privacy: PrivacyPolicy, scope: Scope, *, format: str = FORMAT, history: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     items = store.list(scope, Filters(status=[]), newest_first=False)
     if format == "optmem":
@@ -142,8 +143,12 @@ def export_data(
         "version": VERSION,
         "exported_at": utcnow().isoformat().replace("+00:00", "Z"),
         "scope": {"user_id": scope.user_id, "agent_id": scope.agent_id},
-        "memories": [_clean_item(privacy, i.model_dump(mode="json"), seen) for i in items],
+        "memories": [],
     }
+    for done, item in enumerate(items, 1):
+        data["memories"].append(_clean_item(privacy, item.model_dump(mode="json"), seen))
+        if progress is not None and (done % _BATCH == 0 or done == len(items)):
+            progress(done, len(items))
     if history:
         ids = {i.id for i in items}
         rows = store.user_history(scope.user_id)

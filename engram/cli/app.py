@@ -503,9 +503,11 @@ def export(
     to_stdout = str(file) == STDIO
     if not to_stdout and not file.expanduser().parent.is_dir():
         fail(f"cannot write {file}: folder {file.expanduser().parent} does not exist")
-    data = run(lambda m: m.export(
-        user_id=user, agent_id=agent, format=fmt, history=with_history, path=None if to_stdout else file,
-    ))
+    with render.progress_bar("exporting", disable=_state.get("quiet")) as progress:
+        data = run(lambda m: m.export(
+            user_id=user, agent_id=agent, format=fmt, history=with_history, path=None if to_stdout else file,
+            progress=progress,
+        ))
     if to_stdout:
         print_json(data)
     count = len(data) if isinstance(data, list) else len(data["memories"])
