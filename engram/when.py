@@ -25,7 +25,9 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta, tzinfo
 
-__all__ = ["MONTHS", "TimeRange", "find_range", "find_ranges", "mentions_time", "zh_number"]
+
+__all__ = ["EN_NUMBERS", "MONTHS", "TimeRange", "en_number", "en_small_numbers", "find_range", "find_ranges",
+           "mentions_time", "zh_number"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,10 +167,34 @@ MONTHS = {
 _WEEKDAYS = {
     "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5, "sunday": 6,
 }
-_EN_NUMBERS = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12,
-}
+# English number words: the one table every reader of "seven" or "twenty-one" uses
+_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+          "sixteen seventeen eighteen nineteen").split()
+_TENS = ("twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+
+EN_NUMBERS: dict[str, int] = {w: n for n, w in enumerate(_UNITS)} | {w: 20 + 10 * i for i, w in enumerate(_TENS)}
+
+
+def en_small_numbers(upto: int, *, article: bool = True) -> dict[str, int]:
+    """Number words from one to `upto` ("a"/"an" count as one unless `article` is False)."""
+    out = {"a": 1, "an": 1} if article else {}
+    return out | {w: n for w, n in EN_NUMBERS.items() if 1 <= n <= upto}
+
+
+def en_number(word: str) -> int | None:
+    """Digits or words up to 99: "7", "seven", "twenty-one", "twenty one"; else None."""
+    w = word.lower().replace("-", " ").strip()
+    if w.isdigit():
+        return int(w)
+    parts = w.split()
+    if len(parts) == 1:
+        return EN_NUMBERS.get(w)
+    if len(parts) == 2 and parts[0] in _TENS and 1 <= EN_NUMBERS.get(parts[1], 0) <= 9:
+        return EN_NUMBERS[parts[0]] + EN_NUMBERS[parts[1]]
+    return None
+
+
+_EN_NUMBERS = en_small_numbers(12)
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5,
               "六": 6, "七": 7, "八": 8, "九": 9}
 _ZH_WEEKDAYS = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6}

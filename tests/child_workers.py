@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 
@@ -40,8 +41,9 @@ def write_forever(path: str) -> None:
     from engram import Memory
 
     memory = Memory(Path(path))
+    run = os.getpid()  # each writer says new things: a restatement would acknowledge an old id again
     for n in range(1_000_000):
-        text = f"I visited city number {n} on my trip." if n % 2 else f"Kill test note {n}: buy {n} apples."
+        text = f"I visited city number {run}-{n} on my trip." if n % 2 else f"Kill test note {run}-{n}: buy {n} apples."
         event = memory.add(text, user_id=f"u{n % 3}", infer=n % 2 == 1)
         for e in event:
             print(f"ACK {e.memory.id}", flush=True)

@@ -52,11 +52,13 @@ def test_bench_llm_counts_grounded_ungrounded_json_and_judge_refusals(fake_llm, 
     assert report["grounded"] == 1 and report["proposals"] == adds - broken + 1
     assert report["judge_calls"] >= 1 and report["judge_refused"] == report["judge_calls"]
     puppy = next(r for r in report["results"] if r["id"] == "en-puppy")
-    assert puppy["stored"] == ["User's puppy is named Coco."]
+    # the rules (issue #12) now read this turn themselves: the model's grounded proposal may be their duplicate (NOOP)
+    assert puppy["stored"] in ([], ["User's puppy is named Coco."])
+    assert not any("Coco" in line for line in puppy["dropped"])
     assert any("Li Hua" in line and "not in the source" in line for line in puppy["dropped"])
     assert report["add_latency_ms"]["n"] == adds
     assert all("max_tokens" in r for r in requests_of(fake_llm, "extract") + requests_of(fake_llm, "judge"))
-    assert "ungrounded: dropped" in done.output and "en-puppy stored: User's puppy is named Coco." in done.output
+    assert "ungrounded: dropped" in done.output
 
 
 def test_bench_llm_reports_an_unreachable_server(tmp_path: Path):

@@ -46,7 +46,9 @@ def test_the_copied_prompt_example_is_not_stored_and_a_grounded_memory_is(llm_me
     ]})
     memory = llm_memory()
     memory.add(PUPPY, user_id="u")
-    assert contents(memory) == ["User plans a trip to Japan in April.", "User's puppy is named Coco."]
+    stored = contents(memory)  # the rules (issue #12) read this turn too: the model's two may be their duplicates
+    assert any("Coco" in c for c in stored) and any("Japan in April" in c for c in stored)
+    assert not any(COPIED["content"] in c for c in stored)
     tasks = memory.llm_usage()["tasks"]
     assert (tasks["extract_ungrounded"], tasks["extract_grounded"]) == (1, 2)
     # the prompt no longer holds a concrete fact a weak model can copy

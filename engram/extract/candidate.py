@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 from datetime import datetime
 
 from engram.extract.keys import ART_RE
 from engram.extract.rewrite import en_rest
 from engram.models import Candidate, Kind, Source, as_utc
 
-_IMPORTANCE = {Kind.IDENTITY: 0.85, Kind.PREFERENCE: 0.7, Kind.FACT: 0.7, Kind.TASK: 0.75}
+_IMPORTANCE = {Kind.IDENTITY: 0.85, Kind.PREFERENCE: 0.7, Kind.FACT: 0.7, Kind.TASK: 0.75, Kind.EVENT: 0.6}
 _RULE_CONFIDENCE = 0.8
 
 
@@ -19,6 +20,8 @@ class Ctx:
     lang: str
     relaxed: bool = False  # inside an explicit command: tasks need no modal verb
     greeted: bool = False  # "hi, I'm Caroline": a bare name after a greeting
+    memo: dict[str, Any] | None = None  # shared by a message's clauses: who "she"/"它" is ("other")
+    soft: bool = False  # a plan or a past habit ("打算…", "I used to…"): only general statements
 
 
 def entities_of(*phrases: str) -> list[str]:

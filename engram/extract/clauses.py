@@ -16,9 +16,12 @@ from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
 from engram.extract.phrases import CONTEXT_WORDS
 from engram.extract.rewrite import en_rest, lcfirst
 
-_EN_CLAUSE_SPLIT_RE = re.compile(
-    r"\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my)\b)", re.I
+_EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces starts: linear on long runs
+    r"(?<!\s)(?:\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's)\b)"
+    r"|\s*[-–—]+\s+(?=(?:i|my|we)\b)|\s*,?\s+(?:because|'cause|cause|since|so)\s+(?=(?:i|my)\b)"
+    r"|\s+when\s+(?=my\s))", re.I
 )
+_EN_SPLIT_WORDS = (" and ", " but ", " plus ", "- ", "– ", "— ", "because ", "cause ", " since ", " so ")
 _EN_CONTINUE_RE = re.compile(
     r"\s+(?:and|but)\s+(?=(?:also\s+)?(?:work|live|love|like|enjoy|hate|prefer|moved|have|am)\b)", re.I
 )
@@ -27,6 +30,8 @@ _ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
 _ZH_CONTINUE_RE = re.compile(
     r"^(?:也|还|都|平时|目前|现在|一直)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|有|养|叫|今年|最喜欢|来自|老家|对)"
 )
+_ZH_ITS_RE = re.compile(r"^(?:叫|名字叫|今年|已经|才)")
+_ZH_OTHER_HINT_RE = re.compile(r"猫|狗|宠物|兔|鹦鹉|仓鼠|女儿|儿子|孩子|老婆|老公|妻子|丈夫|哥|姐|弟|妹|妈|爸|朋友|同事|室友")
 _ZH_AND_RE = re.compile(r"^(?:并且|并|而且|同时|以及|然后|再)(?!我)")
 _ZH_DETAIL_BAD_RE = re.compile(r"[你您他她它这那吗呢？?]|[不没]")
 _EN_DETAIL_RE = re.compile(r"^(?:with|and|plus|including|using|in|as)\s+\S", re.I)
@@ -48,6 +53,16 @@ def joined_detail(text: str, lang: str) -> str | None:
     return ", " + en_rest(text)
 
 
+_EN_PAIR_SUBJECT_RE = re.compile(r"^(?:my\s+)?[\w'-]+\s+and\s+i(?=\s)", re.I)
+
+
+def _continue_i(m: re.Match[str]) -> str:
+    """" and I " before a verb that goes on with an object ("and work at Google"), not before a
+    noun ("the self-acceptance and love theme")."""
+    rest = m.string[m.end():].split(None, 3)
+    return " and I " if len(rest) >= 3 else m.group()
+
+
 def split_clauses(s: str, lang: str) -> list[str]:
     """The clauses of `s`; a clause that continues a first-person one gets its "I"/"我" back."""
     if lang == "zh":
@@ -57,16 +72,22 @@ def split_clauses(s: str, lang: str) -> list[str]:
             if out and ZH_DATE_RE.fullmatch(_ZH_BEFORE_RE.sub("", out[-1])):
                 out[-1] += p  # "周五前，要完成报告"
                 continue
-            if out and out[0].startswith("我") and not p.startswith("我"):
+            if out and out[0].startswith("我") and not p.startswith("我") \
+                    and not (_ZH_ITS_RE.match(p) and _ZH_OTHER_HINT_RE.search(out[-1], 1)):  # "我养了一只猫，叫咪咪"
                 bare = _ZH_AND_RE.sub("", p)  # "并且在腾讯工作": a statement of its own after all
                 if _ZH_CONTINUE_RE.match(bare):
                     p = "我" + bare
             out.append(p)
         return out
     low = s.lower()
-    if "," not in s and ";" not in s and " and " not in low and " but " not in low and " plus " not in low:
+    if "," not in s and ";" not in s and not any(w in low for w in _EN_SPLIT_WORDS):
         return [s]
-    s = _EN_CONTINUE_RE.sub(" and I ", s)
+    pair = _EN_PAIR_SUBJECT_RE.match(s)  # "Acme and I parted ways", "My wife and I …": one subject
+    if pair:
+        rest = split_clauses(s[pair.end():], lang)
+        return [s[:pair.end()] + (rest[0] if rest else "")] + rest[1:]
+    if low.startswith(("i ", "i'")):  # "I live in Berlin and work at Google"; not "hope and love exist"
+        s = _EN_CONTINUE_RE.sub(_continue_i, s)
     parts = [p.strip() for p in _EN_CLAUSE_SPLIT_RE.split(s) if p and p.strip()]
     out = []
     for p in parts:

@@ -13,14 +13,13 @@ from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from engram.when import MONTHS, zh_number
+from engram.when import MONTHS, en_small_numbers, zh_number
 
 _WD_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WD_CODE = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
 _WD_EN_RE = "|".join(_WD_EN)
 _MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
-_EN_NUMS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-            "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2}
+_EN_NUMS = en_small_numbers(10) | {"a couple of": 2}
 EN_DATE_RE = re.compile(
     rf"""(?:\b(?P<prep>by|before|on|until|till|no\ later\ than|due)\s+)?\b(?:
       (?P<rel>the\ day\ after\ tomorrow|tomorrow|today|tonight|next\ week|next\ month

@@ -18,6 +18,7 @@ from engram.extract.names import valid_en_name
 from engram.extract.phrases import CONTEXT_WORDS, EN_ADV, cut_clause, pronoun_led, trim_fillers, trim_time
 from engram.extract.rewrite import article, as_sentence, en_third
 from engram.models import Candidate, Kind
+from engram.when import en_number
 
 _PLACE_BLACKLIST = frozenset((
     "the moment", "fear", "denial", "a bubble", "my head", "the past", "the present", "the future",
@@ -316,10 +317,6 @@ def _en_my(s: str, ctx: Ctx) -> list[Candidate] | None:
                       entities=entities_of(val) if key.endswith("name") else [])]
 
 
-_EN_UNITS = ("zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-             "sixteen seventeen eighteen nineteen").split()
-_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-            "ninety": 90}
 _EN_AGE_RE = re.compile(
     r"^i(?:(?:'m|\s+am)\s+(?:now\s+|already\s+|just\s+|only\s+)?(?P<n>\d{1,3}|[a-z]+(?:[- ][a-z]+)?)"
     r"(?P<old>\s+(?:years?|yrs?)(?:\s+old|\s+of\s+age))?(?:\s+now)?"
@@ -342,24 +339,12 @@ _LEARN_BAD_FIRST = frozenset(
 _HOW_RE = re.compile(r"^how\s+(?=to\s)", re.I)
 
 
-def _en_number(word: str) -> int | None:
-    w = word.lower().replace("-", " ")
-    if w.isdigit():
-        return int(w)
-    parts = w.split()
-    if len(parts) == 1:
-        return _EN_UNITS.index(w) if w in _EN_UNITS else _EN_TENS.get(w)
-    if len(parts) == 2 and parts[0] in _EN_TENS and parts[1] in _EN_UNITS[1:10]:
-        return _EN_TENS[parts[0]] + _EN_UNITS.index(parts[1])
-    return None
-
-
 def _en_age(s: str, ctx: Ctx) -> list[Candidate] | None:
     """"I'm 34 years old", "I am 34", "I just turned 34" → fact:age."""
     m = _EN_AGE_RE.match(trim_time(s))
     if m is None:
         return None
-    n = _en_number(m.group("n") or m.group("n2"))
+    n = en_number(m.group("n") or m.group("n2"))
     bare = m.group("n") and not m.group("old")
     if n is None or not (10 if bare else 1) <= n <= 119:
         return None

@@ -54,7 +54,7 @@ _ZH_HEDGES = (
     "如果", "假如", "假设", "要是", "万一", "倘若", "假使", "的话", "可能", "也许", "或许", "大概", "说不定",
     "不确定", "不知道", "不清楚", "好像", "似乎", "想象", "觉得", "认为", "我想", "曾经", "过去", "小时候",
     "本来", "原来", "打算", "计划", "准备", "考虑", "想要", "据说", "听说", "他说", "她说", "告诉我", "梦想",
-    "梦见", "做梦", "不一定", "难道",
+    "梦见", "做梦", "不一定", "难道", "有一天", "有朝一日", "哪天",
 )
 
 EN_TRANSIENT_RE = re.compile(
@@ -101,6 +101,47 @@ def en_hedged(s: str) -> bool:
 def zh_hedged(s: str) -> bool:
     """如果…, 可能…, 听说…, 以前…, …吧: not a fact to file."""
     return any(h in s for h in _ZH_HEDGES) or s.startswith("以前") or "我以前" in s or s.endswith("吧")
+
+
+# hedges that still leave a statement to file as said: a plan ("我们打算四月去日本"), a past
+# habit or state ("I used to live in Seattle", "我以前住在西安"); only general statements read them
+_EN_SOFT_PHRASES = (" used to ",)
+_ZH_SOFT = ("打算", "计划", "准备", "想要", "曾经", "过去", "小时候", "以前", "原来", "本来")
+
+
+def soft_hedged(s: str, lang: str) -> bool:
+    """Hedged only by a plan or a past-habit word: without them it would not be hedged."""
+    if lang == "zh":
+        if not any(h in s for h in _ZH_SOFT) or s.endswith("吧"):
+            return False
+        bare = s
+        for h in _ZH_SOFT:
+            bare = bare.replace(h, "")
+        return not zh_hedged(bare)
+    words = _WORD_RE.findall(s.lower())
+    padded = " " + " ".join(words) + " "
+    if not any(p in padded for p in _EN_SOFT_PHRASES):
+        return False
+    return not en_hedged(padded.replace(" used to ", " "))
+
+
+# what makes a whole sentence unreal, whichever clause it sits in ("If I had time, I'd …")
+_EN_CONDITIONAL = frozenset("""if unless whether suppose supposing imagine imagining pretend hypothetically wish wished
+    dreamt dreamed someday""".split())
+_EN_CONDITIONAL_PHRASES = (" as if ", " what if ", " i think ", " i thought ", " i believe ", " i guess ", " i feel like ",
+                           " some day ", " one day ", " told me ", " according to ", " not sure ", " no idea ")
+_ZH_CONDITIONAL = ("如果", "假如", "假设", "要是", "万一", "倘若", "假使", "的话", "梦想", "梦见", "做梦", "想象", "觉得",
+                   "认为", "听说", "据说", "有一天", "有朝一日", "哪天", "我想", "难道")
+
+
+def conditional(s: str, lang: str) -> bool:
+    """The whole sentence is unreal or unsure (a condition, a wish, an opinion held loosely, hearsay):
+    no clause of it is a fact. Other hedges ("it'd be great", "kinda scary") stay in their clause."""
+    if lang == "zh":
+        return any(h in s for h in _ZH_CONDITIONAL) or s.endswith("吧")
+    words = _WORD_RE.findall(s.lower())
+    padded = " " + " ".join(words) + " "
+    return any(w in _EN_CONDITIONAL for w in words) or any(p in padded for p in _EN_CONDITIONAL_PHRASES)
 
 
 def hedged(s: str, lang: str) -> bool:

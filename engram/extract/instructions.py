@@ -159,7 +159,7 @@ _EN_INSTR_RE = re.compile(
     rf"""^(?:please\s+)?(?:(?P<mark>{_EN_STANDING})\s*,?\s*)?(?:please\s+)?
     (?:(?:{_WANT_YOU_TO})\s+)?
     (?P<adv>always|never|don't\s+ever|do\s+not\s+ever|don't|do\s+not)?\s*(?P<body>.+?)
-    (?:\s*,?\s*(?P<mark2>{_EN_STANDING}|every\s+time|each\s+time|please))*$""",
+    (?:(?:\s*,\s*|\s*)(?P<mark2>{_EN_STANDING}|every\s+time|each\s+time|please))*$""",
     re.I | re.X,
 )
 _EN_STANDING_HINTS = ("always", "ever", "from now on", "going forward", "future", "by default", "every time",

@@ -11,6 +11,7 @@ import re
 import unicodedata
 
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+EMOJI = "\U0001F000-\U0001FAFF\u2600-\u27BF"  # pictographs and dingbats
 
 _APOS = str.maketrans({"\u2019": "'", "\u2018": "'", "`": "'", "\uff07": "'"})
 WS_RE = re.compile(r"\s+")

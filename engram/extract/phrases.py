@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from engram.extract.keys import EMOJI
+
 # adverbs allowed between "I" and the verb: "I really just love …"
 EN_ADV = (
     r"(?:(?:really|truly|totally|absolutely|just|also|still|actually|genuinely|honestly|definitely"
@@ -27,7 +29,7 @@ PRONOUN_START = frozenset(
 CONTEXT_WORDS = frozenset("you your yours it that this them here there".split())
 
 _EN_TRAILING_FILLER_RE = re.compile(
-    r"(?:\s*,?\s+(?:obviously|of course|for sure|definitely|actually|a lot|so much|very much|that much"
+    r"(?:(?:\s*,\s+|\s+)(?:obviously|of course|for sure|definitely|actually|a lot|so much|very much|that much"
     r"|too much|too|as well|either|anymore|any more"
     r"|though|anyway|anyways|really|honestly|tbh|btw|now|these days|nowadays|in general|generally"
     r"|at all|lately|for real|to be honest|haha\w*|lol|lmao|right now|at the moment|currently))+$",
@@ -59,11 +61,12 @@ _EN_TIME_TAIL_RE = re.compile(
 _ZH_PARTICLES = "啊呀哦啦嘛哈呗哟噢喔嗯"  # sentence-final particles
 _ZH_END_PARTICLES = frozenset(_ZH_PARTICLES)
 ZH_PARTICLES_RE = re.compile(rf"[{_ZH_PARTICLES}~]+$")
-_END_JUNK_RE = re.compile(
-    r"(?:[\s.!。,;:~…、)\]\"'”’]+|\s+(?:lol|lmao|haha\w*|hehe|xd)\b|\s*(?::-?\)|:-?d|;-?\)|:p|<3|\^_?\^)"
-    rf"|[\U0001F000-\U0001FAFF\u2600-\u27BF\uFE0F\u200d]+|[{_ZH_PARTICLES}]+(?=[\s.!。,~]*$))+$",
-    re.I,
-)
+# what `strip_end` peels off a sentence's end, one piece at a time (a loop, not a nested
+# `(…+)+$` pattern: that one backtracked exponentially on a run of emoji or "!" before junk)
+_END_PUNCT = frozenset(" \t\n\r\f\v.!。,;:~…、)]\"'”’")
+_END_EMOJI_RE = re.compile(f"[{EMOJI}\uFE0F\u200d]")
+_END_WORD_RE = re.compile(r"\s(?:lol|lmao|haha[a-z]*|hehe|xd)$|(?::-?\)|:-?d|;-?\)|:p|<3|\^_?\^)$", re.I)
+_END_WORD_WINDOW = 16  # the longest piece `_END_WORD_RE` takes, with room for "hahahaha…"
 _EN_END_JUNK = ("lol", "lmao", "xd", "hehe", "ha", ":d", ":p")
 
 ZH_CUT_RE = re.compile(r"[，,；;。]|因为|但是|不过|所以")
@@ -80,14 +83,36 @@ def _rsub(rx: re.Pattern[str], s: str, window: int = 40) -> str:
 
 
 def strip_end(s: str) -> str:
-    """Drop trailing punctuation, emoji, "lol", sentence particles (keeps "?")."""
+    """Drop trailing punctuation, emoji, "lol", sentence particles (keeps "?").
+
+    Linear in the length of what is dropped: each step removes one character or one
+    short token from the end, checked in a bounded window."""
     s = s.rstrip()
     if not s:
         return s
     last = s[-1]
     if last.isalnum() and last not in _ZH_END_PARTICLES and not s[-5:].lower().endswith(_EN_END_JUNK):
         return s
-    return _rsub(_END_JUNK_RE, s).strip()
+    end = len(s)
+    particles_ok = True  # particles go only while nothing but junk follows them
+    while end:
+        ch = s[end - 1]
+        if ch in _END_PUNCT:
+            end -= 1
+            continue
+        if ch in _ZH_END_PARTICLES and particles_ok:
+            end -= 1
+            continue
+        if _END_EMOJI_RE.match(ch):
+            end -= 1
+            particles_ok = False  # "好啊😂": the emoji goes, the particle stays (as before)
+            continue
+        m = _END_WORD_RE.search(s, max(0, end - _END_WORD_WINDOW), end)
+        if m is None:
+            break
+        end = m.start()
+        particles_ok = False
+    return s[:end].strip()
 
 
 def cut_clause(phrase: str) -> str:

@@ -40,7 +40,7 @@ _EN_HEAD_RE = re.compile(
     r"(?:\s+(?P<verb>[a-z']+))?",
     re.I,
 )
-_EN_PRON_RE = re.compile(r"\b(?:(?P<i>I)(?P<c>'m|'ve|'ll|'d)?|(?P<w>myself|mine|my|me))\b", re.I)
+_EN_PRON_RE = re.compile(r"\b(?:(?P<i>I)(?P<c>'m|'ve|'ll|'d)?|(?P<w>myself|mine|my|me))\b(?!-)", re.I)  # not "me-time"
 _PRON = {"myself": "themselves", "mine": "theirs", "my": "their", "me": "them", "": "they",
          "'m": "they are", "'ve": "they have", "'ll": "they will", "'d": "they would"}
 _YOU = {"you're": "the assistant is", "you are": "the assistant is", "your": "the assistant's",

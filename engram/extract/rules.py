@@ -50,11 +50,22 @@ This module only orchestrates; each step lives in its own module:
     changes       cessations: what the user no longer is, has or does
     habits        routines: habit:<activity>
     tasks         tasks with a due date or a recurrence
+    statements    the fallback: any other plain statement about the user or someone or something
+                  of theirs, by grammar (subject, verb lexicon per kind), with no slot key
+
+A clause no slot rule reads goes to `statements` ("I donated my old car to a shelter
+yesterday" → "User donated their old car to a shelter.", an event dated yesterday;
+"我女儿叫小雨，今年七岁" → "用户的女儿今年七岁"). A sentence hedged only by a plan or a past
+habit ("我们打算…", "I used to…") and one hedged in a clause that is not its main one ("…, it'd
+be great") reach `statements` too; a condition, a wish or hearsay anywhere keeps the whole
+sentence out. What nothing reads yields nothing: the turn itself is kept as an episode.
 """
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+from typing import Any
 
 from engram.extract.candidate import Ctx
 from engram.extract.changes import change
@@ -62,13 +73,14 @@ from engram.extract.clauses import joined_detail, split_clauses
 from engram.extract.explicit import explicit_command
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
-from engram.extract.filters import hedged, is_question, strip_fillers
+from engram.extract.filters import conditional, hedged, is_question, soft_hedged, strip_fillers
 from engram.extract.habits import habit
 from engram.extract.instructions import identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import user_name
 from engram.extract.phrases import strip_end
 from engram.extract.preferences import favourite, preference
+from engram.extract.statements import about_other, main_part, note_referent, statement, tail_comment
 from engram.extract.tasks import task
 from engram.models import Candidate, Kind, utcnow
 from engram.text import detect_language, split_sentences
@@ -76,20 +88,28 @@ from engram.text import detect_language, split_sentences
 __all__ = ["extract_candidates"]
 
 _MAX_CLAUSE = 200
+# a question tacked onto a statement: "…, have you been?", "… - want to see a pic?"
+_QUESTION_TAIL_RE = re.compile(
+    r"\s*(?:[-–—,;]|\.\.\.)\s*(?=(?:want|wanna|have\s+you|do\s+you|did\s+you|can\s+you|could\s+you|would\s+you|what|how"
+    r"|any|anything|wanna|ever|you)\b)", re.I)
+_FIRST_PERSON_RE = re.compile(r"^(?:i|i'm|i've|we|we're|we've|my|our)\b", re.I)
+_MAX_SENTENCE = 600  # longer "sentences" (pasted text, runs of symbols) are not mined: rules stay cheap
 _CLAUSE_RULES_EN = (change, user_name, favourite, preference, en_fact, task, habit)
 _CLAUSE_RULES_ZH = (change, user_name, favourite, preference, zh_fact, task, habit)
 _SENTENCE_RULES = (nickname, identity, instruction)  # on the whole sentence, before hedges and clauses
 
 
 def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
-    """The first clause rule that matches."""
+    """The first clause rule that matches; else a general statement (see `statements`)."""
     if len(c) > _MAX_CLAUSE:
         return []  # a rambling clause is not a clean statement
-    for rule in (_CLAUSE_RULES_ZH if ctx.lang == "zh" else _CLAUSE_RULES_EN):
-        found = rule(c, ctx)
-        if found is not None:
-            return found
-    return []
+    note_referent(c, ctx)
+    if not ctx.soft:
+        for rule in (_CLAUSE_RULES_ZH if ctx.lang == "zh" else _CLAUSE_RULES_EN):
+            found = rule(c, ctx)
+            if found is not None and (found or not about_other(c, ctx.lang)):
+                return found  # a rule's refusal ([]) stands, unless the clause is about someone else
+    return statement(c, ctx) or []
 
 
 def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[Candidate]:
@@ -97,31 +117,51 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     s = WS_RE.sub(" ", sentence).strip() if "  " in sentence or "\n" in sentence or "\t" in sentence \
         else sentence.strip()
     s, greeted = strip_fillers(s, ctx.lang)
-    if not s:
+    if not s or len(s) > _MAX_SENTENCE:
         return []
-    ctx = Ctx(ctx.now, detect_language(s) if not explicit else ctx.lang, ctx.relaxed, greeted or ctx.greeted)
+    ctx = Ctx(ctx.now, detect_language(s) if not explicit else ctx.lang, ctx.relaxed, greeted or ctx.greeted,
+              ctx.memo)
+    if ctx.memo is not None:
+        ctx.memo.pop("last", None)  # a new sentence: a subjectless clause no longer goes on from the last one
+        ctx.memo["prev_fact"] = ctx.memo.pop("last_fact", None)  # what "It was…" may comment on
     if not explicit:
         found = explicit_command(s, ctx, _mine_command)
         if found is not None:
             return found
     core = strip_end(s)
-    if not core or is_question(core, ctx.lang):
+    if not core:
         return []
+    if is_question(core, ctx.lang):
+        head = _QUESTION_TAIL_RE.split(core, maxsplit=1)
+        if len(head) == 1 or ctx.lang == "zh" or not _FIRST_PERSON_RE.match(head[0]) or is_question(head[0], "en"):
+            return []
+        core = strip_end(head[0])  # "I finished another pottery project - want to see a pic?": the statement before
     if len(core) <= _MAX_CLAUSE:
         for rule in _SENTENCE_RULES:
             found = rule(core, ctx)
             if found is not None:
                 return found
+    per_clause = False  # hedged somewhere, not as a whole: each clause is judged on its own
     if hedged(core, ctx.lang):
-        return []
+        if not soft_hedged(core, ctx.lang) and conditional(core, ctx.lang):
+            return []
+        per_clause = not soft_hedged(core, ctx.lang)
+        ctx = Ctx(ctx.now, ctx.lang, ctx.relaxed, ctx.greeted, ctx.memo, soft=True)
     out: list[Candidate] = []
     last: list[Candidate] = []
     for clause in split_clauses(core, ctx.lang):
+        if per_clause and hedged(main_part(strip_end(clause), ctx.lang), ctx.lang):
+            continue
         found = _mine_clause(strip_end(clause), ctx)
         detail = joined_detail(clause, ctx.lang) if not found and len(last) == 1 else None
         if detail and last[0].kind is Kind.PREFERENCE:
             last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
             continue
+        if len(found) == 1 and found[0].kind is Kind.PREFERENCE and not ctx.soft:
+            said = tail_comment(strip_end(clause), ctx.lang)  # "I'm passionate about dancing and it brings me joy"
+            if said:
+                joint = " " if said.startswith("because") else ", "
+                found[0].content = found[0].content.rstrip(".") + joint + said + "."
         out.extend(found)
         last = found
     return out
@@ -145,8 +185,9 @@ def extract_candidates(text: str, *, role: str = "user", now: datetime | None = 
     out: list[Candidate] = []
     seen: set[tuple[str | None, str | None, str]] = set()
     greeted = False
+    memo: dict[str, Any] = {}
     for sentence in split_sentences(prepared):
-        ctx = Ctx(now, "en", greeted=greeted)
+        ctx = Ctx(now, "en", greeted=greeted, memo=memo)
         rest, greeted = strip_fillers(sentence.strip(), "en")
         greeted = greeted and not strip_end(rest)  # "Hi!" alone: the next sentence may be a name
         for c in _mine_sentence(sentence, ctx):

@@ -1,0 +1,734 @@
+"""General first-person statements: the clause rules' fallback, by grammar rather than by sentence.
+
+A clause no slot rule reads is still a fact when it is a plain statement about the user
+or about someone or something of theirs: "I donated my old car to a shelter yesterday" →
+"User donated their old car to a shelter." (an event, `valid_from` = yesterday);
+"We're planning a trip to Japan in April" → "User is planning a trip to Japan in April."
+(a plan); "My daughter Emma just turned seven" → "User's daughter Emma just turned seven.";
+"我女儿叫小雨，今年七岁" → "用户的女儿叫小雨", "用户的女儿今年七岁".
+
+How a clause is read:
+
+- subject: I / we / my X and I → the user; my X, our X, 我(的)X, 我们家的X → the user's X
+  (never the user); he / she / it / her name… → the X just mentioned in the turn
+  ("I just got a puppy! Her name's Coco." → "User's puppy's name is Coco.").
+- verb: a lexicon of what says nothing about the user (I know, I guess, I hope, I agree,
+  我觉得, 我知道…) is refused; the verb's form gives the kind: past (went, donated, 了) an
+  event, going to / planning / will / 打算 / 要 a plan, likes and firm opinions a
+  preference, the rest (habits, possessions, work, health) a fact.
+- scope: a clause addressed to the other speaker ("you"), one whose object only makes sense
+  in context ("I did it"), a rambling one, or one this cannot rewrite gives nothing: it stays
+  an episode, never a fragment. Questions, hypotheticals and hedges never get here.
+- concision: the clause is cut before a reason, an aside or a comment ("- it was really
+  rewarding", "because …", "which …"); a relative time word is dropped once `valid_from`
+  holds it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from engram.extract.candidate import Ctx, candidate
+from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
+from engram.extract.keys import EMOJI
+from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, trim_fillers, zh_object
+from engram.extract.rewrite import as_sentence, en_rest, third_verb
+from engram.models import Candidate, Kind
+from engram.text import content_words
+from engram.when import find_range
+
+__all__ = ["statement"]
+
+_MAX_EN_WORDS = 22
+_MAX_ZH_CHARS = 32
+
+# --------------------------------------------------------------------------- English lexicons
+
+_EN_PEOPLE = frozenset(
+    """wife husband partner spouse son sons daughter daughters kid kids child children baby babies brother
+    brothers sister sisters mom mum mother dad father parents parent girlfriend boyfriend fiance fiancee
+    boss manager coworker coworkers co-worker colleague colleagues friend friends bestie roommate roommates
+    neighbor neighbour neighbors neighbours grandma grandmother grandpa grandfather grandparents uncle aunt
+    cousin cousins nephew niece family fam team teammates teacher doctor therapist classmate classmates
+    in-laws mentor students""".split()
+)
+_EN_PETS = frozenset(
+    """dog dogs puppy puppies pup cat cats kitten kittens pet pets parrot rabbit bunny hamster fish goldfish
+    bird birds horse turtle snake lizard guinea""".split()
+)
+_EN_OWNED = _EN_PEOPLE | _EN_PETS | frozenset(
+    """car house apartment garden business company shop store studio band book blog channel podcast
+    project plant plants""".split()
+)
+# what "I <verb>" says nothing about the user with: talk about the talk, mental asides
+_EN_CHATTER = frozenset(
+    """know knew think thought guess mean meant agree hope hoped wish bet see understand appreciate wonder
+    wondered suppose imagine remember forgot forget feel believe believed say said tell told ask asked
+    reckon figure figured hear heard gotta gonna promise swear admit must should could would might
+    can't cannot hate love like adore enjoy prefer dislike doubt assume care cared wanna mind trust need needs
+    totally just really also still""".split()
+)
+# "I'm <adjective>" that is about the exchange, not the user
+_EN_CHATTER_ADJ = frozenset(
+    """glad happy sorry sure unsure certain right wrong fine good ok okay here there back curious aware
+    kidding serious honored honoured grateful thankful thrilled excited delighted pleased impressed
+    amazed jealous confused so just also always really all totally up down
+    done game interested touched moved inspired speechless tired exhausted busy hungry bored sleepy stressed
+    stuck lost late early free available online offline home outside away""".split()
+)
+_EN_EMOTIONS = frozenset("excited thrilled proud grateful thankful inspired".split())
+_EN_FIRM = re.compile(r"^i\s+(?:firmly|strongly|truly|really|deeply|honestly)\s+believe\s+(?:that\s+)?(?P<rest>.+)$", re.I)
+_EN_IRREGULAR_PAST = frozenset(
+    """went ran got made took came saw met grew began became bought brought built caught chose drew drove
+    ate fell felt found flew forgot gave had heard held hurt kept knew left lent lost meant paid put quit
+    read rode rang rose sang sat slept sold sent set shot showed shut sold spent spoke stood stole swam
+    taught threw understood woke won wore wrote broke did""".split()
+)
+# past verbs a speaker starts a sentence with, subject dropped ("Took a trip…", "Finished my thesis")
+_EN_DROPPED_SUBJECT_VERBS = (_EN_IRREGULAR_PAST - {"felt", "meant", "knew", "heard", "did", "had", "got", "put", "set",
+                                                     "read", "left", "lost", "won", "kept", "held", "shot", "shut"}) | frozenset(
+    """started finished visited joined signed adopted moved bought volunteered attended tried painted baked cooked
+    booked traveled travelled graduated opened launched posted created organized organised planted fixed""".split()
+)
+_EN_PLAN_RE = re.compile(
+    r"^(?:am|is|are)\s+(?:(?:also|still|really|finally|actually|just|now)\s+)*"
+    r"(?:going\s+to|gonna|planning\s+(?:to|on|a|an)|about\s+to|hoping\s+to|thinking\s+(?:of|about)"
+    r"|looking\s+forward\s+to|heading|flying|traveling|travelling|moving|starting)\b",
+    re.I,
+)
+_EN_LEAD_RE = re.compile(
+    r"^(?:(?:and|but|so|then|also|plus|now|anyway|actually|recently|lately|finally|luckily|sadly|btw|oh"
+    r"|well|yeah|yes|honestly|basically)\s*,?\s+)+",
+    re.I,
+)
+_EN_LEAD_TIME_RE = re.compile(
+    r"^(?P<t>(?:last|this|next|on|in|over|during|earlier|yesterday|today|tonight|a\s+few|two|three|a\s+couple)"
+    r"\b[^,]{0,25}?),?\s+(?=(?:i|we|my|our)\b)",
+    re.I,
+)
+_EN_SUBJ_RE = re.compile(
+    r"^(?:(?P<pair>my\s+(?P<pw>[a-z-]+)\s+and\s+i)(?P<pw2>)(?=\s)"
+    r"|(?P<i>i)(?P<ic>'m|'ve|'ll)?(?=[\s,])|(?P<we>we)(?P<wc>'re|'ve|'ll)?(?=[\s,])"
+    r"|(?P<poss>my|our)\s+(?P<own>(?:(?:old|new|little|big|younger|older|best|oldest|youngest|eldest|"
+    r"baby|step|late|two|three)\s+)*[a-z-]+)(?P<own_s>'s)?(?=[\s,])"
+    r"|(?P<pron>she|he|it|they|her|his|its|their)(?P<pc>'s|'re)?(?=[\s,]))",
+    re.I,
+)
+_EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear on long runs
+    r"(?<!\s)(?:\s+[-–—]\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as|because|since"
+    r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
+    r"|\s+and\s+(?=(?:it|that|this)\b)|\s+(?:because|'cause|cause|since|which|so\s+that|so\s+(?:i|we|it)\b"
+    r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b)",
+    re.I,
+)
+_EN_REASON_RE = re.compile(r"\b(?:because|'cause|cause)\b", re.I)
+_EN_COMMENT_RE = re.compile(
+    r"^(?:(?:it|that|this|which)(?:'s|\s+(?!you\b|i\b|me\b|would\b|might\b|could\b)[a-z]+)"
+    r"|(?:a|an|the|such\s+a)\s+(?:[a-z]+\s+){0,2}(?:way|reminder|chance|experience|break|highlight)\s+(?:to|of|for))\b",
+    re.I,
+)
+_EN_BAD_END = frozenset(
+    """it a an the to of in on at for with from by and or but my our your their his her its is are was were
+    be been being have has had do does did this that these those so very really just""".split()
+)
+_EN_TIME_REL = re.compile(
+    r"\b(?:yesterday|today|tonight|last|ago|this|recently|earlier|just\s+now|the\s+other\s+day)\b", re.I
+)
+_EN_TAIL_TIME_RE = re.compile(
+    r"\s+(?:(?:earlier|recently|lately)(?:\s+today)?|the\s+other\s+day|a\s+(?:few|couple(?:\s+of)?)\s+"
+    r"(?:days|weeks|months)\s+ago|just\s+now)$",
+    re.I,
+)
+_WE_REST_RE = re.compile(r"\b(?:(?P<we>we)(?P<c>'re|'ve|'ll)?|(?P<w>ourselves|ours|our|us))\b", re.I)
+_WE = {"ourselves": "themselves", "ours": "theirs", "our": "their", "us": "them", "": "they",
+       "'re": "they are", "'ve": "they have", "'ll": "they will"}
+_I_AM_RE = re.compile(r"\bI\s+am\b")
+_YOU_RE = re.compile(r"\b(?:you|your|yours|yourself|u|ur|ya)\b", re.I)
+_CONTEXT_ONLY = frozenset("it that this them those these there here one so".split())
+_EN_ADVERBS = frozenset(
+    """never always usually often sometimes rarely also still just recently finally only even already actually
+    really mostly normally all both totally definitely seriously generally regularly occasionally literally
+    officially currently now""".split()
+)
+_EN_YOUNG = frozenset("""a young little small kid child teen teenager baby toddler one two three four five six seven
+    eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen""".split())
+_EN_RESOLVE_RE = re.compile(
+    r"\b(?:won't|will\s+not|never)\s+(?:ever\s+)?(?:quit|give\s+up|stop|back\s+down)|\b(?:keep|keeps)\s+(?:going|pushing|"
+    r"trying|at\s+it)\b|\b(?:try|do|doing|trying)\s+(?:my|their|our)\s+best\b|\bmake\s+it\s+work\b|\bhang(?:ing)?\s+in\s+there"
+    r"|\bgot\s+this\b|\bon\s+it\b|\bgetting\s+there\b|\bfiguring\s+(?:out|it|things)\b|^can\s+(?:picture|imagine|see)\b"
+    r"|\bhad\s+to\s+(?:take|snap|get)\s+a\s+(?:pic|picture|photo|shot)\b"
+)
+_EN_NOT_OWNED = frozenset("""bad god gosh goodness pleasure turn guess point thoughts thought question fault heart mind
+    day bet word words apologies condolences hope opinion advice answer""".split())
+# what may follow "my <thing>" for it to be a subject: "my art is about …", "our loved ones give …"
+_EN_SUBJECT_VERBS = frozenset("""is are was were has have had 's 've gives give gave helps help helped means meant keeps
+    kept brings brought makes made reminds reminded became becomes got gets starts started""".split())
+_EN_WE_DECIDE = frozenset("""goes go chooses choose decides decide picks pick takes take uses use needs need wants want can
+    should could will must agrees agree gets get""".split())
+_EN_LIKES = frozenset("love like enjoy adore".split())
+_EN_FREQUENCY = frozenset("always usually often normally regularly sometimes never rarely every".split())
+_EN_LIGHT_VERBS = frozenset("is are was were has have do does 's".split())
+_EN_AUX_WORDS = frozenset("is are was were has have had will can can't cannot don't doesn't didn't won't".split())
+
+
+_THEY_AGREE_RE = re.compile(r"\bthey\s+(?:(?P<was>was)|(?P<is>is)|(?P<has>has))\b")
+
+
+def _they(s: str) -> str:
+    """First person → "they", with the verb agreeing ("I was" → "they were")."""
+    s = en_rest(_I_AM_RE.sub("they are", s))
+    return _THEY_AGREE_RE.sub(lambda m: "they were" if m.group("was") else "they are" if m.group("is") else "they have", s)
+
+
+def _we_rest(s: str) -> str:
+    return _WE_REST_RE.sub(lambda m: _WE[(m.group("w") or m.group("c") or "").lower()], s)
+
+
+def _en_concise(rest: str, *, comment: bool = False) -> str:
+    """The statement without its aside, reason or trailing fillers; with `comment`, a short
+    comment on it is kept ("…; it's been a great way to express myself")."""
+    cut = _EN_CUT_RE.search(rest)
+    parts = [rest] if cut is None else [rest[: cut.start()], rest[cut.end():]]
+    main = trim_fillers(_EN_TRAIL_VOCATIVE_RE.sub("", parts[0].strip(" ,"))).strip(" ,")
+    if comment and cut is not None and _EN_REASON_RE.search(cut.group()):
+        reason = _en_comment(parts[1].strip(" ,"))  # "…, 'cause nature brings such peace": the reason, when short
+        if reason and not re.match(r"(?:i|i'm|i've|we|you)\b", parts[1].strip(), re.I):
+            return main + " because " + reason
+    if comment and len(parts) == 2:
+        tail = parts[1].strip(" ,")
+        c = _EN_COMMENT_RE.match(tail)
+        if c:
+            said = _en_comment(tail)
+            if said:
+                return main + ", " + said
+    return main
+
+
+def _en_comment(tail: str) -> str | None:
+    """"it was inspiring and emotional" → "it was inspiring and emotional" (cut, ≤ 14 words), else None."""
+    said = trim_fillers(_EN_CUT_RE.split(tail, maxsplit=1)[0].strip(" ,")).strip(" ,")
+    if re.match(r"(?:that|this|it)(?:'s|\s+is)\s+(?:the|my|a|an)\s+\w+$", said, re.I):
+        return None  # "that's the dog": pointing at a photo, no comment
+    words = said.split()
+    if not 3 <= len(words) <= 18 or _YOU_RE.search(said) or words[-1].lower() in _EN_BAD_END:
+        return None
+    return _they(_we_rest(said[:1].lower() + said[1:]))
+
+
+_EN_ME_RE = re.compile(r"\b(?:me|my|myself|mine)\b", re.I)
+_EN_NOT_A_SUBJECT = frozenset(
+    """it it's its that that's this they they're there there's what who how when where why which he she
+    tell help let give show send make remind please thanks thank just so anyway yes yeah no oh wow gonna wanna
+    gotta need needs trying hoping going looking can't cant got been still also really""".split()
+)
+
+
+def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"Painting helps me explore my identity" → "Painting helps User explore their identity.": a
+    clause with its own subject that says something of the user (me, my), not an imperative."""
+    s = _en_concise(s)
+    if not _EN_ME_RE.search(s) or _EN_VAGUE_MY_RE.search(s) or _YOU_RE.search(s):
+        return None
+    words = s.split()
+    first = words[0].lower().strip(",") if words else ""
+    if len(words) > 1 and words[1].lower() in ("me", "us") and not first.endswith("ing"):
+        return None  # "Makes me feel connected", "Reminds me …": a verb with its subject dropped, not read
+    demonstrative = first in ("this", "that", "these", "those") and len(words) > 1 and words[1].isalpha() \
+        and words[1].lower() not in _EN_LINK_VERBS | _EN_AUX_WORDS | {"sounds", "looks", "seems", "one", "was", "is"}
+    if len(words) < 4 or (first in _EN_NOT_A_SUBJECT and not demonstrative) or not words[0][:1].isalpha():
+        return None
+    body = _we_rest(_en_concise(s))
+    if not _EN_ME_RE.search(body) or not _en_ok_predicate(body):
+        return None
+    verbs = [w for w in body.lower().split()[1:10]
+             if w in _EN_LINK_VERBS or w in _EN_IRREGULAR_PAST
+             or (w.endswith(("s", "ed")) and "'" not in w and not w.endswith("ss"))]
+    if not verbs:
+        return None  # no finite verb near the start: a fragment or an imperative
+    body = _EN_ME_RE.sub(lambda m: {"me": "User", "my": "User's", "myself": "User", "mine": "User's"}[m.group().lower()],
+                         body, count=1)
+    body = _they(body)
+    return [candidate(ctx, Kind.FACT, as_sentence(body[:1].upper() + body[1:]), None, None, "about the user")]
+
+
+_EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|mind|heart|god|gosh)\b|on\s+my\s+own"
+                             r"|\b(?:it's|that's)\b|^(?:it|that)\b", re.I)
+_EN_LINK_VERBS = frozenset("is are was were has have had brings helps makes gives keeps means reminds".split())
+
+
+_EN_NEG_RE = re.compile(r"\s+not\b|n't\b|\s+never\b|\s+no\s+longer\b", re.I)
+
+def _negates_slot(s: str, ctx: Ctx) -> bool:
+    """"I don't live in Berlin", "我不住在北京": a plain negation of what a slot rule reads is no
+    memory (a stated change is read by `changes`); "I can't eat gluten" is a statement."""
+    from engram.extract.facts_en import en_fact
+    from engram.extract.facts_zh import zh_fact
+    from engram.extract.habits import habit
+    from engram.extract.tasks import task
+
+    if ctx.lang == "zh":
+        if "不" not in s and "没" not in s:
+            return False
+        return bool(zh_fact(re.sub(r"不是|不再|不|没有|没", lambda m: "是" if m.group() == "不是" else "", s, count=1), ctx))
+    if not _EN_NEG_RE.search(s):
+        return False
+    pos = re.sub(r"\b(?:don't|doesn't|didn't|do\s+not|does\s+not)\s+", "", s, count=1, flags=re.I)
+    pos = re.sub(r"(\b(?:'m|am|is|are))\s+not\b", r"\1", pos, count=1, flags=re.I).replace("'m not", "'m")
+    return pos != s and any(rule(pos, ctx) for rule in (en_fact, habit, task))
+
+
+_EN_MADE_ME_RE = re.compile(
+    r"^(?:it|that|this|which)(?:'s|\s+has)?\s+(?:really\s+|also\s+|even\s+)?(?:made|makes|make)\s+me\s+(?:even\s+more\s+)?"
+    r"(?P<verb>[a-z]+)\s+(?P<rest>.+)$",
+    re.I,
+)
+_EN_VOCATIVE_RE = re.compile(r"^[A-Z][a-z]+,\s+(?=[a-z]|I\b|I'|My\b|We\b)")
+_EN_INTRODUCED_RE = re.compile(r"\b(?:a|an|my|our|new|little|baby)\s+([a-z]+)")
+_EN_TRAIL_VOCATIVE_RE = re.compile(r"\s*,\s*(?:[A-Z][a-z]+|take\s+a\s+look|check\s+(?:it\s+)?out|look|see)\s*$")
+_EN_PHOTO_RE = re.compile(
+    r"^(?:here's|here\s+is|this\s+is|check\s+out|look\s+at)\s+(?:a|the|this|my|one)?\s*(?:photo|pic|picture|snap|shot)s?"
+    r"\s+(?:of|from)\s+(?P<x>.+)$",
+    re.I,
+)
+_EN_EMOJI_SPLIT_RE = re.compile(f"[{EMOJI}]+\\s+(?=(?:I|My|We)\\b)")
+_EN_SINCE_RE = re.compile(r"^(?:ever\s+since|since|because|'cause|after|now\s+that|once)\s+(?=(?:i|we|my)\s)", re.I)
+_EN_ABOUT_RE = re.compile(r"\s+(?:about|around|roughly|almost|nearly|over|like|some|just)$", re.I)
+
+
+def _en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
+    """`text` without a relative time phrase, and when it says the thing happened."""
+    r = find_range(text, ctx.now)
+    if r is None:
+        return text, None
+    if _EN_TIME_REL.search(r.text):
+        a, b = r.span
+        head = _EN_ABOUT_RE.sub("", text[:a].rstrip(" ,"))  # "about five years ago": "about" goes too
+        text = (head + " " + text[b:].lstrip(" ,")).strip()
+    return text, r.start
+
+
+def _en_kind(pred: str) -> tuple[Kind, str]:
+    """The kind of statement a predicate (after the subject) makes, and why."""
+    words = pred.lower().split()
+    while len(words) > 1 and words[0] in _EN_ADVERBS:
+        words = words[1:]  # "just got back": the verb decides
+    first = words[0] if words else ""
+    if _EN_PLAN_RE.match(pred) or first in ("will", "'ll", "plan", "plans") or pred.lower().startswith("want to"):
+        return Kind.EVENT, "plan"
+    if first in ("love", "loves", "like", "likes", "enjoy", "enjoys", "prefer", "prefers", "believe", "believes"):
+        return Kind.PREFERENCE, "opinion"
+    if first in _EN_IRREGULAR_PAST or (first.endswith("ed") and not first.endswith("eed") and len(first) > 3):
+        return Kind.EVENT, "event"
+    if first in ("has", "have", "'ve") and len(words) > 1 and (
+            words[1] in _EN_IRREGULAR_PAST or words[1].endswith("ed") or words[1] == "just"):
+        return Kind.EVENT, "event"
+    return Kind.FACT, "statement"
+
+
+def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
+    """A predicate that states something on its own: not a mental aside, not a context-only object."""
+    words = [w.strip(",.!") for w in pred.lower().split()]
+    if len(words) < 2 and not (words and words[0] in ("vegan", "vegetarian", "pregnant", "married", "retired",
+                                                       "divorced", "engaged", "single", "sober")):
+        return False
+    if len(words) > _MAX_EN_WORDS or words[-1] in _EN_BAD_END:
+        return False
+    if _EN_RESOLVE_RE.search(" ".join(words)):
+        return False  # "won't quit", "will keep going", "do my best", "make it work": encouragement, not a fact
+    if 1 < len(words) <= 3 and words[1] in ("it", "this", "that", "them", "these", "those", "it,") \
+            and words[0] not in _EN_LIGHT_VERBS:
+        return False  # "painted it", "loved this": what it is was said before
+    # "gave up", "go there": the verb alone says nothing; "has a headache", "is at home right now": too little
+    words = [w for w in words if w not in _EN_ADVERBS and w not in _CONTEXT_ONLY]
+    after = content_words(" ".join(words[1:]) or "x") - {"x"}
+    light = not words or (words[0] in _EN_LIGHT_VERBS and not (len(words) > 1 and (
+        words[1] in _EN_IRREGULAR_PAST or words[1] in ("been", "never") or words[1].endswith("ed"))))
+    return bool(after) and (len(words) < 3 or not light or not strict or len(after) >= 2)
+
+
+def _en_predicate_after_i(rest: str, contr: str) -> str | None:
+    """The predicate of "I …" in the third person ("'m" → "is", "go" → "goes"); None for chatter."""
+    rest = rest.strip()
+    words = rest.split()
+    if not words:
+        return None
+    low = [w.lower().strip(",") for w in words]
+    if low[0][:1].isdigit() or (low[0] in ("am", "was") and len(low) > 1 and (
+            low[1][:1].isdigit() or low[1] in _EN_YOUNG)):
+        return None  # "I'm 2", "I'm 100% sure", "I'm 5 minutes away": the age rule reads ages
+    if contr.lower() == "'m" and len(words) == 1 and words[0][:1].isupper():
+        return None  # "I'm Caroline": the name rule decides about names
+    if contr:
+        be = {"'m": "is", "'ve": "has", "'ll": "will"}[contr.lower()]
+        if contr.lower() == "'m" and not _en_ok_adjective(low):
+            return None
+        return be + " " + rest
+    n_adv = 0
+    while n_adv < len(low) - 1 and low[n_adv] in _EN_ADVERBS:
+        n_adv += 1
+    adv, words, low = words[:n_adv], words[n_adv:], low[n_adv:]
+    head = low[0]
+    lead = " ".join(adv) + " " if adv else ""
+    if head == "am":
+        if not _en_ok_adjective(low[1:]):
+            return None
+        return lead + "is " + " ".join(words[1:])
+    if head in ("have", "do", "don't", "doesn't"):
+        if head in ("do", "don't") and len(low) > 1 and low[1] in _EN_CHATTER - {"like", "love", "enjoy"}:
+            return None
+        return lead + third_verb(words[0]) + " " + " ".join(words[1:])
+    if head in _EN_AUX_WORDS or head == "was":
+        nxt = low[1] if len(low) > 1 else ""
+        if nxt in _EN_CHATTER or (head in ("can't", "cannot") and nxt in ("wait", "believe", "imagine", "stop")):
+            return None
+        if head == "was" and nxt in _EN_CHATTER_ADJ | {"thinking", "wondering", "going", "gonna", "just"}:
+            return None
+        return lead + " ".join(words)
+    if head in _EN_LIKES and len(low) > 2 and low[1] not in PRONOUN_START - {"being", "doing"} \
+            and not CONTEXT_WORDS.intersection(low):
+        return third_verb(words[0]) + " " + " ".join(words[1:])  # what the preference rule left: "love being around friends"
+    if head in _EN_CHATTER or head.endswith("ing") or not head.isalpha():
+        return None  # "I know…", "I loving it", "I do- Oscar"
+    verb = words[0] if head in _EN_IRREGULAR_PAST else third_verb(words[0])
+    return lead + verb + (" " + " ".join(words[1:]) if len(words) > 1 else "")
+
+
+def _en_ok_adjective(low: list[str]) -> bool:
+    """After "I'm": a state worth keeping, not "glad", "sure", "so happy for…"."""
+    words = [w for w in low if w not in ("so", "really", "very", "super", "totally", "just", "also", "still",
+                                          "pretty", "quite", "kinda", "a", "bit", "little", "too", "always", "not")]
+    if not words:
+        return False
+    if words[0] == "thinking" and len(words) > 2 and words[1] in ("about", "of") and words[2].endswith("ing"):
+        return True  # "We're thinking about going camping next month": a plan
+    if words[0] in _EN_EMOTIONS:  # "I'm excited to mentor dancers", "proud of my kids"; not "I'm so excited!"
+        return len(words) > 2 and words[1] in ("to", "about", "of", "for", "and", "with", "by")
+    return words[0] not in _EN_CHATTER_ADJ and words[0] not in ("thinking", "wondering", "feeling",
+                                                                  "sorry", "saying", "talking", "kidding", "gonna")
+
+
+def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
+    s = _EN_VOCATIVE_RE.sub("", _EN_LEAD_RE.sub("", s.strip()).strip())  # "Gina, thanks for …" → "thanks for …"
+    if not s:
+        return None
+    firm = _EN_FIRM.match(s)
+    if firm:
+        rest = _en_concise(firm.group("rest"))
+        if not _en_ok_predicate("x " + rest):
+            return None
+        link = " " if rest.lower().startswith("in ") else " that "
+        return [candidate(ctx, Kind.PREFERENCE, as_sentence("User firmly believes" + link + en_rest(rest)),
+                          None, None, "firm opinion")]
+    s = _EN_EMOJI_SPLIT_RE.split(s)[-1]  # "Inspiring 💪 I emailed some wholesalers": the statement after the emoji
+    s = _EN_SINCE_RE.sub("", s)  # "Since I lost my job, …"
+    photo = _EN_PHOTO_RE.match(s)
+    if photo:  # "Here's a photo of my horse painting I did recently"
+        what = _they(_we_rest(_en_concise(photo.group("x"))))
+        if _YOU_RE.search(what) or len(what.split()) > 14 or not content_words(what):
+            return None
+        return [candidate(ctx, Kind.EVENT, as_sentence("User shared a photo of " + what), None, None, "shared photo")]
+    made = _EN_MADE_ME_RE.match(s)
+    if made:  # "It's made me appreciate how lucky I am to have my friends" → "User appreciates how lucky …"
+        verb = made.group("verb").lower()
+        if verb in _EN_CHATTER - {"appreciate", "realize", "realise"} or verb in ("feel", "smile", "laugh", "cry", "think", "want", "wanna"):
+            return None
+        what = _they(_we_rest(_en_concise(made.group("rest"))))
+        if _YOU_RE.search(what) or not _en_ok_predicate(verb + " " + what):
+            return None
+        return [candidate(ctx, Kind.FACT, as_sentence(f"User {third_verb(verb)} {what}"), None, None, "what moved the user")]
+    prev = ctx.memo.get("prev_fact") if ctx.memo is not None else None
+    if prev is not None and _EN_COMMENT_RE.match(s) and not s.lower().startswith("which"):
+        said = _en_comment(s)  # "I went to a council meeting. It was inspiring and emotional."
+        if said and len(prev.content.split()) + len(said.split()) <= 32:
+            prev.content = prev.content.rstrip(".!") + "; " + said + "."
+            ctx.memo.pop("prev_fact", None)
+            return []
+    lead = _EN_LEAD_TIME_RE.match(s)
+    if lead:  # "Last weekend I went camping" → "I went camping last weekend"
+        s = s[lead.end():] + " " + lead.group("t")
+    m = _EN_SUBJ_RE.match(s)
+    if m is None:
+        first = s.split(None, 1)[0]
+        second = s.split(None, 2)[1].lower() if " " in s else ""
+        if first[:1].isupper() and " " in s and (first.lower() in _EN_DROPPED_SUBJECT_VERBS or (
+                first.lower() in ("had", "got") and second in ("a", "an", "my", "some", "the", "that"))
+                or (first.lower() == "been" and second.endswith("ing"))):
+            s = ("I've " if first.lower() == "been" else "I ") + first.lower() + s[len(first):]  # "Took a trip to Rome"
+            m = _EN_SUBJ_RE.match(s)
+        else:
+            return _en_about_me(s, ctx)
+    rest = s[m.end():].strip()
+    memo = ctx.memo if ctx.memo is not None else {}
+    other = None
+    we_habit = False
+    if m.group("pair"):
+        who = (m.group("pw") or "").lower()
+        subject = f"User and their {who}" if who else f"User and {m.group('pw2')}"
+        if m.group("pw2") is None and who not in _EN_PEOPLE:
+            return None
+        pred = rest
+    elif m.group("i") or m.group("we"):
+        subject = "User"
+        contr = m.group("ic") or ""
+        if m.group("we"):
+            rest = re.sub(r"^(?:all|both)\s+", "", rest, flags=re.I)  # "we all have …", "we both helped …"
+            contr = {"'re": "'m"}.get((m.group("wc") or "").lower(), m.group("wc") or "")
+            if rest.lower().startswith("are "):
+                rest = "am " + rest[4:]
+        pred = None
+        if m.group("we") and not contr:
+            first_words = rest.lower().split()[:2]
+            if first_words and first_words[0] in ("love", "like", "enjoy", "adore"):
+                pred = third_verb(rest.split()[0]) + rest[len(rest.split()[0]):]  # "We love painting together"
+            elif first_words and first_words[0] in _EN_FREQUENCY:
+                we_habit = True
+        if pred is None:
+            pred = _en_predicate_after_i(rest, contr)
+        if pred is None:
+            return None
+    elif m.group("poss"):
+        own = m.group("own").lower()
+        head = own.split()[-1]
+        if head not in _EN_OWNED:
+            more = s[m.start("own"):].split()[:4]  # "my online clothes store is open": the owned noun comes later
+            at = next((i for i, w in enumerate(more) if w.lower().strip(",.!") in _EN_OWNED), None)
+            if at is not None and at > 0 and not m.group("own_s"):
+                own = " ".join(more[: at + 1]).lower().strip(",.!")
+                head = own.split()[-1]
+                rest = s[m.start("own"):].split(None, at + 1)[-1] if len(more) > at + 1 else ""
+            elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS:
+                return None  # "my bad", "my god"; "my art is about …" goes on
+        other = own
+        subject = f"User's {own}" + ("'s" if m.group("own_s") else "")
+        pred = rest
+        if head in _EN_OWNED:
+            memo["other"] = own
+    else:
+        prior = memo.get("other")
+        if not prior:
+            return None
+        pron, pc = m.group("pron").lower(), (m.group("pc") or "").lower()
+        if pron in ("her", "his", "its", "their"):
+            if not rest.lower().startswith(("name", "birthday")):
+                return None
+            subject = f"User's {prior}'s"
+            rest = re.sub(r"^(name|birthday)'s\b", r"\1 is", rest, flags=re.I)
+            if pc == "'s":
+                rest = "is " + rest if rest.lower().startswith(("name ", "birthday ")) else rest
+        else:
+            alive = prior in _EN_PEOPLE or prior in _EN_PETS
+            if pron in ("they", "it") or (pron in ("he", "she") and not alive):
+                return None  # "it" is no person; "he"/"she" is no car
+            subject = f"User's {prior}"
+            if pc:
+                has = re.match(r"(?:been|got|gotten|had)\b", rest, re.I)
+                rest = ("has " if has else "is ") + rest if pc == "'s" else "are " + rest
+        other = prior
+        pred = rest
+    if other is None:
+        for w in _EN_INTRODUCED_RE.findall(pred.lower()):
+            if w in _EN_PETS or w in _EN_PEOPLE and w not in ("family", "fam", "team", "friends", "kids", "students"):
+                memo["other"] = w  # "I just got a puppy!" → the next "her" is the puppy
+        if ctx.memo is not None and "other" in memo:
+            ctx.memo["other"] = memo["other"]
+    pred = _we_rest(_en_concise(pred, comment=True))
+    pred = _they(pred)
+    if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
+        return None
+    if other is None and _negates_slot(s, ctx):
+        return None
+    kind, why = _en_kind(pred)
+    if m.group("we") and kind is Kind.FACT and not we_habit and (pred.split() or [""])[0].lower() in _EN_WE_DECIDE:
+        return None  # "we go with plan B": a group's decision, not the user's fact
+    if kind is not Kind.EVENT and EN_TRANSIENT_RE.search(pred):
+        return None  # "I'm so tired today": a mood of the moment
+    pred, valid_from = _en_valid_from(pred, ctx)
+    pred = _EN_TAIL_TIME_RE.sub("", pred).strip(" ,")
+    if not _en_ok_predicate(pred, strict=other is None):
+        return None
+    if kind is Kind.EVENT and why == "plan":
+        valid_from = None  # a plan's time is when it will happen, not when it was true
+    content = as_sentence(f"{subject} {pred}")
+    if ctx.relaxed:
+        kind = Kind.FACT  # inside "remember …": a fact, as the user asked
+    found = candidate(ctx, kind, content, None, None, why if other is None else f"{why} about the user's {other}",
+                      valid_from=valid_from)
+    if ctx.memo is not None:
+        ctx.memo["last_fact"] = found  # type: ignore[assignment]
+    return [found]
+
+
+# --------------------------------------------------------------------------- Chinese
+
+_ZH_PEOPLE = (
+    "老婆 妻子 太太 爱人 老公 丈夫 儿子 女儿 孩子们 孩子 小孩 宝宝 哥哥 弟弟 姐姐 妹妹 妈妈 母亲 妈 爸爸 父亲 爸 父母 爸妈 "
+    "女朋友 男朋友 对象 老板 领导 上司 同事 室友 朋友 最好的朋友 闺蜜 兄弟 邻居 奶奶 爷爷 外婆 姥姥 外公 姥爷 "
+    "叔叔 阿姨 舅舅 姑姑 表哥 表姐 表妹 表弟 堂哥 堂姐 老师 同学 家人 公公 婆婆 岳父 岳母 公司 团队 部门 学校 小区"
+).split()
+_ZH_PETS = "猫咪 小猫 猫 小狗 狗狗 狗 宠物 兔子 鹦鹉 仓鼠 金鱼 乌龟".split()
+_ZH_OWNED_RE = "|".join(sorted(_ZH_PEOPLE + _ZH_PETS, key=len, reverse=True))
+_ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{_ZH_OWNED_RE}))(?P<name>[^\s，,的]{{0,3}}?)"
+                          rf"(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9]|$)")
+_ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(_ZH_PETS + ['灰狗', '金毛', '柯基', '泰迪', '布偶猫', '英短'], key=len, reverse=True))})")
+_ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
+_ZH_PRE_OK_RE = re.compile(r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|比起.{1,6}|跟.{1,4}比)")
+_ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来)")
+_ZH_CHATTER_RE = re.compile(
+    r"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
+    r"是说|意思是|说|问|告诉|明白了|懂|懂了|看到了|听说|祝|谢谢|感谢|替你|为你|很高兴|高兴|开心|好开心|抱歉|对不起|"
+    r"同意|也是|也一样|不知道|不确定|不清楚|服了|佩服|支持|在呢|在这|来了|回来了|没事|没关系|还好|挺好|很好|好|可以|行|"
+    r"喜欢这|喜欢那|爱这|爱那|跟你|和你)"
+)
+_ZH_PLAN_RE = re.compile(r"打算|计划|准备|要去|想去|将要|即将|要|下周|下个月|明年|明天|后天|下次|周[一二三四五六日末]|月底")
+_ZH_PAST_RE = re.compile(r"了|过|去年|昨天|上周|上个月|前年|刚|已经|那年|小时候|以前")
+_ZH_TIME_REL_RE = re.compile(r"^(?:昨天|昨晚|今天|今早|前天|上周[一二三四五六日末]?|上个月|上周末|去年|前年|今年|这周|本周)")
+_ZH_FIRM_RE = re.compile(r"^我(?:坚信|深信|始终相信|一直相信|坚决认为|坚持认为)(?P<rest>.+)$")
+_ZH_CUT_RE = re.compile(r"因为|所以|但是|不过|可是|然后|而且|——|—|-|（|\(|：|:")
+_ZH_TRAIL_RE = re.compile(r"[啊呀哦啦嘛哈呗哟噢喔嗯呢吧~]+$")
+# says nothing lasting: "总是很忙", "在学校", "在学新东西", "快30岁了" (the age rule reads ages)
+_ZH_EMPTY_RE = re.compile(
+    r"^(?:总是|一直|最近|现在|真的|有点|有些|也|还)*(?:很|太|好|挺|特别|非常|超|有点)[^，,]{1,2}$"
+    r"|^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|(?:喜欢|爱|讨厌|想|见|找|帮|给|跟|和|对|是|了)[它他她这那]$|^[快都已经才满]*[0-9一二三四五六七八九十]+岁"
+)
+_ZH_CONTEXT_ONLY = re.compile(r"^(?:[这那它他她]|这个|那个|这样|那样)(?:[了的]|$)")
+
+
+def _zh_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
+    r = find_range(text, ctx.now)
+    if r is None:
+        return text, None
+    a, b = r.span
+    if _ZH_TIME_REL_RE.match(r.text):
+        text = text[:a] + text[b:]
+    return text, r.start
+
+
+def _zh_kind(body: str) -> tuple[Kind, str]:
+    if _ZH_PLAN_RE.search(body) and "了" not in body:
+        return Kind.EVENT, "plan"
+    if body.startswith(("喜欢", "爱", "讨厌", "坚信", "更喜欢", "特别喜欢", "很喜欢")):
+        return Kind.PREFERENCE, "opinion"
+    if _ZH_PAST_RE.search(body):
+        return Kind.EVENT, "event"
+    return Kind.FACT, "statement"
+
+
+def _zh_concise(body: str) -> str:
+    body = _ZH_CUT_RE.split(body, maxsplit=1)[0]
+    return _ZH_TRAIL_RE.sub("", body.strip(" ，,。！!～~")).strip()
+
+
+def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
+    s = s.strip()
+    if not s or "你" in s or "您" in s:
+        return None
+    memo = ctx.memo if ctx.memo is not None else {}
+    firm = _ZH_FIRM_RE.match(s)
+    if firm:
+        rest = _zh_concise(firm.group("rest"))
+        if len(rest) < 3:
+            return None
+        return [candidate(ctx, Kind.PREFERENCE, "用户坚信" + rest, None, None, "坚定的看法")]
+    om = _ZH_OTHER_RE.match(s)
+    if om:
+        own = om.group("own")
+        name = om.group("name") or ""
+        memo["other"] = own
+        if ctx.memo is not None:
+            ctx.memo["other"] = own
+        body = s[om.end():]
+        subject = "用户的" + own + name
+        return _zh_finish(subject, body, ctx, other=own)
+    m = _ZH_SUBJ_RE.match(s)
+    if m is None and memo.get("last") == "用户" and _ZH_GO_ON_RE.match(s):
+        body = re.sub(r"^(?:所以|并且|而且|然后|后来)", "", s)  # "…，还做了一个碗": the user goes on
+        return None if _ZH_CHATTER_RE.match(body) else _zh_finish("用户", body, ctx, other=None)
+    if m is None:
+        prior = memo.get("other")
+        if prior and re.match(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚)", s) and len(s) <= 16:
+            return _zh_finish("用户的" + prior, s, ctx, other=prior)
+        return None
+    pre = m.group("pre")
+    if pre and not find_range(pre, ctx.now) and not _ZH_PRE_OK_RE.fullmatch(pre):
+        return None
+    body = s[m.end():]
+    if _ZH_CHATTER_RE.match(body):
+        return None
+    for w in _ZH_PET_OBJ_RE.findall(body)[-1:]:
+        memo["other"] = w
+        if ctx.memo is not None:
+            ctx.memo["other"] = w
+    return _zh_finish("用户", pre + body, ctx, other=None)
+
+
+def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[Candidate] | None:
+    body = _zh_concise(body)
+    if not 2 <= len(body) <= _MAX_ZH_CHARS or _ZH_CONTEXT_ONLY.match(body):
+        return None
+    if _ZH_EMPTY_RE.search(body) or (other is None and _negates_slot("我" + body, ctx)):
+        return None
+    body = body.replace("我们", "用户").replace("我", "用户")
+    kind, why = _zh_kind(body)
+    if ZH_TRANSIENT_RE.search(body) and (kind is not Kind.EVENT or re.search("[不没]", body)):
+        return None  # "我今天好累": a mood of the moment
+    body, valid_from = _zh_valid_from(body, ctx)
+    body = zh_object(body) if body.endswith("的") else body
+    if len(body) < 2:
+        return None
+    if why == "plan":
+        valid_from = None
+    if ctx.memo is not None:
+        ctx.memo["last"] = subject
+    if ctx.relaxed:
+        kind = Kind.FACT  # inside "remember …": a fact, as the user asked
+    return [candidate(ctx, kind, subject + body, None, None, why if other is None else f"{why}（用户的{other}）",
+                      valid_from=valid_from)]
+
+
+_EN_REFERENT_RE = re.compile(r"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>[a-z]+)", re.I)
+_ZH_REFERENT_RE = re.compile(rf"^我(?:们家|家)?的?(?P<w>{_ZH_OWNED_RE})")
+
+
+def tail_comment(s: str, lang: str) -> str | None:
+    """What a clause says after its statement, worth keeping with it ("… and it brings me so much joy",
+    "…, 'cause nature brings such peace"), in the third person; None when nothing is."""
+    if lang == "zh":
+        return None
+    whole = _en_concise(s, comment=True)
+    main = _en_concise(s)
+    if whole == main or not whole.startswith(main):
+        return None
+    return whole[len(main):].lstrip(" ,") or None
+
+
+def main_part(s: str, lang: str) -> str:
+    """A clause without the comment or aside `statement` would cut off (where a hedge does not count)."""
+    return s if lang == "zh" else _en_concise(s)
+
+
+def about_other(s: str, lang: str) -> bool:
+    """The clause is about someone or something of the user's ("my sister …", "我朋友…")."""
+    if lang == "zh":
+        return _ZH_OTHER_RE.match(s) is not None
+    m = _EN_REFERENT_RE.match(s)
+    return m is not None and m.group("w").lower() in _EN_OWNED
+
+
+def note_referent(s: str, ctx: Ctx) -> None:
+    """Remember who a clause is about ("My cat …", "我养了一只猫"), for a later "she"/"叫咪咪"."""
+    if ctx.memo is None:
+        return
+    if ctx.lang == "zh":
+        m = _ZH_REFERENT_RE.match(s)
+        found = [m.group("w")] if m else _ZH_PET_OBJ_RE.findall(s)[-1:]
+    else:
+        m = _EN_REFERENT_RE.match(s)
+        found = [m.group("w").lower()] if m and m.group("w").lower() in _EN_OWNED else [
+            w for w in re.findall(r"[a-z]+", s.lower()[:80]) if w in _EN_PETS]
+    if found:
+        ctx.memo["other"] = found[-1]
+
+
+def statement(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """A plain first-person statement (or one about the user's X) as a fact, or None."""
+    return _zh_statement(s, ctx) if ctx.lang == "zh" else _en_statement(s, ctx)

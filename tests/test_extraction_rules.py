@@ -1,0 +1,129 @@
+"""General statements (engram.extract.statements): the named bugs of issue #12, EN and ZH."""
+
+from datetime import UTC, datetime
+
+import pytest
+
+from engram.extract import extract_candidates
+from engram.models import Kind
+
+NOW = datetime(2026, 5, 8, 12, 0, tzinfo=UTC)
+
+
+def said(text):
+    return [c.content for c in extract_candidates(text, now=NOW)]
+
+
+def test_the_session_of_issue_12_yields_its_four_facts():
+    facts = [said(t) for t in ("I practice taekwondo.", "I just got a puppy! Her name's Coco.",
+                               "We're planning a trip to Japan in April.", "I can't eat gluten.", "Bye!")]
+    assert facts[0] == ["User practices taekwondo."]
+    assert "User just got a puppy." in facts[1] and "User's puppy's name is Coco." in facts[1]
+    assert facts[2] == ["User is planning a trip to Japan in April."]
+    assert facts[3] == ["User can't eat gluten."]
+    assert facts[4] == []
+
+
+def test_an_event_drops_its_relative_time_into_valid_from():
+    (c,) = extract_candidates("I donated my old car to a shelter yesterday.", now=NOW)
+    assert c.content == "User donated their old car to a shelter."
+    assert c.kind is Kind.EVENT and c.valid_from.date().isoformat() == "2026-05-07"
+
+
+@pytest.mark.parametrize("text, wrong", [
+    ("我养了一只猫，叫咪咪。", "用户叫咪咪"), ("我女儿叫小雨，今年七岁。", "用户今年七岁"),
+    ("My cat is named Whiskers and she's fourteen.", "User is fourteen"),
+    ("My brother lives in London.", "User lives in London"), ("我老婆是护士。", "用户是护士"),
+    ("Our dog Max loves chasing squirrels.", "User loves chasing"),
+    ("My colleague Priya just had a baby girl.", "User just had"),
+])
+def test_a_pet_or_a_relative_is_never_the_user(text, wrong):
+    got = said(text)
+    assert got and not any(wrong in g for g in got)
+
+
+def test_the_other_keeps_its_facts():
+    assert "用户的猫叫咪咪" in said("我养了一只猫，叫咪咪。")
+    assert any("用户的女儿" in g and "七岁" in g for g in said("我女儿叫小雨，今年七岁。"))
+    assert "User's cat is fourteen." in said("My cat is named Whiskers and she's fourteen.")
+
+
+@pytest.mark.parametrize("text", [
+    "It also showed me that tough times don't last - hope and love exist.",
+    "I went to a pride parade last Friday and it was awesome - so much energy and love everywhere.",
+    "'Embracing Identity' is all about finding comfort and love in being yourself.",
+    "I love the self-acceptance and love theme.",
+])
+def test_no_fragments(text):
+    assert not any(g in ("User loves exist.", "User loves everywhere.", "User loves in being yourself.",
+                         "User loves theme.") for g in said(text))
+
+
+def test_green_tea_in_the_evening_is_kept_like_every_evening():
+    assert said("I drink green tea in the evening.") == ["User drinks green tea in the evening."]
+    assert said("I drink green tea every evening.")
+
+
+@pytest.mark.parametrize("text", [
+    "If I won the lottery I'd buy a boat.", "What time is it in Tokyo?", "Can you recommend a good book?",
+    "Tell me a joke.", "Water boils at 100 degrees Celsius.", "haha yeah totally", "I think the meeting is at 3.",
+    "如果我中了彩票，我会买一艘船。", "你能推荐一本书吗？", "帮我写一封邮件。", "吸烟有害健康。", "我今天好累啊。",
+    "我们总有一天想搬去大理。", "I'm so tired today.", "I gave up", "I often go there",
+])
+def test_no_fact_from_hypotheticals_questions_requests_chatter_or_knowledge(text):
+    assert said(text) == []
+
+
+def test_negation_is_kept_in_both_languages():
+    assert said("I'm not a morning person.") == ["User is not a morning person."]
+    assert said("我不能吃麸质。") == ["用户不能吃麸质"]
+
+
+def test_a_plain_negation_of_a_slot_is_still_no_memory():
+    assert said("I don't live in Berlin") == [] and said("我不住在北京") == []
+
+
+@pytest.mark.parametrize("text, about", [
+    ("my friend likes coffee", "User's friend"), ("my friend lives in Paris", "User's friend"),
+    ("my sister is a doctor", "User's sister"), ("我朋友喜欢咖啡", "用户的朋友"),
+    ("My friend no longer lives in Berlin", "User's friend"), ("我朋友不在腾讯工作了", "用户的朋友"),
+    ("My wife quit her job at Google", "User's wife"),
+])
+def test_someone_elses_statement_is_about_them_and_fills_no_slot(text, about):
+    found = extract_candidates(text, now=NOW)
+    assert found and all(c.content.startswith(about) and c.key is None for c in found)
+
+
+@pytest.mark.parametrize("text", [
+    "I used to live in Paris", "我以前住在北京", "我打算搬到上海", "I work from home", "We moved to Berlin",
+    "我住院了", "我戒指丢了", "我戒不掉咖啡", "我要辞职了",
+])
+def test_plans_past_states_and_events_are_statements_not_slots(text):
+    found = extract_candidates(text, now=NOW)
+    assert all(c.key is None and c.polarity == 0 for c in found)
+
+
+def test_a_comment_stays_with_the_event_it_is_about():
+    (c,) = extract_candidates("Last Friday I went to a council meeting for adoption. It was inspiring and emotional.",
+                              now=NOW)
+    assert c.content == "User went to a council meeting for adoption; it was inspiring and emotional."
+    assert c.kind is Kind.EVENT and c.valid_from.date().isoformat() == "2026-05-01"
+
+
+def test_a_statement_before_a_tacked_on_question_is_read():
+    assert said("FYI, I finished another pottery project - want to see a pic?") == [
+        "User finished another pottery project."]
+    assert said("I finished my project, what about you?") == ["User finished their project."]
+
+
+def test_shared_photos_and_subject_dropped_past_verbs():
+    assert said("Here's a photo of my horse painting I did recently.") == [
+        "User shared a photo of their horse painting they did recently."]
+    assert said("Took a short trip last week to Rome to clear my mind a little.") == [
+        "User took a short trip to Rome to clear their mind a little."]
+
+
+@pytest.mark.parametrize("text", ["I won't quit, no matter what.", "I'm so excited!", "We go with plan B.",
+                                  "I'm getting there.", "Makes me feel connected."])
+def test_encouragement_moods_and_group_decisions_are_no_facts(text):
+    assert said(text) == []
