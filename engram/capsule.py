@@ -86,6 +86,7 @@ SECTION_OF_KIND: dict[Kind, str] = {
 _SECTION_OF_VALUE = {kind.value: section for kind, section in SECTION_OF_KIND.items()}
 # kinds that become long-term when a later session says them again
 _PROMOTE_AGAIN = {Kind.PREFERENCE, Kind.FACT, Kind.IDENTITY, Kind.DECISION}
+_DIRECT_KINDS = {k.value for k in _PROMOTE_AGAIN}  # in the capsule when added outside a session
 # markers as the bundled templates render them; used only to estimate line costs
 _MARKERS = {"zh": ("（已更新）", "（待确认）"), "en": (" (updated)", " (unconfirmed)")}
 
@@ -503,9 +504,12 @@ class CapsuleEngine:
         rows = self.services.store.item_rows(scope, [Status.ACTIVE.value, Status.SUPERSEDED.value])
         by_id = {r.id: r for r in rows}
         kinds = {k.value for k in SECTION_OF_KIND}
+        # long-term memories, and what was added outside any session (mem0-style `add`: no
+        # session ends to make a delta of it), ranked with the rest when the capsule is packed
         found = {
             r.id for r in rows
-            if r.status == "active" and r.layer == Layer.LONG_TERM.value and r.kind in kinds
+            if r.status == "active" and r.kind in kinds
+            and (r.layer == Layer.LONG_TERM.value or (r.session_id is None and r.kind in _DIRECT_KINDS))
         }
         for row in rows:
             if row.kind != Kind.SUMMARY.value or row.status != "active":

@@ -138,6 +138,16 @@ class Settings(BaseSettings):
 
     # retrieval
     search_limit: int = 5
+    # absolute relevance (SearchResult.relevance): the embedder's cosine mapped to [0, 1]
+    relevance_cosine_floor: float = Field(
+        default=0.15, ge=-1.0, le=1.0, description="cosine at or below which a memory is unrelated (wordllama: ~0.15)"
+    )
+    relevance_cosine_full: float = Field(
+        default=0.6, ge=-1.0, le=1.0, description="cosine at which a memory is fully relevant"
+    )
+    context_min_relevance: float = Field(
+        default=0.2, ge=0.0, le=1.0, description="context(): memories less relevant than this are not injected"
+    )
     fusion: Literal["relative", "rrf"] = Field(
         default="relative",
         description="relative: BM25 share of the best hit + min-max cosine; rrf: reciprocal ranks",
@@ -241,7 +251,7 @@ class Settings(BaseSettings):
     timezone: str | None = Field(
         default=None,
         description="IANA time zone of users without their own (Memory.set_timezone): their days"
-        " for 'yesterday', 'Friday' and reminders; None: UTC",
+        " for 'yesterday', 'Friday' and reminders; None: the system's ($TZ, /etc/localtime), else UTC",
     )
     forget_min_overlap: float = Field(
         default=0.6, gt=0.0, le=1.0,

@@ -86,6 +86,8 @@ def build_context(
         shown = {m.metadata.get(EPISODE_KEY) for m in facts + services.store.get_many(list(in_capsule))}
         episodes_left = s.context_episodes
         for result in results:
+            if result.relevance < s.context_min_relevance:
+                continue  # "the capital of Peru?" brings nothing about a user in Lisbon
             item = services.display.item(result.memory)
             if item.kind is Kind.SUMMARY:
                 continue

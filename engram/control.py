@@ -17,6 +17,11 @@ pause          pause memory · stop remembering · /pause         暂停记忆 �
 resume         resume memory · start remembering again          恢复记忆 · 可以继续记了 · /恢复
 =============  ===============================================  ==========================================
 
+Deleting everything, or every memory of a kind, said in conversation is asked back first
+("This would delete all 12 of your memories…"): it is carried out only when the user's next
+message confirms (yes · confirm · go ahead · 是的 · 确认 · 确定删除), within ten minutes;
+"no" / "取消", or any other message, cancels it (engram.commands).
+
 Patterns are anchored on the whole sentence, so "I forgot my keys", "don't
 forget to call mom" or "我忘记带钥匙了" are not commands.
 
@@ -36,13 +41,13 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
-import rjieba
 
 from engram.models import Command, Event, Kind, MemoryItem
 from engram.text import lexical_tokens, normalize, split_sentences
 
 __all__ = [
     "KIND_WORDS",
+    "parse_answer",
     "parse_command",
     "reply",
     "split_commands",
@@ -139,7 +144,7 @@ _ZH_RULES: list[tuple[str, re.Pattern[str]]] = [
         rf"^(?:{_ZH_FORGET}(?:我)?(?:刚才|刚刚)(?:说|讲)的(?:话|那句话?|内容)?"
         r"|(?:刚才|刚刚)(?:说的?)?(?:那句话?|的话)?(?:别|不要)记(?:了|住)?|(?:别|不要)记(?:住)?(?:这个|这句话?|刚才那句话?))$")),
     ("delete_all", re.compile(
-        rf"^(?:{_ZH_FORGET}(?:关于我的|我的|你的)?(?:所有|全部|一切)(?:的)?(?:记忆|事情|事|内容|信息|东西)?"
+        rf"^(?:{_ZH_FORGET}(?:关于我的|我的|你的|我)?(?:所有|全部|一切)(?:的)?(?:记忆|事情|事|内容|信息|东西)?"
         r"|(?:清空|清除|重置)(?:我的|你的|所有的?)?记忆)$")),
     ("delete_kind", re.compile(
         rf"^(?:{_ZH_FORGET}|清空)(?:我的|我)?(?:所有|全部)?(?:的)?(?P<k>{_ZH_KINDS})$")),
@@ -150,6 +155,28 @@ _ZH_RULES: list[tuple[str, re.Pattern[str]]] = [
         rf"|{_ZH_FORGET}(?:关于|有关)(?P<t2>.+?)的(?:事情?|内容|话|记忆|信息|东西|一切|所有)"
         r"|(?:忘记|忘掉)(?P<t3>我(?!刚).+?[^了]))$")),
 ]
+
+
+# answers to "This would delete … — are you sure?" (only read while one is pending)
+_CONFIRM = re.compile(
+    r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|confirm(?:ed)?|go\s+ahead|do\s+it|i'm\s+sure|i\s+am\s+sure"
+    r"|yes[\s,]+(?:please|do\s+it|go\s+ahead|i'm\s+sure|i\s+am\s+sure|delete\s+(?:it|them|everything|all(?:\s+of\s+them)?)))$"
+    r"|^(?:是|是的|对|对的|确认|确定|好|好的|可以|没错|删吧|删除吧|确认删除|确定删除|全部删除)$", _I)
+_CANCEL = re.compile(
+    r"^(?:no|nope|nah|cancel|don't|do\s+not|never\s*mind|stop|keep\s+(?:them|it|everything)|no[\s,]+(?:thanks|don't|keep\s+them))$"
+    r"|^(?:不|不是|不要|不用|取消|算了|别删|不删了?|不要删除?)$", _I)
+
+
+def parse_answer(sentence: str) -> Command | None:
+    """A confirming ("yes", "确认") or cancelling ("no", "取消") answer, or None."""
+    if not isinstance(sentence, str) or len(sentence) > 60:
+        return None
+    zh = _has_cjk(sentence)
+    text = _clean(sentence, zh)
+    for name, rx in (("confirm", _CONFIRM), ("cancel", _CANCEL)):
+        if rx.match(text):
+            return Command(name=name, language="zh" if zh else "en")
+    return None
 
 
 def _clean(sentence: str, zh: bool) -> str:
@@ -202,15 +229,16 @@ def parse_command(sentence: str) -> Command | None:
 _PRONOUNS = frozenset("it that this them those these me everything anything something".split())
 
 
-def split_commands(text: str) -> tuple[list[Command], str]:
-    """The commands among a message's sentences, and the rest of the message."""
+def split_commands(text: str, *, awaiting: bool = False) -> tuple[list[Command], str]:
+    """The commands among a message's sentences, and the rest of the message; `awaiting`:
+    a deletion waits for confirmation, so "yes" / "取消" are answers to it."""
     if not text or len(text) > 2000:
         return [], text
     commands: list[Command] = []
     rest: list[str] = []
     sentences = split_sentences(text)
     for sentence in sentences:
-        command = parse_command(sentence)
+        command = (awaiting and parse_answer(sentence)) or parse_command(sentence)
         if command is None:
             rest.append(sentence)
         else:
@@ -237,6 +265,8 @@ def terms(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     stems = [t for t in lexical_tokens(_CJK_RUN.sub(" ", text)) if t not in _TOPIC_STOP]
     words: list[str] = []
     for run in _CJK_RUN.findall(unicodedata.normalize("NFKC", text)):
+        import rjieba  # loaded on first use (start-up time)
+
         cut = [w for w in rjieba.cut_for_search(run) if w not in _TOPIC_STOP]
         long = [w for w in cut if len(w) > 1]
         words += long or [w for w in cut if w not in _ZH_STOP_CHARS]
@@ -304,6 +334,16 @@ def reply(command: Command, events: Sequence[Event]) -> str:
     if more > 0:
         quoted += f"（另有 {more} 条）" if zh else f" (and {more} more)"
     name = command.name
+    if name == "ask":  # a broad deletion said in conversation: confirm first
+        what = (f"全部{kind_name(command.target, 'zh')}" if zh else f"all your {kind_name(command.target, 'en')}") \
+            if command.target else ("全部记忆" if zh else "everything I remember about you")
+        return (f"这将永久删除您的{what}（{len(shown)} 条）。回复“确认”继续，回复“取消”保留。" if zh else
+                f"This would permanently delete {what} ({len(shown)} memories). "
+                "Reply “yes” to confirm, or “no” to keep them.")
+    if name == "cancel":
+        return "好的，没有删除任何内容。" if zh else "OK, nothing was deleted."
+    if name == "confirm":
+        return "没有等待确认的操作。" if zh else "There was nothing waiting for confirmation."
     if name == "pause":
         return ("记忆已暂停：在您说“恢复记忆”之前，我不会记住任何新内容。" if zh else
                 "Memory paused: I won't remember anything new until you say “resume memory”.")

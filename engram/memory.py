@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from engram import control, deletion, disputes, lifecycle, portability, read, reminders, user_state
+from engram import reembed as vectors
 from engram import validate as check
 from engram.capsule import Capsule, CapsuleEngine, Context, Delta
+from engram.commands import Commands
+from engram.compat.mem0 import config_from_mem0
 from engram.config import Settings
 from engram.context import build_context
 from engram.display import Display
@@ -83,6 +86,7 @@ class Memory:
             embedder=embedder,
             settings=settings, privacy=privacy, display=Display(privacy),
         )
+        vectors.check(self.store, embedder, settings.path)  # another embedder's vectors: say what to do
         self.retriever = Retriever(self.store, self.embedder, settings)
         self.llm_tasks = LLMTasks(self.services, llm)  # no client (nor openai import) unless configured
         self.capsules = CapsuleEngine(self.services, self.retriever, compress_with=self.llm_tasks.compress)
@@ -90,11 +94,20 @@ class Memory:
             self.services, self.llm_tasks, run_add=lambda payload: self._run_add_job(payload),
             add_candidate=lambda *args: self.writer.add_batched(*args),
         )
-        self.writer = Writer(self.services, self.llm_tasks, self.queue, self._command)
+        self.commands = Commands(  # "forget …", "暂停记忆", "Delete all my memories." (asked back first)
+            self.services, forget=self.forget, delete_by_kind=self.delete_by_kind, get_all=self.get_all,
+        )
+        self.writer = Writer(self.services, self.llm_tasks, self.queue, self.commands.run)
         self.sessions = SessionManager(  # `memory.sessions.clock` is injectable
             self.services, self.capsules, add=self.add, context=self.context, flush_group=self.queue.flush_group,
         )
         self.queue.resume()
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> Memory:
+        """mem0's ``Memory.from_config({"llm": …, "embedder": …, "vector_store": …})``: what maps
+        becomes engram settings (engram.compat.mem0); flat engram settings work too."""
+        return cls(**config_from_mem0(config, Settings.model_fields))
 
     # the services every part shares (engram.services); assigning one replaces it for all
     settings: Shared[Settings] = Shared()
@@ -128,6 +141,7 @@ class Memory:
         self, messages: MessagesInput, *, user_id: str, agent_id: str | None = None,
         session_id: str | None = None, metadata: Mapping[str, Any] | None = None, infer: bool = True,
         timestamp: datetime | None = None, idempotency_key: str | None = None, background: bool = False,
+        run_id: str | None = None,
     ) -> list[Event]:
         """Remember what matters in `messages`; returns what happened to each memory.
 
@@ -136,8 +150,10 @@ class Memory:
         A repeated `idempotency_key` in the same scope returns NOOPs.
         `background=True` validates, queues the work durably (a crash cannot lose
         it) and returns ``[]`` at once; a worker thread does the rest, `flush()` waits.
+        `run_id` is mem0's name for `session_id`.
         """
         scope = _scope(user_id, agent_id)
+        session_id = check.alias("session_id", session_id, "run_id", run_id)
         parsed = check.messages(messages, self.settings.max_message_chars)
         meta = check.metadata(metadata, self.settings.max_metadata_bytes)
         said_at = check.timestamp(timestamp)
@@ -223,6 +239,7 @@ class Memory:
     def search(
         self, query: str, *, user_id: str, agent_id: str | None = None, limit: int | None = None,
         filters: Filters | Mapping[str, Any] | None = None, now: datetime | None = None,
+        threshold: float | None = None, top_k: int | None = None,
     ) -> list[SearchResult]:
         """The memories most relevant to `query`, best first, each with its score parts.
 
@@ -231,13 +248,16 @@ class Memory:
         While the user's memory is paused, searching writes nothing (no access counts).
         A query that names a time ("last May", "去年") favours memories said then
         (`add(..., timestamp=...)`); `now` is the moment relative dates in the query are
-        read against; default: now.
+        read against; default: now. `threshold` keeps results whose absolute `relevance`
+        (0-1, comparable across queries) reaches it; `top_k` is mem0's name for `limit`.
         """
         scope = _scope(user_id, agent_id)
         check.query(query, self.settings.max_query_chars)
+        limit = check.alias("limit", limit, "top_k", top_k)
         limit = check.positive_int("limit", self.settings.search_limit if limit is None else limit)
         now = None if now is None else check.moment(now, "now")
-        return read.search(self.services, self.retriever, scope, query, check.filters(filters), limit, now)
+        return read.search(self.services, self.retriever, scope, query, check.filters(filters), limit, now,
+                           check.fraction("threshold", threshold))
 
     def get(self, memory_id: str) -> MemoryItem:
         item = self.store.get(check.memory_id(memory_id))
@@ -259,6 +279,12 @@ class Memory:
     def provenance(self, memory_id: str) -> list[MemoryItem]:
         """The episodes a memory was drawn from: what the user said that made engram think so."""
         return read.provenance(self.services, self.get(memory_id))
+
+    def count(
+        self, *, user_id: str, agent_id: str | None = None, filters: Filters | Mapping[str, Any] | None = None
+    ) -> int:
+        """How many memories `get_all` would list with no limit."""
+        return self.store.count(_scope(user_id, agent_id), read.live(check.filters(filters)))
 
     def history(self, memory_id: str) -> list[HistoryEntry]:
         entries = self.store.history(check.memory_id(memory_id))
@@ -385,7 +411,8 @@ class Memory:
         user_state.set_zone(self.store, _scope(user_id).user_id, tz)
 
     def timezone(self, user_id: str) -> tzinfo:
-        """The user's time zone: their own (`set_timezone`), else the `timezone` setting, else UTC."""
+        """The user's time zone: their own (`set_timezone`), else the `timezone` setting, else the
+        system's ($TZ, /etc/localtime), else UTC."""
         return user_state.zone(self.store, self.settings, _scope(user_id).user_id)
 
     def view(self, *, user_id: str, agent_id: str | None = None) -> dict[Kind, list[MemoryItem]]:
@@ -395,13 +422,16 @@ class Memory:
         return {kind: chosen for kind, chosen in grouped.items() if chosen}
 
     def forget(
-        self, about: str, *, user_id: str, agent_id: str | None = None
-    ) -> list[Event]:
+        self, about: str, *, user_id: str, agent_id: str | None = None, dry_run: bool = False
+    ) -> list[Any]:
         """Delete exactly the memories about `about` (every status), for real; one DELETE
-        event per memory deleted ("forget what I said about X")."""
+        event per memory deleted ("forget what I said about X"). `dry_run`: the memories
+        that would be deleted (`MemoryItem`s), deleting nothing."""
         scope = _scope(user_id, agent_id)
         check.query(about, self.settings.max_query_chars, "what to forget")
         found = deletion.about(self.services, self.retriever, scope, about)
+        if dry_run:
+            return [self.services.display.item(i) for i in found]
         return deletion.delete_items(
             self.services, scope, found, reason="forgotten on request", cascade=False, topic=about
         )
@@ -417,53 +447,15 @@ class Memory:
         items += deletion.episodes_of(self.services, items)  # what the user said that they came from
         return deletion.delete_items(self.services, scope, items, reason=f"deleted: all {kind.value}", cascade=False)
 
-    def _command(self, scope: Scope, command: Command, session_id: str | None) -> list[Event]:
-        """Carry out a control command recognised in a user message (engram.write calls it)."""
-        name, show = command.name, self.services.display.item
-        events: list[Event]
-        if name in ("pause", "resume"):
-            (self.pause if name == "pause" else self.resume)(scope.user_id)
-            action = Action.PAUSE if name == "pause" else Action.RESUME
-            events = [Event(action=action, memory=None, reason=f"memory {name}d")]
-        elif name == "view":
-            items = self.get_all(user_id=scope.user_id, agent_id=scope.agent_id, limit=None)
-            items = [i for i in items if i.kind is not Kind.TURN]
-            if command.target:
-                items = control.matching(items, command.target, self.settings.forget_min_overlap)
-            events = [Event(action=Action.VIEW, memory=i, reason="remembered") for i in items]
-        elif name == "forget":
-            assert command.target
-            events = self.forget(command.target, user_id=scope.user_id, agent_id=scope.agent_id)
-        elif name == "forget_last":
-            live = self.store.list(scope, Filters(
-                status=[Status.ACTIVE, Status.DISPUTED], session_id=session_id,
-            ), limit=50)
-            events = deletion.delete_items(
-                self.services, scope, control.latest([i for i in live if i.kind is not Kind.SUMMARY]),
-                reason="withdrawn on request", cascade=False, undo=True,
-            )
-        elif name == "delete_kind":
-            assert command.target
-            events = self.delete_by_kind(command.target, user_id=scope.user_id, agent_id=scope.agent_id)
-        elif name == "delete_all":
-            items = self.store.list(scope, Filters(status=[]))
-            self.delete_all(user_id=scope.user_id, agent_id=scope.agent_id)
-            events = [Event(action=Action.DELETE, memory=show(i), reason="deleted: everything") for i in items]
-        else:  # pragma: no cover - parse_command only makes the names above
-            raise InvalidInput(f"unknown command {name!r}")
-        if not events:
-            events = [Event(action=Action.NOOP, memory=None, reason="nothing matched")]
-        command = command.model_copy(update={"message": control.reply(command, events)})
-        return [e.model_copy(update={"command": command}) for e in events]
-
     def export(
         self, *, user_id: str, agent_id: str | None = None, format: str = "engram", history: bool = False,
-        path: str | Path | None = None,
+        path: str | Path | None = None, progress: Any = None,
     ) -> dict[str, Any] | list[dict[str, Any]]:
         """A user's memories as engram JSON (lossless; `history` adds the audit trail) or an
         OptMem memory file; also written to `path` when given. See engram.portability."""
         scope = _scope(user_id, agent_id)
-        data = portability.export_data(self.store, self.privacy, scope, format=format, history=history)
+        data = portability.export_data(self.store, self.privacy, scope, format=format, history=history,
+                                         progress=progress)
         if path is not None:
             Path(path).expanduser().write_text(
                 json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
@@ -472,7 +464,7 @@ class Memory:
 
     def import_(
         self, source: str | Path | Mapping[str, Any] | Sequence[Any], *, user_id: str | None = None,
-        agent_id: str | None = None, on_conflict: str = "skip",
+        agent_id: str | None = None, on_conflict: str = "skip", progress: Any = None,
     ) -> portability.ImportReport:
         """Load an engram export or an OptMem file (a path, JSON text or parsed data);
         `user_id` imports into that user (required for OptMem files)."""
@@ -480,7 +472,7 @@ class Memory:
             _scope(user_id, agent_id)
         data = portability.load(source)
         return portability.import_data(self.services, data, user_id=user_id, agent_id=agent_id,
-                                       on_conflict=on_conflict)
+                                       on_conflict=on_conflict, progress=progress)
 
     def reminders(
         self, *, user_id: str, agent_id: str | None = None, now: datetime | None = None,

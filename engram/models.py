@@ -140,6 +140,23 @@ class MemoryItem(BaseModel):
     sources: list[str] = Field(default_factory=list)
     embedding_model: str | None = None
 
+    def to_mem0(self, score: float | None = None) -> dict[str, Any]:
+        """This memory in mem0's dict shape (``get_all``/``search`` entries); engram's own
+        fields that mem0 has no name for stay under ``metadata`` keys it does not use."""
+        shown: dict[str, Any] = {
+            "id": self.id, "memory": self.content, "hash": None,
+            "metadata": {**self.metadata, "kind": self.kind.value, "status": self.status.value},
+            "created_at": self.created_at.isoformat(), "updated_at": self.updated_at.isoformat(),
+            "user_id": self.user_id,
+        }
+        if self.agent_id is not None:
+            shown["agent_id"] = self.agent_id
+        if self.session_id is not None:
+            shown["run_id"] = self.session_id
+        if score is not None:
+            shown["score"] = score
+        return shown
+
     @field_validator(
         "created_at", "updated_at", "valid_from", "valid_to", "last_accessed", "due_at"
     )
@@ -226,11 +243,22 @@ class ScoreParts(BaseModel):
 
 
 class SearchResult(BaseModel):
+    """One hit. `score` ranks (relevance, then importance, recency, use); `relevance` is
+    absolute, in [0, 1], comparable across queries: how much of the query the memory
+    covers (weighted query words it contains, or the embedder's similarity, calibrated).
+    `search(threshold=…)` and `context()` filter on it."""
+
     memory: MemoryItem
     score: float
+    relevance: float = 0.0
     parts: ScoreParts = Field(default_factory=ScoreParts)
     # set when the memory is disputed: the question to ask before relying on it
     clarification: Clarification | None = None
+
+    def to_mem0(self) -> dict[str, Any]:
+        """This hit in mem0's shape (``{"id", "memory", "score", "metadata", …}``), for code
+        written against mem0; `score` is the absolute `relevance`. See engram.compat.mem0."""
+        return self.memory.to_mem0(score=self.relevance)
 
 
 class HistoryEntry(BaseModel):

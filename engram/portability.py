@@ -40,7 +40,7 @@ can never touch another user's memory: a clash with one always gets a new id.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -98,8 +98,27 @@ def _clean(privacy: PrivacyPolicy, value: Any) -> Any:
     return value
 
 
+# fields that can hold what a person wrote (the rest are ids, times and enums: never secrets)
+_TEXT_FIELDS = ("content", "value", "key", "metadata", "entities", "tags", "user_id", "agent_id", "session_id")
+
+
+def _clean_item(privacy: PrivacyPolicy, dumped: dict[str, Any], seen: dict[str, str]) -> dict[str, Any]:
+    """A dumped memory redacted for export: only its text fields are scanned, each distinct
+    string once per export (half of a 30k export was re-scanning ids and timestamps)."""
+    for name in _TEXT_FIELDS:
+        value = dumped.get(name)
+        if isinstance(value, str):
+            if value not in seen:
+                seen[value] = redact(value, privacy)
+            dumped[name] = seen[value]
+        elif value:
+            dumped[name] = _clean(privacy, value)
+    return dumped
+
+
 def export_data(
-    store: Store, privacy: PrivacyPolicy, scope: Scope, *, format: str = FORMAT, history: bool = False
+    store: Store, privacy: PrivacyPolicy, scope: Scope, *, format: str = FORMAT, history: bool = False,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, Any] | list[dict[str, Any]]:
     items = store.list(scope, Filters(status=[]), newest_first=False)
     if format == "optmem":
@@ -118,13 +137,18 @@ def export_data(
         ]
     if format != FORMAT:
         raise InvalidInput(f"unknown export format {format!r}; expected 'engram' or 'optmem'")
+    seen: dict[str, str] = {}  # one scan per distinct string (user ids, repeated values)
     data: dict[str, Any] = {
         "format": FORMAT,
         "version": VERSION,
         "exported_at": utcnow().isoformat().replace("+00:00", "Z"),
         "scope": {"user_id": scope.user_id, "agent_id": scope.agent_id},
-        "memories": [_clean(privacy, i.model_dump(mode="json")) for i in items],
+        "memories": [],
     }
+    for done, item in enumerate(items, 1):
+        data["memories"].append(_clean_item(privacy, item.model_dump(mode="json"), seen))
+        if progress is not None and (done % _BATCH == 0 or done == len(items)):
+            progress(done, len(items))
     if history:
         ids = {i.id for i in items}
         rows = store.user_history(scope.user_id)
@@ -169,23 +193,65 @@ def load(source: str | Path | Mapping[str, Any] | Sequence[Any]) -> Any:
         raise InvalidInput("not an export: JSON nested too deeply") from None
 
 
+_KNOWN = "an engram export, a mem0 export or get_all result, or an OptMem memory file"
+
+
 def detect_format(data: Any) -> str:
+    """engram, mem0 (entries say ``memory``) or optmem (entries say ``content``); anything else
+    is an `InvalidInput`, never "imported 0 memories"."""
     if isinstance(data, Mapping) and data.get("format") == FORMAT:
         return FORMAT
     if isinstance(data, Mapping) and "format" in data:
-        raise InvalidInput(f"unknown format {data['format']!r}")
-    return "optmem"
+        raise InvalidInput(f"unknown format {data['format']!r}: expected {_KNOWN}")
+    entries = _entries(data)
+    if entries and all("memory" in e and "content" not in e for e in entries):
+        return "mem0"
+    if all("content" in e for e in entries) and (entries or data in ([], {})):
+        return "optmem"
+    raise InvalidInput(f"not a known format: expected {_KNOWN}")
 
 
-def _optmem_items(data: Any) -> list[Mapping[str, Any]]:
+def _entries(data: Any) -> list[Mapping[str, Any]]:
+    """The memory objects of an OptMem or mem0 file: a list, ``{"memories"|"results": [...]}``
+    or ``{id: item}``."""
     if isinstance(data, Mapping):
-        if isinstance(data.get("memories"), list):
-            data = data["memories"]
+        for name in ("memories", "results"):
+            if isinstance(data.get(name), list):
+                data = data[name]
+                break
         else:
             data = [{"id": k, **v} for k, v in data.items() if isinstance(v, Mapping)]
     if not isinstance(data, list) or not all(isinstance(x, Mapping) for x in data):
-        raise InvalidInput("an OptMem file holds a list of memory objects")
+        raise InvalidInput(f"not a known format: expected {_KNOWN}")
     return data
+
+
+def _from_mem0(entry: Mapping[str, Any], index: int, user_id: str | None, agent_id: str | None) -> MemoryItem:
+    """A mem0 memory (``{"id", "memory", "metadata", "categories", "created_at", "user_id", …}``)."""
+    owner = user_id or entry.get("user_id")
+    if not isinstance(owner, str) or not owner:
+        raise InvalidInput(f"memory {index} names no user: give user_id")
+    categories = [str(c).lower() for c in entry.get("categories") or []]
+    kind = Kind.PREFERENCE if any(c.startswith("preference") for c in categories) else Kind.FACT
+    created = _time(entry.get("created_at"), f"memory {index}")
+    meta = entry.get("metadata") if isinstance(entry.get("metadata"), Mapping) else {}
+    item = _from_optmem(
+        {"id": entry.get("id"), "content": entry.get("memory"), "category": kind.value,
+         "created_at": created.isoformat(), "source_session": entry.get("run_id")},
+        index, owner, agent_id or entry.get("agent_id"),
+    )
+    updated = _time(entry.get("updated_at") or created.isoformat(), f"memory {index}")
+    return item.model_copy(update={"metadata": dict(meta), "updated_at": updated})
+
+
+def _already_here(store: Store, items: Sequence[MemoryItem]) -> set[tuple[str, str | None, Status, str]]:
+    """(user, agent, status, text) of what the importing scopes hold now."""
+    scopes = {(i.user_id, i.agent_id) for i in items}
+    return {
+        (m.user_id, m.agent_id, m.status, m.content)
+        for user, agent in scopes for m in store.list(Scope(user, agent), Filters(status=[]))
+        if m.agent_id == agent
+    }
 
 
 def _time(value: Any, where: str) -> datetime:
@@ -252,10 +318,13 @@ def _parse(
 ) -> tuple[list[MemoryItem], list[Any], set[str]]:
     """The file's memories, validated one by one; its history rows (checked later); and the
     users it is about (its scope, its memories' owners, before any `user_id` override)."""
+    if fmt == "mem0":
+        items = [_from_mem0(e, i, user_id, agent_id) for i, e in enumerate(_entries(data))]
+        return items, [], {i.user_id for i in items}
     if fmt != FORMAT:
         if user_id is None:
             raise InvalidInput("an OptMem file names no user: give user_id")
-        return [_from_optmem(e, i, user_id, agent_id) for i, e in enumerate(_optmem_items(data))], [], {user_id}
+        return [_from_optmem(e, i, user_id, agent_id) for i, e in enumerate(_entries(data))], [], {user_id}
     if data.get("version") != VERSION:
         raise InvalidInput(f"engram export version {data.get('version')!r} is not supported (expected {VERSION})")
     raw = data.get("memories")
@@ -310,6 +379,7 @@ def import_data(
     user_id: str | None = None,
     agent_id: str | None = None,
     on_conflict: str = "skip",
+    progress: Callable[[int, int], None] | None = None,
 ) -> ImportReport:
     """All or nothing: the whole file is checked first (memories, ids, history rows), then
     written in one transaction, so a bad row anywhere leaves the database as it was."""
@@ -328,10 +398,13 @@ def import_data(
     replace: list[str] = []
     kept: list[MemoryItem] = []
     paused = {u for u in {i.user_id for i in items} if is_paused(store, u)}  # their memory takes nothing new
+    here = _already_here(store, items)
     for item in items:
         old = existing.get(item.id)
         if item.user_id in paused:
             report.paused += 1
+        elif on_conflict != "replace" and (item.user_id, item.agent_id, item.status, item.content) in here:
+            report.skipped += 1  # the same memory is there already: importing twice adds nothing
         elif old is None:
             kept.append(item)
         elif old.user_id != item.user_id or on_conflict == "new_id":
@@ -368,8 +441,10 @@ def import_data(
     )
     has_history = {e.memory_id for e in events_in_order}
     records: list[Record] = [make_record(i) for i in clean]
-    for start in range(0, len(records), _BATCH):
+    for start in range(0, len(records), _BATCH):  # the slow part: embedding
         embed_records(services.embedder, records[start : start + _BATCH])
+        if progress is not None:
+            progress(min(start + _BATCH, len(records)), len(records))
     at = utcnow()
     with store.atomic():  # a failure anywhere below leaves the database as it was
         if replace:

@@ -39,9 +39,10 @@ def live(filters: Filters) -> Filters:
 
 def search(
     services: Services, retriever: Retriever, scope: Scope, query: str, filters: Filters,
-    limit: int, now: datetime | None,
+    limit: int, now: datetime | None, threshold: float | None = None,
 ) -> list[SearchResult]:
-    """The `limit` memories most relevant to `query` (validated by the facade), as shown."""
+    """The `limit` memories most relevant to `query` (validated by the facade), as shown;
+    with `threshold`, only those whose absolute `relevance` reaches it."""
     store, settings, display = services.store, services.settings, services.display
     at = utcnow()
     reference = at if now is None else as_utc(now)
@@ -51,6 +52,8 @@ def search(
     # stands for both, so the top `limit` says `limit` things
     found = retriever.search(scope, query, live(filters), limit, at, reference, spare=min(limit, REDUNDANT_MARGIN))
     results = distinct(found)[:limit]
+    if threshold is not None:
+        results = [r for r in results if r.relevance >= threshold]
     # reinforce: a use, unless memory is paused
     if settings.reinforce and results and not is_paused(store, scope.user_id):
         store.record_access([r.memory.id for r in results], at)

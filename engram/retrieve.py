@@ -29,7 +29,10 @@ from engram.text import detect_language, lexical_tokens
 from engram.when import TimeRange, find_ranges
 
 _MAX_RANGES = 3  # time expressions of one query searched within (more are rare and costly)
-_TIME_WORD_WEIGHT = 0.25  # lexical weight of a query's time words while memories from then exist
+_TIME_WORD_WEIGHT = 0.25
+# words of liking say the same thing for relevance ("what do I like?" is about "User loves tea")
+_SAME = {"love": "like", "enjoy": "like", "prefer": "like", "ador": "like", "fond": "like", "favourit": "like",
+         "favorit": "like", "dislik": "hate", "喜爱": "喜欢", "爱": "喜欢", "偏好": "喜欢", "讨厌": "不喜欢"}  # lexical weight of a query's time words while memories from then exist
 
 
 @dataclass(slots=True)
@@ -253,6 +256,7 @@ class Retriever:
         scored.sort(key=lambda t: t[0], reverse=True)
         top = scored[: limit + spare]
         items = {m.id: m for m in self.store.get_many([t[1] for t in top])}
+        terms, weights = query_terms(query)
         results = []
         for score, memory_id, (importance, recency, use, time) in top:
             if memory_id not in items:
@@ -263,5 +267,22 @@ class Retriever:
                 importance=importance, recency=recency, use=use, time=time,
                 lexical_rank=c.lexical_rank, dense_rank=c.dense_rank,
             )
-            results.append(SearchResult(memory=items[memory_id], score=score, parts=parts))
+            relevance = self.relevance(items[memory_id].content, c, terms, weights)
+            results.append(SearchResult(memory=items[memory_id], score=score, relevance=relevance, parts=parts))
         return results
+
+    def relevance(self, content: str, found: _Candidate, terms: list[str], weights: list[float]) -> float:
+        """Absolute relevance in [0, 1], comparable across queries (unlike the fused score, which
+        is relative to the best hit): the larger of the share of the query's weighted words the
+        memory contains and the embedder's cosine, calibrated between `relevance_cosine_floor`
+        (unrelated) and `relevance_cosine_full`."""
+        s = self.settings
+        covered = 0.0
+        if terms:
+            have = {_SAME.get(t, t) for t in lexical_tokens(content)}
+            covered = sum(w for t, w in zip(terms, weights) if _SAME.get(t, t) in have) / (sum(weights) or 1.0)
+        similar = 0.0
+        if found.dense_rank is not None:
+            span = (s.relevance_cosine_full - s.relevance_cosine_floor) or 1.0
+            similar = min(1.0, max(0.0, (found.dense - s.relevance_cosine_floor) / span))
+        return round(max(covered, similar), 4)

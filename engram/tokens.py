@@ -21,11 +21,18 @@ Text is counted as plain text: special-token strings such as
 
 from __future__ import annotations
 
+import importlib.machinery
+import importlib.util
 import logging
 import math
 from functools import lru_cache
+from pathlib import Path
+from typing import Any
 
-# bpe_openai is imported on first use: loading its tables costs ~1 s at start-up
+# `import bpe_openai` parses every bundled table in Python just to list special tokens
+# (~0.8 s). Its Rust tokenizer (`_bindings`, ~20 ms) is what counting needs: it is loaded on
+# its own (`_rust`), and the package itself only for what only it knows (model names,
+# encodings the Rust side lacks).
 
 log = logging.getLogger("engram.tokens")
 
@@ -37,8 +44,30 @@ _CHUNK_CHARS = 100_000  # bpe-openai refuses inputs over 200k tokens; count long
 _ELLIPSIS = "…"
 
 
+@lru_cache(maxsize=1)
+def _rust() -> Any | None:
+    """bpe-openai's compiled tokenizer module, loaded without running the package's
+    ``__init__``; None if this build lays it out differently (then the package is used)."""
+    try:
+        spec = importlib.util.find_spec("bpe_openai")
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        folder = Path(next(iter(spec.submodule_search_locations)))
+        path = next(p for p in folder.iterdir() if p.name.startswith("_bindings.") and p.suffix in (".so", ".pyd"))
+        loader = importlib.machinery.ExtensionFileLoader("bpe_openai._bindings", str(path))
+        module = importlib.util.module_from_spec(importlib.util.spec_from_loader(loader.name, loader))
+        loader.exec_module(module)
+        return module
+    except Exception:  # noqa: BLE001 - any surprise: the package's own (slower) path
+        log.debug("bpe-openai's Rust tokenizer not loadable on its own; importing the package")
+        return None
+
+
 def _resolve(name: str) -> tuple[str, bool]:
     """(encoding name to load, exact?) for an encoding or model name."""
+    rust = _rust()
+    if rust is not None and name in rust.supported_encodings():
+        return name, True
     import bpe_openai
 
     known = set(bpe_openai.list_encoding_names())
@@ -54,16 +83,21 @@ class TokenCounter:
     """Counts and truncates text in one encoding; thread-safe to share."""
 
     def __init__(self, encoding: str = "cl100k_base") -> None:
-        import bpe_openai
-
         self.requested = encoding
         name, exact = _resolve(encoding)
-        try:
-            self._enc = bpe_openai.get_encoding(name)
-        except Exception as exc:  # noqa: BLE001 - legacy encodings need tiktoken_ext
-            log.warning("token encoding %r cannot be loaded offline (%s); using the fallback", name, exc)
-            name, exact = _FALLBACK_ENCODING, False
-            self._enc = bpe_openai.get_encoding(name)
+        rust = _rust()
+        self._rust = rust.tokenizer_for_encoding(name) if rust is not None and name in rust.supported_encodings() \
+            else None
+        self._package: Any = None  # bpe_openai's Encoding, loaded only when the Rust one is missing
+        if self._rust is None:
+            import bpe_openai
+
+            try:
+                self._package = bpe_openai.get_encoding(name)
+            except Exception as exc:  # noqa: BLE001 - legacy encodings need tiktoken_ext
+                log.warning("token encoding %r cannot be loaded offline (%s); using the fallback", name, exc)
+                name, exact = _FALLBACK_ENCODING, False
+                self._package = bpe_openai.get_encoding(name)
         if not exact:
             log.warning(
                 "unknown token encoding %r: counting with %s x %.2f (approximate)",
@@ -75,9 +109,21 @@ class TokenCounter:
     def __repr__(self) -> str:
         return f"TokenCounter({self.requested!r} -> {self.name}, exact={self.exact})"
 
+    def _encode_chunk(self, text: str) -> list[int]:
+        """Plain-text token ids (special-token strings are ordinary characters either way)."""
+        return self._rust.encode(text) if self._rust is not None else self._package.encode_ordinary(text)
+
+    def _decode(self, ids: list[int]) -> str:
+        """Text of `ids`, a trailing partial character dropped."""
+        if self._package is None:
+            import bpe_openai  # truncation only: rare, and exact bytes matter here
+
+            self._package = bpe_openai.get_encoding(self.name)
+        return self._package.decode_bytes(ids).decode("utf-8", errors="ignore")
+
     def _encode(self, text: str) -> list[int]:
         if len(text) <= _CHUNK_CHARS:
-            return self._enc.encode_ordinary(text)
+            return self._encode_chunk(text)
         # cut at whitespace near the chunk size so few tokens straddle a cut
         ids: list[int] = []
         start = 0
@@ -86,7 +132,7 @@ class TokenCounter:
             if end < len(text):
                 space = text.rfind(" ", start + _CHUNK_CHARS // 2, end)
                 end = space if space > start else end
-            ids += self._enc.encode_ordinary(text[start:end])
+            ids += self._encode_chunk(text[start:end])
             start = end
         return ids
 
@@ -114,7 +160,7 @@ class TokenCounter:
             room = int(room / FALLBACK_MARGIN)
         ids = self._encode(text)[:room]
         while ids:
-            cut = self._enc.decode_bytes(ids).decode("utf-8", errors="ignore").rstrip()
+            cut = self._decode(ids).rstrip()
             candidate = cut + ellipsis
             if self.count(candidate) <= max_tokens:
                 return candidate

@@ -95,8 +95,16 @@ def filters(value: Filters | Mapping[str, Any] | None) -> Filters:
     elif not isinstance(value, Mapping):
         raise InvalidInput(f"filters must be a dict, not {type(value).__name__}")
     else:
+        value = dict(value)
+        unknown = sorted(k for k in value if k not in Filters.model_fields and k not in ("AND", "OR", "NOT"))
+        if unknown:  # a typo must not become a metadata condition that silently matches nothing
+            raise InvalidInput(f"unknown filter {unknown[0]!r}; metadata conditions go under "
+                               f"'metadata': {{'metadata': {{{unknown[0]!r}: ...}}}}")
+        logical = {k: value.pop(k) for k in ("AND", "OR", "NOT") if k in value}
+        if logical:  # mem0 writes AND / OR / NOT at the top level
+            value["metadata"] = {**(value.get("metadata") or {}), **logical}
         try:
-            parsed = Filters.model_validate(dict(value))
+            parsed = Filters.model_validate(value)
         except ValidationError as exc:
             error = exc.errors()[0]
             raise InvalidInput(f"invalid filter {'.'.join(map(str, error['loc']))}: {error['msg']}") from None
@@ -107,17 +115,56 @@ def filters(value: Filters | Mapping[str, Any] | None) -> Filters:
             timestamp(getattr(parsed, name), f"filter {name}")
     if parsed.session_id is not None:
         text(parsed.session_id, "filter session_id")
-    for key, wanted in parsed.metadata.items():
+    metadata_condition(parsed.metadata)
+    return parsed
+
+
+_OPERATORS = frozenset({"eq", "ne", "gt", "gte", "lt", "lte", "in", "nin", "contains"})
+
+
+def _filter_value(key: str, wanted: Any) -> None:
+    if not isinstance(wanted, str | int | float | bool) or (isinstance(wanted, float) and not math.isfinite(wanted)):
+        raise InvalidInput(f"metadata filter {key!r}: compare with a string, number or boolean, not {wanted!r}")
+    if isinstance(wanted, int) and not -(2**63) <= wanted < 2**63:
+        raise InvalidInput(f"metadata filter {key!r}: integer out of range")
+    if isinstance(wanted, str):
+        text(wanted, f"metadata filter {key!r}")
+
+
+def metadata_condition(condition: Any, where: str = "metadata") -> None:
+    """A metadata filter engram can run, in mem0's language (``{"k": v}``, ``{"k": {"gte": 3}}``
+    with eq ne gt gte lt lte in nin contains, ``AND`` / ``OR`` / ``NOT``;
+    engram.store.sqlite.items.metadata_where), else `InvalidInput` naming what is wrong."""
+    if not isinstance(condition, Mapping):
+        raise InvalidInput(f"{where} filter must be a dict, not {type(condition).__name__}")
+    for key, value in condition.items():
+        if key in ("AND", "OR"):
+            if not isinstance(value, list) or not value:
+                raise InvalidInput(f"{where}.{key} takes a non-empty list of conditions")
+            for index, part in enumerate(value):
+                metadata_condition(part, f"{where}.{key}[{index}]")
+            continue
+        if key == "NOT":
+            metadata_condition(value, f"{where}.NOT")
+            continue
         if not isinstance(key, str) or not key or any(c in key for c in '"\\') or any(ord(c) < 32 for c in key):
             raise InvalidInput(f"invalid metadata filter key {key!r}: a name without quotes, backslashes or control characters")
         text(key, "metadata filter key")
-        if not isinstance(wanted, str | int | float | bool) or (isinstance(wanted, float) and not math.isfinite(wanted)):
-            raise InvalidInput(f"metadata filter {key!r}: compare with a string, number or boolean, not {wanted!r}")
-        if isinstance(wanted, int) and not -(2**63) <= wanted < 2**63:
-            raise InvalidInput(f"metadata filter {key!r}: integer out of range")
-        if isinstance(wanted, str):
-            text(wanted, f"metadata filter {key!r}")
-    return parsed
+        if isinstance(value, Mapping):
+            if not value:
+                raise InvalidInput(f"{where}.{key}: give an operator ({', '.join(sorted(_OPERATORS))})")
+            for op, operand in value.items():
+                if op not in _OPERATORS:
+                    raise InvalidInput(f"{where}.{key}: unknown operator {op!r}; "
+                                       f"expected one of {', '.join(sorted(_OPERATORS))}")
+                if op in ("in", "nin") and not isinstance(operand, list):
+                    raise InvalidInput(f"{where}.{key}.{op} takes a list")
+                for one in operand if op in ("in", "nin") else [operand]:
+                    _filter_value(key, one)
+        elif isinstance(value, list):
+            raise InvalidInput(f"metadata filter {key!r}: for one of several values write {{'in': [...]}}")
+        else:
+            _filter_value(key, value)
 
 
 def metadata(value: Mapping[str, Any] | None, limit: int | None = None) -> dict[str, Any]:
@@ -270,3 +317,21 @@ def moment(value: Any, name: str) -> datetime:
     """A datetime in engram's range, kept in the caller's zone (their "yesterday")."""
     timestamp(value, name)
     return value
+
+
+def alias(name: str, value: Any, other: str, other_value: Any) -> Any:
+    """An argument given under either of two names (engram's and mem0's), not both differently."""
+    if other_value is None:
+        return value
+    if value is not None and value != other_value:
+        raise InvalidInput(f"give {name} or {other}, not both")
+    return other_value
+
+
+def fraction(name: str, value: Any) -> float | None:
+    """None, or a number in [0, 1] (a relevance threshold)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise InvalidInput(f"{name} must be a number between 0 and 1, not {value!r}")
+    return float(value)

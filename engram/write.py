@@ -14,6 +14,8 @@ run through the `run_command` callable the facade hands in.
 
 from __future__ import annotations
 
+import re
+
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,7 +36,7 @@ from engram.records import embed_records, make_record
 from engram.sanitize import redact_json, safe_candidate
 from engram.store.base import HistoryEvent, Record, Scope
 from engram.text import content_words, detect_language
-from engram.user_state import local_time
+from engram.user_state import local_time, pending, set_pending
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.llm import LLMTasks
@@ -104,7 +106,10 @@ class Writer:
         for message in messages:
             text = message.content
             if message.role == "user":
-                commands, text = split_commands(text)
+                awaiting = pending(self.services.store, scope.user_id) is not None  # "yes" answers it
+                commands, text = split_commands(text, awaiting=awaiting)
+                if awaiting and not any(c.name in ("confirm", "cancel") for c in commands):
+                    set_pending(self.services.store, scope.user_id, None)  # anything else: not confirmed
                 for command in commands:
                     out.commanded += self.run_command(scope, command, said.session_id)
                     if command.name in ("pause", "resume"):
@@ -443,8 +448,9 @@ class Writer:
                 raise InvalidInput("the new content holds a secret the privacy policy refuses to store")
             changes["content"] = filtered.text
             changes["language"] = detect_language(filtered.text)
+            changes.update(_derived(current, filtered.text))
         if meta:
-            changes["metadata"] = {**current.metadata, **meta}
+            changes["metadata"] = {**changes.get("metadata", current.metadata), **meta}
         updated = current.model_copy(update=changes)
         record = make_record(updated)
         if content is not None:
@@ -454,6 +460,52 @@ class Writer:
             events=[HistoryEvent.of(updated, "UPDATE", updated.content, "edited", old_content=current.content)],
         )
         return Event(action=Action.UPDATE, memory=updated, reason="edited", previous=current)
+
+
+_THIRD_PERSON = re.compile(r"^(?:the\s+)?user(?:'s\b|\s+(\S+))", re.I)
+_IRREGULAR = {"is": "am", "has": "have", "does": "do", "was": "was", "doesn't": "don't"}
+
+
+def first_person(text: str) -> str:
+    """A memory's third-person wording as the user would say it, for the rules (which read
+    what users say): "User lives in Porto." → "I live in Porto."; "用户住在上海" → "我住在上海"."""
+    if text.startswith("用户"):
+        return "我" + text[2:]
+    m = _THIRD_PERSON.match(text)
+    if m is None:
+        return text
+    if m.group(1) is None:
+        return "My" + text[m.end():]
+    verb = m.group(1)
+    low = verb.lower()
+    if low in _IRREGULAR:
+        said = _IRREGULAR[low]
+    elif low.endswith("ies"):
+        said = verb[:-3] + "y"
+    elif low.endswith(("sses", "shes", "ches", "xes")):
+        said = verb[:-2]
+    elif low.endswith("s") and not low.endswith("ss"):
+        said = verb[:-1]
+    else:
+        said = verb
+    return f"I {said}{text[m.end():]}"
+
+
+def _derived(current: MemoryItem, content: str) -> dict[str, Any]:
+    """What derives from a memory's text, derived again for an edit: its slot (key, value),
+    polarity and entities. When the rules find no slot in the new text the old one is dropped
+    (an edit to "User lives in Porto." must not keep filling "Berlin")."""
+    for text in dict.fromkeys((content, first_person(content))):
+        found = [c for c in extract_candidates(text, role="user") if c.key]
+        if found:
+            c = found[0]
+            polarity = {"polarity": c.polarity} if c.polarity else {}
+            meta = {k: v for k, v in current.metadata.items() if k != "polarity"} | polarity
+            return {"key": c.key, "value": c.value, "entities": c.entities, "metadata": meta}
+    lowered = content.lower()
+    meta = {k: v for k, v in current.metadata.items() if k != "polarity"}
+    return {"key": None, "value": None, "entities": [e for e in current.entities if e.lower() in lowered],
+            "metadata": meta}
 
 
 def _promoted(

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+
+os.environ["TZ"] = "UTC"  # users default to the system's zone (issue #14): the suite pins it
 
 try:  # tests/ is a rootdir without __init__.py: pytest puts it on sys.path
     from fake_llm import FakeLLM

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "engram"
 
 def _interface(module: str) -> bool:
     """The interface layer (and the package's own exports): the only importers of engram.memory."""
-    return module in ("engram", "engram.agent", "engram.aio") or module.split(".")[:2] in (
+    return module in ("engram", "engram.agent", "engram.aio", "engram.__main__") or module.split(".")[:2] in (
         ["engram", "cli"], ["engram", "bench"],
     )
 
@@ -137,16 +137,16 @@ LAYERS = {
     "services": (
         "engram.store", "engram.providers", "engram.privacy", "engram.sanitize", "engram.text",
         "engram.tokens", "engram.when", "engram.templates", "engram.records", "engram.display",
-        "engram.services", "engram.user_state", "engram.validate", "engram.llm_calls",
+        "engram.services", "engram.user_state", "engram.validate", "engram.llm_calls", "engram.compat",
     ),
     "features": (
         "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule", "engram.context",
         "engram.compress_llm", "engram.llm", "engram.disputes", "engram.reminders", "engram.portability",
         "engram.queue", "engram.session", "engram.control", "engram.write", "engram.read", "engram.deletion",
-        "engram.episodes", "engram.grounding",
+        "engram.episodes", "engram.grounding", "engram.commands", "engram.reembed",
     ),
     "facade": ("engram.memory", "engram.aio"),
-    "interfaces": ("engram.cli", "engram.agent", "engram.bench"),
+    "interfaces": ("engram.cli", "engram.agent", "engram.bench", "engram.__main__"),
 }
 
 

@@ -169,3 +169,29 @@ def test_cli_bench_locomo(tiny_locomo: Path, tmp_path: Path) -> None:
     assert (tmp_path / "locomo.json").is_file() and (tmp_path / "locomo.png").is_file()
     bad = CliRunner().invoke(bench_app, ["locomo", str(tiny_locomo), "--systems", "nope", "--out", str(tmp_path)])
     assert bad.exit_code == 1 and "unknown system" in bad.output
+
+
+def test_without_matplotlib_the_results_are_written_and_a_one_line_hint_given(
+    tiny_locomo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    from typer.testing import CliRunner
+
+    from engram.cli.bench import bench_app
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if the [bench] extra were not installed
+    result = CliRunner().invoke(bench_app, ["locomo", str(tiny_locomo), "--out", str(tmp_path), "-k", "1",
+                                            "--systems", "bm25"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "locomo.json").is_file() and not (tmp_path / "locomo.png").exists()
+    assert "pip install 'engramdb[bench]'" in result.stderr
+
+
+def test_bench_scale_on_a_missing_workdir_is_a_one_line_error(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from engram.cli.bench import bench_app
+
+    result = CliRunner().invoke(bench_app, ["scale", "--quick", "--workdir", str(tmp_path / "nope")])
+    assert result.exit_code == 1 and result.stderr.startswith("error: --workdir") and result.stderr.count("\n") == 1

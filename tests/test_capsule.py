@@ -106,7 +106,7 @@ def test_capsule_aggregates_long_term_and_deltas_follows_updates_and_deletes(mem
     memory.add("Please remember my favourite colour is blue.", user_id="u1", session_id="a")
     memory.add("I prefer reports in Markdown with charts.", user_id="u1", session_id="a")
     memory.add("I live in Berlin.", user_id="u1", session_id="a")
-    memory.add("I work at Acme.", user_id="u1")  # never compressed, not long-term: not in the capsule
+    memory.add("I work at Acme.", user_id="u1", session_id="b")  # open session, not compressed: not yet
     memory.end_session("u1", "a")
     capsule = memory.capsule("u1")
     assert "blue" in capsule.text and "Markdown" in capsule.text and "Berlin" in capsule.text
@@ -318,3 +318,11 @@ def test_a_no_longer_statement_does_not_hide_the_current_value(memory, lines, cu
     capsule = memory.capsule(user_id="u1")
     assert current in capsule.text and ended in capsule.text
     assert not [x for x in capsule.left_out if current in x.content]
+
+
+def test_facts_and_preferences_added_outside_a_session_are_in_the_capsule(memory):
+    """mem0-style use (`engram add "I prefer dark mode."`, no sessions) fills the capsule too."""
+    memory.add("I prefer dark mode.", user_id="m1")
+    memory.add("I live in Lisbon.", user_id="m1")
+    text = memory.capsule("m1").text
+    assert "dark mode" in text and "Lisbon" in text

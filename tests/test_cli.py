@@ -57,9 +57,9 @@ def test_raw_add_and_delete_all(cli):
 
 def test_errors_are_clear_and_exit_nonzero(cli):
     result = cli("get", "does-not-exist")
-    assert result.exit_code == 1 and "no memory with id" in result.output
+    assert result.exit_code == 1 and "no memory with id" in result.stderr and result.stdout == ""
     result = cli("add", "I live in Berlin.", "--user", "")
-    assert result.exit_code == 1 and "user_id" in result.output
+    assert result.exit_code == 1 and "--user must be" in result.stderr and "user_id" not in result.stderr
 
 
 def test_timezone_is_shown_set_and_cleared(cli):

@@ -208,12 +208,14 @@ def test_edit_one_memory(memory):
     assert memory.get(item.id).content == "User lives in Potsdam."
 
 
-@pytest.mark.parametrize("command", ["Forget all my preferences.", "删除我所有的偏好"])
-def test_delete_by_kind(memory, db_path, command):
+@pytest.mark.parametrize("command, yes", [("Forget all my preferences.", "Yes."), ("删除我所有的偏好", "确认")])
+def test_delete_by_kind(memory, db_path, command, yes):
     memory.add("I love coffee.", user_id="u1")
     memory.add("我讨厌开长会", user_id="u1")
     memory.add("I live in Berlin.", user_id="u1")
-    events = memory.add(command, user_id="u1")
+    asked = memory.add(command, user_id="u1")  # said in conversation: asked back first
+    assert {e.action for e in asked} == {Action.NOOP} and len(memory.get_all(user_id="u1")) == 6
+    events = memory.add(yes, user_id="u1")
     assert {e.action for e in events} == {Action.DELETE}
     assert {e.memory.kind for e in facts(events)} == {Kind.PREFERENCE} and len(facts(events)) == 2
     # the episodes the preferences were drawn from go too; "I live in Berlin." stays with its fact
@@ -227,12 +229,13 @@ def test_delete_by_kind(memory, db_path, command):
     assert_gone(db_path, ["User loves coffee.", "用户讨厌开长会", "I love coffee.", "我讨厌开长会"])
 
 
-@pytest.mark.parametrize("command", ["Forget everything.", "忘掉关于我的一切"])
-def test_delete_everything_of_a_user(memory, db_path, command):
+@pytest.mark.parametrize("command, yes", [("Forget everything.", "yes, delete everything"), ("忘掉关于我的一切", "是的")])
+def test_delete_everything_of_a_user(memory, db_path, command, yes):
     memory.add("I live in Berlin.", user_id="u1", session_id="s1")
     memory.add("我住在北京", user_id="u1", session_id="s1")
     memory.add("I live in Oslo.", user_id="u2")
-    events = memory.add(command, user_id="u1")
+    memory.add(command, user_id="u1")
+    events = memory.add(yes, user_id="u1")
     assert len(facts(events)) == 2 and {e.action for e in events} == {Action.DELETE}
     assert sorted(e.memory.content for e in episodes(events)) == sorted(["I live in Berlin.", "我住在北京"])
     assert memory.get_all(user_id="u1", filters={"status": []}) == []
@@ -347,3 +350,22 @@ def memory_now():
     from engram.models import utcnow
 
     return utcnow()
+
+
+@pytest.mark.parametrize("command, ask, no", [
+    ("Delete all my memories.", "Reply “yes” to confirm", "No."),
+    ("删除我所有的记忆", "回复“确认”继续", "取消"),
+])
+def test_a_broad_deletion_said_in_conversation_asks_first_and_only_a_yes_acts(memory, command, ask, no):
+    memory.add("I live in Berlin.", user_id="u1")
+    memory.add("I prefer dark mode.", user_id="u1")
+    asked = memory.add(command, user_id="u1")
+    assert ask in asked[0].command.message and len(facts(memory.get_all(user_id="u1"))) == 2
+    cancelled = memory.add(no, user_id="u1")
+    assert cancelled[0].command.name == "cancel" and len(facts(memory.get_all(user_id="u1"))) == 2
+    memory.add(command, user_id="u1")
+    memory.add("I work as a nurse.", user_id="u1")  # anything else: the request lapses
+    assert memory.add("yes", user_id="u1") == [] and len(facts(memory.get_all(user_id="u1"))) == 3
+    memory.add(command, user_id="u1")
+    done = memory.add("yes", user_id="u1")
+    assert {e.action for e in done} == {Action.DELETE} and memory.get_all(user_id="u1") == []

@@ -384,15 +384,22 @@ def run_madial(
 
 # --- outputs ---------------------------------------------------------------------
 def write_outputs(report: RetrievalReport, out_dir: str | Path, stem: str) -> RetrievalReport:
-    """Write ``{stem}.json`` and ``{stem}.png`` under `out_dir`; record their paths in the report."""
+    """Write ``{stem}.json`` then ``{stem}.png`` under `out_dir`; record their paths in the report.
+
+    The results are written first: a chart that cannot be drawn (no matplotlib) loses nothing,
+    and the report's `png_path` stays None."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     json_path, png_path = out / f"{stem}.json", out / f"{stem}.png"
-    report.png_path = str(plot_recall(report, png_path))
     report.json_path = str(json_path)
     json_path.write_text(
         json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1), encoding="utf-8"
     )
+    try:
+        import matplotlib  # noqa: F401  (optional: the [bench] extra)
+    except ImportError:
+        return report
+    report.png_path = str(plot_recall(report, png_path))
     return report
 
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -12,14 +14,16 @@ import engram.cli.render as render
 from engram.cli.chat import chat as _chat
 from engram.cli.render import console, print_json
 from engram.cli.bench import bench_app
-from engram.cli.options import open_memory, settings, state as _state
+from engram.cli.options import STDIO, check_db, open_memory, read_text, settings, state as _state
 from engram.errors import EngramError
+from engram.models import Kind, Status, as_zone
 
 app = typer.Typer(
     name="engram",
     help="Local-first long-term memory for AI agents (offline by default, English and Chinese).",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,
 )
 
 app.add_typer(bench_app, name="bench")
@@ -29,28 +33,61 @@ app.command("chat")(_chat)  # engram chat --user U: terminal chat with memory (e
 
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="whose memory (required)")]
 AgentOpt = Annotated[Optional[str], typer.Option("--agent", help="narrow to one agent")]
-JsonOpt = Annotated[bool, typer.Option("--json", help="machine-readable output")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="print only JSON (to stdout)")]
+KindOpt = Annotated[Optional[list[Kind]], typer.Option("--kind", help="only these kinds (repeatable)")]
+
+
+def _version(value: bool) -> None:
+    if value:
+        from engram import __version__
+
+        typer.echo(f"engram {__version__}")
+        raise typer.Exit()
 
 
 @app.callback()
 def main(
     db: Annotated[
-        Optional[Path], typer.Option("--db", help="database file (default $ENGRAM_PATH or ~/.engram/engram.db)")
+        Optional[Path],
+        typer.Option("--db", help="database file (default $ENGRAM_PATH or ~/.engram/engram.db); also after the command"),
     ] = None,
+    verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="log what engram does (-vv: debug)")] = 0,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="no notices on stderr, only results and errors")] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version and exit")
+    ] = False,
 ) -> None:
     _state["db"] = db
+    _state["quiet"] = quiet
+    if verbose:
+        logging.basicConfig(level=logging.DEBUG if verbose > 1 else logging.INFO, stream=sys.stderr,
+                            format="%(levelname)s %(name)s: %(message)s")
+
+
+# API names in messages become the option a CLI user typed
+_OPTION_NAMES = {"user_id": "--user", "agent_id": "--agent", "session_id": "--session", "memory id": "MEMORY_ID"}
 
 
 def fail(message: str) -> None:
-    console.print(f"[red]error:[/] {message}", soft_wrap=True, markup=True, highlight=False)
+    """One line on stderr, exit 1: ordinary mistakes never show a traceback."""
+    for api, option in _OPTION_NAMES.items():
+        message = message.replace(api, option)
+    render.errors.print(f"[red]error:[/] {render.escape(message)}", soft_wrap=True)
     raise typer.Exit(1)
+
+
+def notice(message: str) -> None:
+    """Status for the person at the terminal (stderr, silenced by -q): stdout stays for results."""
+    if not _state.get("quiet"):
+        render.errors.print(message, markup=False, highlight=False, soft_wrap=True)
 
 
 def run(action):
     """Run `action(memory)`, turning engram's errors into a clear message and exit 1."""
     try:
+        check_db()
         memory = open_memory()
-    except (EngramError, ValueError) as exc:
+    except (EngramError, ValueError, OSError) as exc:
         fail(str(exc))
     try:
         return action(memory)
@@ -65,25 +102,50 @@ def run(action):
             pass
 
 
+def full_id(memory: Any, given: str) -> str:
+    """A memory id from a unique prefix (tables show the first 8 characters)."""
+    if not given or memory.store.get(given) is not None:
+        return given
+    found = memory.store.ids_with_prefix(given, limit=2)
+    if len(found) > 1:
+        raise EngramError(f"id prefix {given!r} is ambiguous: give more characters")
+    return found[0] if found else given
+
+
 @app.command()
 def add(
-    text: str,
+    text: Annotated[str, typer.Argument(help="what was said; - reads it from stdin")],
     user: UserOpt,
     agent: AgentOpt = None,
     session: Annotated[Optional[str], typer.Option("--session", "-s")] = None,
     raw: Annotated[bool, typer.Option("--raw", help="store verbatim as a turn (infer=False)")] = False,
+    lines: Annotated[bool, typer.Option("--lines", help="bulk: each line is said on its own (e.g. with -)")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Tell engram something; it keeps what is worth remembering."""
-    events = run(lambda m: m.add(text, user_id=user, agent_id=agent, session_id=session, infer=not raw))
+    text = read_text(text)
+    said = [line for line in text.splitlines() if line.strip()] if lines else [text]
+
+    def act(m: Any) -> tuple[list, bool]:
+        events: list = []
+        with render.progress_bar("adding", disable=len(said) < 2 or as_json or _state.get("quiet")) as progress:
+            for done, one in enumerate(said, 1):
+                events += m.add(one, user_id=user, agent_id=agent, session_id=session, infer=not raw)
+                progress(done, len(said))
+        return events, not events and m.is_paused(user)
+
+    events, paused = run(act)
     if as_json:
         print_json(events)
-    elif events:
+        return
+    if events:
         console.print(render.events_table(events))
         for message in dict.fromkeys(e.command.message for e in events if e.command is not None):
-            console.print(message)
+            notice(message)
+    elif paused:
+        notice(f"memory is paused for {user}: nothing was stored (engram resume -u {user})")
     else:
-        console.print("[dim]nothing worth remembering in that (no memory stored)[/]")
+        notice("nothing worth remembering in that (no memory stored)")
 
 
 @app.command()
@@ -92,33 +154,41 @@ def search(
     user: UserOpt,
     agent: AgentOpt = None,
     k: Annotated[int, typer.Option("-k", "--limit", min=1)] = 5,
-    kind: Annotated[Optional[list[str]], typer.Option("--kind")] = None,
+    kind: KindOpt = None,
     as_of: Annotated[Optional[datetime], typer.Option("--as-of", help="what was true then (ISO date)")] = None,
+    threshold: Annotated[
+        Optional[float], typer.Option("--threshold", min=0.0, max=1.0, help="only results at least this relevant (0-1)")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Find the memories most relevant to QUERY."""
     filters: dict = {"kind": kind} if kind else {}
     if as_of is not None:
         filters["as_of"] = as_of
-    results = run(lambda m: m.search(query, user_id=user, agent_id=agent, limit=k, filters=filters or None))
+    results = run(lambda m: m.search(
+        query, user_id=user, agent_id=agent, limit=k, filters=filters or None, threshold=threshold,
+    ))
     if as_json:
         print_json(results)
     elif results:
         console.print(render.results_table(results))
         for question in dict.fromkeys(r.clarification.question for r in results if r.clarification):
-            console.print(f"[magenta]to clarify:[/] {question}")
+            console.print(render.plain(f"to clarify: {question}"))
     else:
-        console.print("[dim]no memories found[/]")
+        notice("no memories found")
 
 
 @app.command("list")
 def list_(
     user: UserOpt,
     agent: AgentOpt = None,
-    status: Annotated[Optional[list[str]], typer.Option("--status", help="active (default), superseded, disputed, archived")] = None,
-    kind: Annotated[Optional[list[str]], typer.Option("--kind")] = None,
+    status: Annotated[
+        Optional[list[Status]], typer.Option("--status", help="these statuses (default: active and disputed)")
+    ] = None,
+    kind: KindOpt = None,
     every: Annotated[bool, typer.Option("--all", help="every status")] = False,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1)] = 100,
+    offset: Annotated[int, typer.Option("--offset", min=0, help="skip this many (the newest first)")] = 0,
     by_kind: Annotated[bool, typer.Option("--by-kind", help="what is remembered, grouped by kind")] = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -137,17 +207,25 @@ def list_(
         filters["status"] = status
     if kind:
         filters["kind"] = kind
-    items = run(lambda m: m.get_all(user_id=user, agent_id=agent, filters=filters, limit=limit))
+    items, total = run(lambda m: (
+        m.get_all(user_id=user, agent_id=agent, filters=filters, limit=limit, offset=offset),
+        m.count(user_id=user, agent_id=agent, filters=filters),
+    ))
     if as_json:
         print_json(items)
+        return
+    console.print(render.memories_table(items, title=f"memories of {user}"))
+    if items:
+        notice(f"showing {offset + 1}-{offset + len(items)} of {total:,}"
+               + (f" (--offset {offset + len(items)} for more)" if offset + len(items) < total else ""))
     else:
-        console.print(render.memories_table(items, title=f"memories of {user}"))
+        notice(f"no memories (of {total})")
 
 
 @app.command()
 def get(memory_id: str, as_json: JsonOpt = False) -> None:
     """Show one memory with all its metadata."""
-    item = run(lambda m: m.get(memory_id))
+    item = run(lambda m: m.get(full_id(m, memory_id)))
     if as_json:
         print_json(item)
     else:
@@ -161,7 +239,7 @@ def edit(
     text: Annotated[str, typer.Argument(help="the new text")],
 ) -> None:
     """Replace a memory's text (history keeps the old one)."""
-    event = run(lambda m: m.update(memory_id, content=text))
+    event = run(lambda m: m.update(full_id(m, memory_id), content=read_text(text)))
     console.print(render.events_table([event]))
 
 
@@ -171,7 +249,7 @@ def delete(
     user: Annotated[Optional[str], typer.Option("--user", "-u")] = None,
     agent: AgentOpt = None,
     everything: Annotated[bool, typer.Option("--all", help="delete every memory of --user")] = False,
-    kind: Annotated[Optional[str], typer.Option("--kind", help="delete every memory of this kind of --user")] = None,
+    kind: Annotated[Optional[Kind], typer.Option("--kind", help="delete every memory of this kind of --user")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask")] = False,
 ) -> None:
     """Delete one memory, every memory of a kind (--kind K --user U) or of a user (--all --user U).
@@ -180,28 +258,31 @@ def delete(
         if not user:
             fail("--kind needs --user")
         if not yes:
-            typer.confirm(f"Delete every {kind} memory of {user}?", abort=True)
+            typer.confirm(f"Delete every {kind.value} memory of {user}?", abort=True, err=True)
         events = run(lambda m: m.delete_by_kind(kind, user_id=user, agent_id=agent))
-        console.print(render.events_table(events) if events else f"no {kind} memories of {user}")
+        if events:
+            console.print(render.events_table(events))
+        else:
+            notice(f"no {kind.value} memories of {user}")
         return
     if everything:
         if not user:
             fail("--all needs --user")
         if not yes:
-            typer.confirm(f"Delete every memory of {user}?", abort=True)
+            typer.confirm(f"Delete every memory of {user}?", abort=True, err=True)
         count = run(lambda m: m.delete_all(user_id=user, agent_id=agent))
-        console.print(f"deleted {count} memories of {user}")
+        notice(f"deleted {count} memories of {user}")
         return
     if not memory_id:
         fail("give a memory id, or --all --user U")
-    event = run(lambda m: m.delete(memory_id))
+    event = run(lambda m: m.delete(full_id(m, memory_id)))
     console.print(render.events_table([event]))
 
 
 @app.command()
 def history(memory_id: str, as_json: JsonOpt = False) -> None:
     """The audit trail of one memory."""
-    entries = run(lambda m: m.history(memory_id))
+    entries = run(lambda m: m.history(full_id(m, memory_id)))
     if as_json:
         print_json(entries)
     else:
@@ -222,11 +303,11 @@ def config(as_json: JsonOpt = False) -> None:
         return
     from rich.table import Table
 
-    table = Table(title=f"engram config (file: {config_file_path()})")
+    table = Table(title=render.plain(f"engram config (file: {config_file_path()})"))
     table.add_column("setting")
     table.add_column("value")
     for name, value in data.items():
-        table.add_row(name, "" if value is None else str(value))
+        table.add_row(name, render.plain("" if value is None else str(value)))
     console.print(table)
 
 
@@ -274,13 +355,10 @@ def context(
     console.print(render.lines_table(built.capsule.lines, title="from the capsule", origin="capsule"))
     console.print(render.lines_table(built.relevant, title=f"relevant to {query!r}", origin="search"))
     for question in built.clarifications:
-        console.print(f"[magenta]to confirm:[/] {question}", markup=True, highlight=False)
+        console.print(render.plain(f"to confirm: {question}"))
     if built.turns:
-        console.print(f"[dim]{len(built.turns)} recent turns[/]")
-    console.print(
-        f"[bold]{built.token_count}[/] tokens of {built.budget} ({built.encoding}); "
-        "--show-prompt prints the exact text"
-    )
+        notice(f"{len(built.turns)} recent turns")
+    notice(f"{built.token_count} tokens of {built.budget} ({built.encoding}); --show-prompt prints the exact text")
 
 
 @app.command()
@@ -290,7 +368,7 @@ def demo(
     """A scripted two-session story in English and Chinese, offline, on the embedded default."""
     from engram.cli.demo import run_demo
 
-    run_demo(db)
+    run_demo(db or _state.get("db"))
 
 
 
@@ -301,17 +379,7 @@ def maintain(
     as_json: JsonOpt = False,
 ) -> None:
     """Archive decayed memories, enforce capacity, merge near-duplicates. Safe while engram is in use."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-        console=console, transient=True, disable=as_json,
-    ) as bar:
-        task = bar.add_task("maintaining", total=None)
-
-        def progress(done: int, total: int, what: str) -> None:
-            bar.update(task, completed=done, total=total, description=what)
-
+    with render.progress_bar("maintaining", disable=as_json or _state.get("quiet")) as progress:
         report = run(lambda m: m.maintain(user, progress=progress))
     if as_json:
         print_json(report)
@@ -323,14 +391,14 @@ def maintain(
 def pause(user: UserOpt) -> None:
     """Stop remembering for a user until `engram resume` (retrieval keeps working)."""
     run(lambda m: m.pause(user))
-    console.print(f"memory paused for {user}: nothing new is stored")
+    notice(f"memory paused for {user}: nothing new is stored until `engram resume -u {user}`")
 
 
 @app.command()
 def resume(user: UserOpt) -> None:
     """Remember again for a user."""
     run(lambda m: m.resume(user))
-    console.print(f"memory resumed for {user}")
+    notice(f"memory resumed for {user}")
 
 
 @app.command()
@@ -342,7 +410,7 @@ def timezone(
     """Show or set a user's time zone (their days for "yesterday", "Friday" and reminders)."""
     if zone is not None or clear:
         run(lambda m: m.set_timezone(user, None if clear else zone))
-    console.print(f"{user}: {run(lambda m: m.timezone(user))}")
+    console.print(render.plain(f"{user}: {run(lambda m: m.timezone(user))}"))
 
 
 @app.command()
@@ -350,16 +418,30 @@ def forget(
     about: Annotated[str, typer.Argument(help="what to forget, e.g. \"coffee\" or \"我的工作\"")],
     user: UserOpt,
     agent: AgentOpt = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="list what would be deleted; delete nothing")] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Delete exactly the memories about a topic, for real, and list what was deleted."""
+    if dry_run:
+        items = run(lambda m: m.forget(about, user_id=user, agent_id=agent, dry_run=True))
+        if as_json:
+            print_json(items)
+        elif items:
+            console.print(render.memories_table(items, title=f"would be forgotten ({len(items)})"))
+            notice("dry run: nothing deleted")
+        else:
+            notice(f"nothing remembered about {about!r}; nothing would be deleted")
+        return
     events = run(lambda m: m.forget(about, user_id=user, agent_id=agent))
     if as_json:
         print_json(events)
     elif events:
         console.print(render.events_table(events, title=f"forgotten ({len(events)})"))
     else:
-        console.print(f"nothing remembered about {about!r}; nothing deleted")
+        notice(f"nothing remembered about {about!r}; nothing deleted")
+
+
+_KEEP_WORDS = ("this", "newer", "older", "both", "neither")
 
 
 @app.command()
@@ -368,14 +450,14 @@ def resolve(
     keep: Annotated[str, typer.Option("--keep", help="this (MEMORY_ID), newer, older, both, neither, or an id")] = "this",
 ) -> None:
     """Settle a dispute between contradicting memories (history keeps every version)."""
-    events = run(lambda m: m.resolve(memory_id, keep=keep))
+    events = run(lambda m: m.resolve(full_id(m, memory_id), keep=keep if keep in _KEEP_WORDS else full_id(m, keep)))
     console.print(render.events_table(events))
 
 
 @app.command()
 def restore(memory_id: str) -> None:
     """Bring an archived memory back (for a merged one: undo the merge)."""
-    events = run(lambda m: m.restore(memory_id))
+    events = run(lambda m: m.restore(full_id(m, memory_id)))
     console.print(render.events_table(events))
 
 
@@ -391,52 +473,95 @@ def reminders(
     from datetime import timedelta
 
     horizon = None if hours is None else timedelta(hours=hours)
-    found = run(lambda m: m.reminders(user_id=user, agent_id=agent, horizon=horizon, tz=tz))
+    found, zone = run(lambda m: (
+        m.reminders(user_id=user, agent_id=agent, horizon=horizon, tz=tz), as_zone(tz) if tz else m.timezone(user),
+    ))
     if as_json:
         print_json(found)
     elif found:
-        console.print(render.reminders_table(found))
+        console.print(render.reminders_table(found, zone))
     else:
-        console.print("[dim]nothing due[/]")
+        notice("nothing due")
 
 
 @app.command()
 def done(memory_id: str) -> None:
     """Mark a task done (a recurring one: this occurrence)."""
-    event = run(lambda m: m.complete(memory_id))
+    event = run(lambda m: m.complete(full_id(m, memory_id)))
     console.print(render.events_table([event]))
 
 
 @app.command()
 def export(
-    file: Annotated[Path, typer.Argument(help="where to write the JSON")],
+    file: Annotated[Path, typer.Argument(help="where to write the JSON; - for stdout")],
     user: UserOpt,
     agent: AgentOpt = None,
     fmt: Annotated[str, typer.Option("--format", help="engram (lossless) or optmem")] = "engram",
     with_history: Annotated[bool, typer.Option("--history", help="include the audit trail")] = False,
 ) -> None:
     """Export a user's memories (engram JSON, or an OptMem memory file)."""
-    data = run(lambda m: m.export(user_id=user, agent_id=agent, format=fmt, history=with_history, path=file))
+    to_stdout = str(file) == STDIO
+    if not to_stdout and not file.expanduser().parent.is_dir():
+        fail(f"cannot write {file}: folder {file.expanduser().parent} does not exist")
+    with render.progress_bar("exporting", disable=_state.get("quiet")) as progress:
+        data = run(lambda m: m.export(
+            user_id=user, agent_id=agent, format=fmt, history=with_history, path=None if to_stdout else file,
+            progress=progress,
+        ))
+    if to_stdout:
+        print_json(data)
     count = len(data) if isinstance(data, list) else len(data["memories"])
-    console.print(f"exported {count} memories of {user} to {file} ({fmt})")
+    notice(f"exported {count} memories of {user} to {'stdout' if to_stdout else file} ({fmt})")
 
 
 @app.command("import")
 def import_(
-    file: Annotated[Path, typer.Argument(help="an engram export or an OptMem memory file")],
+    file: Annotated[Path, typer.Argument(help="an engram export, a mem0 export or an OptMem file; - for stdin")],
     user: Annotated[Optional[str], typer.Option("--user", "-u", help="import into this user (required for OptMem)")] = None,
     agent: AgentOpt = None,
     on_conflict: Annotated[str, typer.Option("--on-conflict", help="skip, replace or new_id")] = "skip",
     as_json: JsonOpt = False,
 ) -> None:
     """Import memories (privacy filter applied again on the way in)."""
-    report = run(lambda m: m.import_(file, user_id=user, agent_id=agent, on_conflict=on_conflict))
+    source: Any = read_text(STDIO) if str(file) == STDIO else file
+    if not isinstance(source, str) and not file.expanduser().is_file():
+        fail(f"cannot read {file}: no such file")
+    with render.progress_bar("importing", disable=as_json or _state.get("quiet")) as progress:
+        report = run(lambda m: m.import_(source, user_id=user, agent_id=agent, on_conflict=on_conflict,
+                                         progress=progress))
     if as_json:
         print_json(report)
     else:
-        console.print(
+        notice(
             f"imported {report.added} memories ({report.format}); skipped {report.skipped}, "
             f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}, "
             f"not stored while paused {report.paused}; "
             f"{report.history} history rows"
         )
+
+
+@app.command()
+def reembed(
+    batch: Annotated[int, typer.Option("--batch", min=1, help="memories per transaction")] = 256,
+) -> None:
+    """Re-embed every memory with the configured embedder, in place (after changing the embedder).
+    Interrupted, it resumes where it stopped."""
+    from engram.providers.embedders import make_embedder
+    from engram.reembed import reembed as run_reembed
+    from engram.store.sqlite import SQLiteStore
+
+    try:
+        check_db()
+        current = settings()
+        embedder = make_embedder(current)
+        store = SQLiteStore(current.path, dim=embedder.dim)
+    except (EngramError, ValueError, OSError) as exc:
+        fail(str(exc))
+    try:
+        with render.progress_bar(f"re-embedding with {embedder.name}", disable=_state.get("quiet")) as progress:
+            count = run_reembed(store, embedder, batch=batch, progress=progress)
+    except (EngramError, OSError) as exc:  # e.g. the embedder's weights are not on this machine
+        fail(str(exc))
+    finally:
+        store.close()
+    notice(f"re-embedded {count} memories with {embedder.name} ({embedder.dim}-d)")

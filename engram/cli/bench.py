@@ -13,6 +13,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 from rich import box
+from rich.markup import escape
 from rich.table import Table
 
 from engram.cli.render import console
@@ -22,6 +23,7 @@ bench_app = typer.Typer(
     help="Benchmarks: LoCoMo / MADial retrieval recall against baselines, latency at scale.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain help: no <bool> metavars
 )
 
 OutOpt = Annotated[Path, typer.Option("--out", "-o", help="folder for the JSON results and the PNG chart")]
@@ -44,8 +46,16 @@ ALL_SYSTEMS = "engram,engram-bm25,engram-dense,bm25,dense,rrf"
 
 
 def _fail(message: str) -> None:
-    console.print(f"[red]error:[/] {message}")
+    from engram.cli.render import errors
+
+    errors.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(1)
+
+
+def _hint(message: str) -> None:
+    from engram.cli.render import errors
+
+    errors.print(message, markup=False, style="yellow", soft_wrap=True)
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -153,7 +163,11 @@ def render_retrieval(report: Any) -> None:
     for system in short:
         console.print(f"[yellow]{system.system} stored {system.stored:,} of {report.n_docs:,} documents[/]")
     if report.json_path:
-        console.print(f"results: {report.json_path}\nchart:   {report.png_path}")
+        console.print(f"results: {report.json_path}", markup=False)
+        if report.png_path:
+            console.print(f"chart:   {report.png_path}", markup=False)
+        else:
+            _hint("no chart: matplotlib is not installed (pip install 'engramdb[bench]')")
 
 
 @bench_app.command("locomo")
@@ -237,6 +251,9 @@ def scale(
 ) -> None:
     """Add and search latency, ingest throughput, memory and disk at 10k-1M memories (synthetic)."""
     from engram.bench.scale import QUICK, run_scale
+
+    if workdir is not None and not workdir.is_dir():
+        _fail(f"--workdir {workdir}: no such folder")
 
     options: dict[str, Any] = {
         "sizes": _ints(sizes, "--sizes"), "users_total": users_total, "users": users,

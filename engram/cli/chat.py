@@ -20,6 +20,7 @@ import logging
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.text import Text
 
 import engram.cli.render as render
@@ -96,10 +97,13 @@ def chat(
     try:
         memory = Memory(settings=settings)
     except (EngramError, ValueError) as exc:
-        console.print(f"[red]error:[/] {exc}")
+        render.errors.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
         raise typer.Exit(1) from None
     try:
         _repl(memory, user, agent, session, system, background=not foreground)
+    except EngramError as exc:  # e.g. an endpoint with no model that cannot list its models
+        render.errors.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
+        raise typer.Exit(1) from None
     finally:
         memory.close()
 
@@ -111,7 +115,8 @@ def _repl(memory: Any, user: str, agent_id: str | None, session: str | None, sys
 
     bot = MemoryAgent(memory, user_id=user, agent_id=agent_id, session_id=session,
                       system_prompt=system, background=background)
-    console.print(f"[dim]engram chat — {user}, session {bot.session_id}, model {bot.llm.model}. /help for commands.[/]")
+    console.print(Text(f"engram chat — {user}, session {bot.session_id}, model {bot.llm.model}. /help for commands.",
+                       style="dim"))
     while True:
         try:
             line = console.input("[bold green]you>[/] ")
@@ -123,6 +128,9 @@ def _repl(memory: Any, user: str, agent_id: str | None, session: str | None, sys
         command = parse_command(line)
         try:
             if command is None:
+                line = _control(memory, bot, line)  # "暂停记忆", "Delete all my memories.", "yes"
+                if not line:
+                    continue
                 reply = bot.chat(line)
                 console.print(Text("assistant> ", style="bold cyan") + Text(reply))
                 continue
@@ -132,7 +140,24 @@ def _repl(memory: Any, user: str, agent_id: str | None, session: str | None, sys
                 return
             _slash(memory, bot, name, arg)
         except EngramError as exc:  # LLMError included: the message was kept, the chat goes on
-            console.print(f"[red]error:[/] {exc}")
+            render.errors.print(f"[red]error:[/] {escape(str(exc))}", soft_wrap=True)
+
+
+def _control(memory: Any, bot: Any, line: str) -> str:
+    """Commands said in plain words run now, in the foreground, and their confirmation is shown
+    ("记忆已暂停…", "This would permanently delete…"); returns what is left for the LLM."""
+    from engram.control import split_commands
+    from engram.user_state import pending
+
+    awaiting = pending(memory.store, bot.user_id) is not None
+    commands, rest = split_commands(line, awaiting=awaiting)
+    if not commands:
+        return line
+    memory.flush(timeout=max(5.0, memory.settings.llm_timeout * 2))  # what was just said counts too
+    events = memory.add(line, user_id=bot.user_id, agent_id=bot.agent_id, session_id=bot.session_id)
+    for message in dict.fromkeys(e.command.message for e in events if e.command is not None):
+        console.print(Text("memory> ", style="bold magenta") + Text(message))
+    return rest.strip()
 
 
 def _slash(memory: Any, bot: Any, name: str, arg: str) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-import rjieba
 
 from engram.extract.candidate import Ctx, candidate
 from engram.extract.dates import zh_int
@@ -88,6 +87,8 @@ _ZH_DIET_RE = re.compile(r"^我(?:是|一直)?(?:吃素的?|(?P<vegan>纯)?素�
 
 def is_place(word: str) -> bool:
     """jieba tags every part of `word` as a place name (ns)."""
+    import rjieba  # loaded on first use (start-up time)
+
     tags = rjieba.tag(word)
     return bool(tags) and all(t == "ns" for _, t in tags)
 

@@ -4,7 +4,7 @@ rows and signals for ranking. Mixed into `SQLiteStore`."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -14,6 +14,54 @@ from engram.store.base import MemoryRow, Scope
 from engram.store.sqlite.rows import JSON_LIST, ROW_COLUMNS, SELECT_ITEM, copy_item, item_from_row, row_from
 
 
+def _sql_value(value: Any) -> Any:
+    return int(value) if isinstance(value, bool) else value
+
+
+def metadata_where(condition: Mapping[str, Any], column: str) -> tuple[str, list[Any]]:
+    """SQL for a metadata filter in mem0's language (checked by `engram.validate.filters`):
+    ``{"k": v}`` equals, ``{"k": {"gte": 3, "ne": 5}}`` operators
+    (eq ne gt gte lt lte in nin contains), ``{"AND"|"OR": [conditions]}``, ``{"NOT": condition}``."""
+    parts: list[str] = []
+    params: list[Any] = []
+    for name, value in condition.items():
+        if name in ("AND", "OR"):
+            subs = [metadata_where(c, column) for c in value]
+            parts.append("(" + f" {name} ".join(s for s, _ in subs) + ")" if subs else "1")
+            params += [p for _, args in subs for p in args]
+            continue
+        if name == "NOT":
+            clause, args = metadata_where(value, column)
+            parts.append(f"NOT COALESCE(({clause}), 0)")  # a memory without the key is "not" it
+            params += args
+            continue
+        path = f'$."{name}"'
+        ops = value if isinstance(value, Mapping) else {"eq": value}
+        for op, operand in ops.items():
+            field = f"json_extract({column}, ?)"
+            if op in _COMPARE:
+                parts.append(f"{field} {_COMPARE[op]} ?")
+                params += [path, _sql_value(operand)]
+            elif op == "ne":
+                parts.append(f"({field} IS NULL OR {field} != ?)")
+                params += [path, path, _sql_value(operand)]
+            elif op in ("in", "nin"):
+                marks = ", ".join("?" for _ in operand) or "NULL"
+                test = f"{field} IN ({marks})"
+                parts.append(test if op == "in" else f"({field} IS NULL OR NOT {test})")
+                params += ([path] if op == "in" else [path, path]) + [_sql_value(v) for v in operand]
+            else:  # contains: an element of a list, or a substring of a string
+                parts.append(
+                    f"(CASE json_type({column}, ?) WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each({column}, ?)"
+                    f" WHERE value = ?) WHEN 'text' THEN instr({field}, ?) > 0 ELSE 0 END)"
+                )
+                params += [path, path, _sql_value(operand), path, str(operand)]
+    return " AND ".join(parts) or "1", params
+
+
+_COMPARE = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+
+
 class ItemsMixin:
     """Needs the connection, lock, transactions and caches of `SQLiteStore`."""
 
@@ -21,6 +69,43 @@ class ItemsMixin:
         with self._lock:
             item = self._cached([memory_id]).get(memory_id)
         return None if item is None else copy_item(item)
+
+    def vector_makers(self) -> set[tuple[str | None, int]]:
+        """(embedding model, dimension) of the first and the last vector stored: a store made
+        by another embedder, or half re-embedded (`engram reembed` goes in rowid order), shows
+        here without a scan."""
+        with self._lock:
+            rows = [self._db.execute(
+                "SELECT embedding_model, length(embedding) / 4 FROM memories WHERE embedding IS NOT NULL"
+                f" ORDER BY rowid {order} LIMIT 1"
+            ).fetchone() for order in ("ASC", "DESC")]
+        return {(r[0], r[1]) for r in rows if r is not None}
+
+    def stale_vectors(self, model: str, dim: int, limit: int) -> list[str]:
+        """Ids of memories whose vector another embedder made (oldest first), at most `limit`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM memories WHERE embedding IS NOT NULL AND"
+                " (length(embedding) != ? OR embedding_model IS NOT ?) ORDER BY rowid LIMIT ?",
+                (dim * 4, model, limit),
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def count_stale_vectors(self, model: str, dim: int) -> int:
+        with self._lock:
+            return self._db.execute(
+                "SELECT count(*) FROM memories WHERE embedding IS NOT NULL AND"
+                " (length(embedding) != ? OR embedding_model IS NOT ?)", (dim * 4, model),
+            ).fetchone()[0]
+
+    def ids_with_prefix(self, prefix: str, limit: int = 2) -> list[str]:
+        """Ids that start with `prefix` (a short id typed by a person), at most `limit`."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                (prefix, prefix + "\U0010ffff", limit),
+            ).fetchall()
+        return [r[0] for r in rows]
 
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]:
         if not memory_ids:
@@ -115,9 +200,10 @@ class ItemsMixin:
                 f" AND ({alias}valid_to IS NULL OR {alias}valid_to > ?)"
             )
             params += [moment, moment]
-        for name, value in filters.metadata.items():
-            clauses.append(f"json_extract({alias}metadata, ?) = ?")
-            params += [f'$."{name}"', value if not isinstance(value, bool) else int(value)]
+        if filters.metadata:
+            clause, args = metadata_where(filters.metadata, f"{alias}metadata")
+            clauses.append(clause)
+            params += args
         return " AND ".join(clauses), params
 
     def list(

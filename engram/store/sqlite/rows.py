@@ -119,7 +119,7 @@ ROW_COLUMNS = (
     "id, agent_id, content, kind, layer, status, key, language, importance, strength, access_count,"
     " last_accessed, created_at, updated_at, due_at, recurrence, supersedes, superseded_by, sources,"
     " json_extract(metadata, '$.merged_kind'), coalesce(json_extract(metadata, '$.pinned'), 0),"
-    " coalesce(json_extract(metadata, '$.polarity'), 0)"
+    " coalesce(json_extract(metadata, '$.polarity'), 0), session_id"
 )
 
 
@@ -127,7 +127,7 @@ def row_from(r: Sequence[Any]) -> MemoryRow:
     return MemoryRow(
         r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8], r[9], r[10], from_epoch(r[11]),
         from_epoch(r[12]), from_epoch(r[13]), from_epoch(r[14]), r[15], r[16], r[17],
-        tuple(json.loads(r[18])) if r[18] != "[]" else (), r[19], bool(r[20]), int(r[21]),
+        tuple(json.loads(r[18])) if r[18] != "[]" else (), r[19], bool(r[20]), int(r[21]), r[22],
     )
 
 

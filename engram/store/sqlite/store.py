@@ -66,9 +66,10 @@ class SQLiteStore(
         self.path = Path(path)
         self.dim = dim
         memory = str(path) == ":memory:"
+        new = not memory and not self.path.exists()
         if not memory and not read_only:
             try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # memories are private
             except OSError as exc:
                 raise StoreError(f"cannot create the folder of {path}: {exc.strerror}") from None
         self.read_only = read_only or (not memory and not _writable(self.path))
@@ -80,6 +81,8 @@ class SQLiteStore(
                 )
             else:
                 self._db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=30)
+                if new:
+                    self.path.chmod(0o600)  # the -wal and -shm files SQLite makes take this mode too
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) from None
         self._lock = threading.RLock()

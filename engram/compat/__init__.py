@@ -1,0 +1,1 @@
+"""Bridges for code written against other memory libraries (engram.compat.mem0)."""
