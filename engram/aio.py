@@ -135,6 +135,10 @@ class AsyncMemory:
             offset=offset,
         )
 
+    async def provenance(self, memory_id: str) -> list[MemoryItem]:
+        """The episodes a memory was drawn from: what the user said that made engram think so."""
+        return await _hop(self.sync.provenance, memory_id)
+
     async def count(
         self, *, user_id: str, agent_id: str | None = None, filters: Filters | Mapping[str, Any] | None = None
     ) -> int:

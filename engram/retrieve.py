@@ -21,7 +21,7 @@ from datetime import datetime
 import numpy as np
 
 from engram.config import Settings
-from engram.models import Filters, MemoryItem, ScoreParts, SearchResult
+from engram.models import REPLY_KEY, Filters, Kind, MemoryItem, ScoreParts, SearchResult
 from engram.providers.embedders import Embedder
 from engram.lifecycle import decayed_importance
 from engram.store.base import MemoryRow, Scope, Store
@@ -267,20 +267,26 @@ class Retriever:
                 importance=importance, recency=recency, use=use, time=time,
                 lexical_rank=c.lexical_rank, dense_rank=c.dense_rank,
             )
-            relevance = self.relevance(items[memory_id].content, c, terms, weights)
+            relevance = self.relevance(items[memory_id], c, terms, weights)
             results.append(SearchResult(memory=items[memory_id], score=score, relevance=relevance, parts=parts))
         return results
 
-    def relevance(self, content: str, found: _Candidate, terms: list[str], weights: list[float]) -> float:
+    def relevance(self, item: MemoryItem, found: _Candidate, terms: list[str], weights: list[float]) -> float:
         """Absolute relevance in [0, 1], comparable across queries (unlike the fused score, which
         is relative to the best hit): the larger of the share of the query's weighted words the
-        memory contains and the embedder's cosine, calibrated between `relevance_cosine_floor`
-        (unrelated) and `relevance_cosine_full`."""
+        memory contains (an episode's answered turn counting at `weight_context`) and the
+        embedder's cosine, calibrated between `relevance_cosine_floor` (unrelated) and
+        `relevance_cosine_full`."""
         s = self.settings
         covered = 0.0
         if terms:
-            have = {_SAME.get(t, t) for t in lexical_tokens(content)}
-            covered = sum(w for t, w in zip(terms, weights) if _SAME.get(t, t) in have) / (sum(weights) or 1.0)
+            have = {_SAME.get(t, t) for t in lexical_tokens(item.content)}
+            answered = item.metadata.get(REPLY_KEY) if item.kind is Kind.TURN else None
+            around = {_SAME.get(t, t) for t in lexical_tokens(answered)} if isinstance(answered, str) else set()
+            covered = sum(
+                w if _SAME.get(t, t) in have else s.weight_context * w if _SAME.get(t, t) in around else 0.0
+                for t, w in zip(terms, weights)
+            ) / (sum(weights) or 1.0)
         similar = 0.0
         if found.dense_rank is not None:
             span = (s.relevance_cosine_full - s.relevance_cosine_floor) or 1.0

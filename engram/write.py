@@ -388,7 +388,7 @@ class Writer:
         if is_chatter(text, answers):
             return None
         privacy = self.services.privacy
-        (item,) = self.turn_items(said, [Message(role="user", content=text)]) or (None,)
+        (item,) = self.turn_items(said, [Message(role="user", content=text.strip())]) or (None,)
         if item is None:
             return None
         item.source = Source.EPISODE

@@ -10,6 +10,7 @@ import pytest
 
 from engram import InvalidInput
 from engram.user_state import system_zone_name
+from helpers import facts
 
 
 def test_an_edit_rederives_the_slot_so_a_later_negation_leaves_it_alone(memory):
@@ -29,8 +30,8 @@ def test_importing_the_same_file_twice_adds_nothing_the_second_time(memory, tmp_
     memory.export(user_id="alice", path=path)
     first = memory.import_(path, user_id="bob")
     again = memory.import_(path, user_id="bob")
-    assert first.added == 2 and again.added == 0 and again.skipped == 2
-    assert len(memory.get_all(user_id="bob")) == 2
+    assert first.added == 4 and again.added == 0 and again.skipped == 4  # two facts, two episodes
+    assert len(memory.get_all(user_id="bob")) == 4
 
 
 @pytest.mark.parametrize("data", [{"foo": 1}, {"format": "other"}, [1, 2], {"memories": [{"text": "x"}]}])
@@ -57,7 +58,7 @@ def tagged(memory):
     memory.add("I live in Berlin.", user_id="u", metadata={"n": 3, "tags": ["home"], "src": "chat log"})
     memory.add("I prefer tea.", user_id="u", metadata={"n": 7, "src": "email"})
     memory.add("I work as a nurse.", user_id="u")
-    return lambda f: sorted(i.content.split()[-1] for i in memory.get_all(user_id="u", filters=f))
+    return lambda f: sorted(i.content.split()[-1] for i in facts(memory.get_all(user_id="u", filters=f)))
 
 
 def test_metadata_filters_take_mem0s_operators(tagged):
