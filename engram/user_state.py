@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+from functools import lru_cache
 from pathlib import Path
 from datetime import UTC, datetime, timedelta, tzinfo
 
@@ -45,12 +46,14 @@ _UTC_NAMES = frozenset({"UTC", "Etc/UTC", "Etc/Universal", "Universal", "Zulu", 
 def system_zone_name() -> str | None:
     """This machine's IANA zone: $TZ when it names one, else /etc/localtime's (or
     /etc/timezone's); None for UTC or where neither says."""
-    name = _system_zone()
+    name = _system_zone(os.environ.get("TZ", ""))
     return None if name in _UTC_NAMES else name
 
 
-def _system_zone() -> str | None:
-    name = os.environ.get("TZ", "").lstrip(":")
+@lru_cache(maxsize=8)
+def _system_zone(tz: str) -> str | None:
+    """Read once per value of $TZ: every `add` asks (a realpath of /etc/localtime was ~60 µs)."""
+    name = tz.lstrip(":")
     if name:
         try:
             as_zone(name)

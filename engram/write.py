@@ -62,6 +62,9 @@ class Said:
     metadata: dict[str, Any]
     said_at: datetime
     idempotency_key: str | None = None
+    # an episode not written yet: it goes into the same transaction as the first memory drawn
+    # from it (one commit for both), or alone at the end of the message (`Writer.flush_episodes`)
+    unwritten: list[Record] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -124,8 +127,8 @@ class Writer:
             if message.role == "user":  # the turn itself, and the facts drawn from it point back to it
                 episode = self.keep_episode(said, text, answers)
                 if episode is not None:
-                    kept_episodes.append(episode)
-                    source = replace(said, metadata={**said.metadata, EPISODE_KEY: episode.memory.id})
+                    kept_episodes.append(Event(action=Action.ADD, memory=episode.item, reason="kept as an episode"))
+                    source = replace(said, metadata={**said.metadata, EPISODE_KEY: episode.item.id}, unwritten=[episode])
             else:
                 answers = text
             found = extract_candidates(text, role=message.role, now=local)
@@ -134,6 +137,7 @@ class Writer:
                 event = self.add_candidate(source, candidate, text)
                 if event is not None:
                     out.events.append(event)
+            self.flush_episodes(source)
         if out.kept:  # the LLM (when configured): this turn now, or its batch when full
             last = kept_episodes[-1].memory.id if kept_episodes else None
             source = replace(said, metadata={**said.metadata, EPISODE_KEY: last}) if last else said
@@ -223,7 +227,9 @@ class Writer:
             if record.embedding is None and decision.action is not Action.NOOP:
                 embed_records(s.embedder, [record])  # it is stored (a NOOP only reinforces the old one)
             log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)
-            event = self._apply(decision, record, candidate, now, said.session_id)
+            with s.store.atomic():  # the episode it was drawn from, when not written yet, in one commit
+                self.flush_episodes(said)
+                event = self._apply(decision, record, candidate, now, said.session_id)
         target = decision.target
         if (
             decision.action is Action.NOOP and target is not None and target.status is Status.DISPUTED
@@ -382,9 +388,10 @@ class Writer:
         recent = self.services.store.turns_list(said.scope, said.session_id)
         return recent[-1].content if recent and recent[-1].role == "assistant" else None
 
-    def keep_episode(self, said: Said, text: str, answers: str | None) -> Event | None:
-        """Store what the user said, verbatim after the privacy filter, with the assistant turn
-        it answers; chatter is not kept. Facts drawn from it record its id (provenance)."""
+    def keep_episode(self, said: Said, text: str, answers: str | None) -> Record | None:
+        """What the user said, verbatim after the privacy filter, with the assistant turn it
+        answers, as the episode to write (`flush_episodes`); chatter is not kept. Facts drawn
+        from it record its id (provenance)."""
         if is_chatter(text, answers):
             return None
         privacy = self.services.privacy
@@ -397,10 +404,13 @@ class Writer:
             filtered = apply_privacy(context, privacy)
             if not filtered.dropped and filtered.text.strip():
                 item.metadata = {**item.metadata, REPLY_KEY: filtered.text}
-        (event,) = self.store_verbatim(
-            [make_record(item, None, said.idempotency_key)], "episode", shown="kept as an episode"
-        )
-        return event
+        return make_record(item, None, said.idempotency_key)
+
+    def flush_episodes(self, said: Said) -> None:
+        """Write the episode `said` still holds (in the caller's transaction, when it has one)."""
+        if said.unwritten:
+            records, said.unwritten[:] = list(said.unwritten), []
+            self.store_verbatim(records, "episode")
 
     # -- verbatim turns and edits ------------------------------------------------------
     def turn_items(self, said: Said, messages: Sequence[Message]) -> list[MemoryItem]:
