@@ -166,9 +166,16 @@ def lexical_tokens(text: str) -> list[str]:
 
     Output tokens contain only ``[a-z0-9.:]`` or CJK ideographs, so they are
     safe in an FTS5 query once quoted. Duplicates are kept (term frequency).
+    The same texts come back often (a search scores its hits' words, a message is
+    indexed and then compared): they are tokenized once (a fresh list each call).
     """
     if not text:
         return []
+    return list(_lexical_tokens(text))
+
+
+@lru_cache(maxsize=8192)
+def _lexical_tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     stop = _EN_STOPWORDS
     for m in _TOKEN_RE.finditer(_fold(text)):
@@ -183,7 +190,7 @@ def lexical_tokens(text: str) -> list[str]:
             out.append(tok.replace(",", "") if "," in tok else tok)
         else:
             _cjk_tokens(tok, out)
-    return out
+    return tuple(out)
 
 
 # --------------------------------------------------------------------------- comparing statements
