@@ -68,6 +68,13 @@ def _ints(text: str, what: str) -> list[int]:
     return values
 
 
+def _existing(files: list[Path]) -> None:
+    """One line and exit 1 for the first path that is not a file."""
+    for path in files:
+        if not path.is_file():
+            _fail(f"{path}: no such file")
+
+
 def _names(text: str) -> list[str]:
     return [v.strip() for v in text.split(",") if v.strip()]
 
@@ -185,9 +192,7 @@ def locomo(
     """Turn-level retrieval recall on LoCoMo (categories 1-4), engram against BM25, dense and RRF."""
     from engram.bench.retrieval import run_locomo
 
-    for path in files:
-        if not path.is_file():
-            _fail(f"{path}: no such file")
+    _existing(files)
     try:
         with _progress("LoCoMo") as progress:
             report = run_locomo(
@@ -308,9 +313,7 @@ def conversation(
     """Each LoCoMo turn said through add() by its speaker: recall@k, turns kept, facts, coverage, latency."""
     from engram.bench.conversation import LABELLED_SETS, run_conversation
 
-    for path in files:
-        if not path.is_file():
-            _fail(f"{path}: no such file")
+    _existing(files)
     try:
         with _progress("conversation") as progress:
             report = run_conversation(
