@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import uuid
 from datetime import UTC, datetime, tzinfo
-from enum import StrEnum
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engram.errors import InvalidInput
+from engram.kinds import EPISODE_KEY, REPLY_KEY, Action, Kind, Layer, Source, Status  # re-exported
 
 
 def utcnow() -> datetime:
@@ -46,62 +46,6 @@ def as_zone(tz: tzinfo | str | None) -> tzinfo:
 
 def new_id() -> str:
     return uuid.uuid4().hex
-
-
-class Kind(StrEnum):
-    PREFERENCE = "preference"
-    FACT = "fact"
-    TASK = "task"
-    DECISION = "decision"
-    IDENTITY = "identity"
-    EVENT = "event"
-    SUMMARY = "summary"
-    TURN = "turn"
-
-
-class Layer(StrEnum):
-    EPISODIC = "episodic"
-    LONG_TERM = "long_term"
-
-
-class Status(StrEnum):
-    ACTIVE = "active"
-    SUPERSEDED = "superseded"
-    DISPUTED = "disputed"
-    ARCHIVED = "archived"
-
-
-class Action(StrEnum):
-    ADD = "ADD"
-    UPDATE = "UPDATE"
-    SUPERSEDE = "SUPERSEDE"
-    DISPUTE = "DISPUTE"
-    NOOP = "NOOP"
-    DELETE = "DELETE"
-    # lifecycle and user control (engram.lifecycle, engram.disputes, engram.control)
-    RESOLVE = "RESOLVE"  # a dispute settled by the user
-    ARCHIVE = "ARCHIVE"
-    RESTORE = "RESTORE"
-    MERGE = "MERGE"
-    VIEW = "VIEW"  # a memory listed in answer to "what do you remember about me?"
-    PAUSE = "PAUSE"
-    RESUME = "RESUME"
-
-
-# metadata keys engram sets itself (engram.episodes)
-EPISODE_KEY = "episode"  # a fact's: the id of the episode (the user's turn) it was drawn from
-REPLY_KEY = "reply_to"  # an episode's: the assistant turn it answers
-
-
-class Source(StrEnum):
-    """Which extractor (or caller) produced a memory."""
-
-    EXPLICIT = "explicit"
-    RULE = "rule"
-    LLM = "llm"
-    IMPORT = "import"
-    API = "api"
-    EPISODE = "episode"  # a user turn kept verbatim by `add` (engram.episodes)
 
 
 class MemoryItem(BaseModel):

@@ -133,7 +133,7 @@ def test_the_facade_stays_small():
 
 # docs/architecture.md's layers, lowest first; a module imports only its own layer and those below
 LAYERS = {
-    "models": ("engram.errors", "engram.models", "engram.config"),
+    "models": ("engram.errors", "engram.kinds", "engram.models", "engram.config"),
     "services": (
         "engram.store", "engram.providers", "engram.privacy", "engram.sanitize", "engram.text",
         "engram.tokens", "engram.when", "engram.templates", "engram.records", "engram.display",

@@ -16,7 +16,7 @@ from engram.cli.render import console, print_json
 from engram.cli.bench import bench_app
 from engram.cli.options import STDIO, check_db, open_memory, read_text, settings, state as _state
 from engram.errors import EngramError
-from engram.models import Kind, Status, as_zone
+from engram.kinds import Kind, Status
 
 app = typer.Typer(
     name="engram",
@@ -471,6 +471,8 @@ def reminders(
 ) -> None:
     """Tasks due (or overdue) now."""
     from datetime import timedelta
+
+    from engram.models import as_zone
 
     horizon = None if hours is None else timedelta(hours=hours)
     found, zone = run(lambda m: (

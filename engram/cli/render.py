@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from pydantic import BaseModel
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from engram.models import Event, HistoryEntry, MemoryItem, SearchResult, Source
+from engram.kinds import Source
+
+if TYPE_CHECKING:  # the models load with the first command that shows one, not for --help
+    from engram.models import Event, HistoryEntry, MemoryItem, SearchResult
 
 # Stored text is shown exactly as stored: never read as markup ("[/]", "list[str]") or emoji codes (":coffee:").
 console = Console(emoji=False, highlight=False)
@@ -62,10 +64,10 @@ def progress_bar(description: str, *, disable: bool = False) -> Iterator[Callabl
 
 def print_json(data: Any) -> None:
     """Machine-readable output for scripts (`--json`)."""
-    if isinstance(data, BaseModel):
+    if hasattr(data, "model_dump"):
         data = data.model_dump(mode="json")
     elif isinstance(data, list):
-        data = [d.model_dump(mode="json") if isinstance(d, BaseModel) else d for d in data]
+        data = [d.model_dump(mode="json") if hasattr(d, "model_dump") else d for d in data]
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2, default=str))  # only JSON: no wrapping, no colour
 
 
