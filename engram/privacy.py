@@ -147,8 +147,6 @@ class PrivacyPolicy(BaseModel):
 _DEFAULT_POLICY = PrivacyPolicy()
 _PLACEHOLDERS = {kind: f"[REDACTED:{kind.value}]" for kind in SecretKind}
 _PLACEHOLDER_TUPLE = tuple(_PLACEHOLDERS.values())
-_PLACEHOLDER_RE = re.compile(r"\[REDACTED:[a-z_]+\]")
-_LONGEST_PLACEHOLDER = max(map(len, _PLACEHOLDER_TUPLE))
 
 
 def placeholder(kind: SecretKind) -> str:
@@ -522,19 +520,29 @@ def _mixed(s: str) -> bool:
 _Cand = tuple[int, int, int, int, SecretKind]
 
 
+_CONTEXT_WORDS = 6  # words before a number that may say what it is
+_EARLIER_NUMBER = re.compile(r"\d{3,}|\[REDACTED:[a-z_]+\]")  # a placeholder hides one
+_CONTEXT_READ = 200  # characters read to find them (bounded: long texts stay linear)
+
+
 def _numbers_context_ok(text: str, start: int, end: int) -> bool:
     """False for an amount (¥15000000000, 15000000000元) or when the nearest
     keyword before the number, in the same clause, calls it an order/tracking
     number; with no keyword at all, False for a count ("15912345678 views")."""
     if _AMOUNT_BEFORE.search(text, max(0, start - 6), start) or _AMOUNT_AFTER.match(text, end):
         return False
-    # the 32 characters before, in the same clause; a placeholder there is blanked
-    # ("[REDACTED:card]" names no card), so redacting twice changes nothing
-    before = text[max(0, start - 32 - _LONGEST_PLACEHOLDER) : start]
-    if "[REDACTED:" in before:
-        before = _PLACEHOLDER_RE.sub(lambda p: " " * len(p.group()), before)
-    clause = _CLAUSE_TAIL.search(before, max(0, len(before) - 32))
-    window = clause.group().lower() if clause else ""
+    # the last words before it (about 32 characters), in the same clause and after any earlier
+    # number; counted in words, not characters, so a redaction nearby (which changes lengths and
+    # ends where the number it hides ended) moves nothing in or out: redacting twice changes nothing
+    before = text[max(0, start - _CONTEXT_READ) : start]
+    # a keyword said of an earlier number (or what a placeholder now hides) is not this one's
+    earlier = None
+    for earlier in _EARLIER_NUMBER.finditer(before):
+        pass
+    if earlier is not None:
+        before = before[earlier.end() :]
+    clause = _CLAUSE_TAIL.search(before)
+    window = " ".join(clause.group().lower().split()[-_CONTEXT_WORDS:]) if clause else ""
     last = None
     for m in _NUM_CONTEXT.finditer(window):
         last = m
