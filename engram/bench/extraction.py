@@ -33,14 +33,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from engram.bench.data import normalise_dia_id, parse_datetime, parse_evidence
+from engram.bench.data import normalise_dia_id, parse_evidence, session_turns
 from engram.extract import extract_candidates
 from engram.text import content_words
 
 __all__ = ["extraction_only", "extraction_timing", "labelled_scores", "observation_scores"]
 
 LABELLED_NOW = datetime(2026, 5, 8, 12, 0, tzinfo=UTC)  # the turns of the labelled set are said then
-_SESSION_RE = re.compile(r"^session_(\d+)$")
 _OBS_RE = re.compile(r"^session_(\d+)_observation$")
 _USER_WORDS = frozenset(("user", "用户"))
 
@@ -143,14 +142,11 @@ def observation_scores(conversation: dict, facts_by_turn: dict[str, list[str]]) 
     }
 
 
-def _turns(conversation: dict[str, Any]) -> Iterable[tuple[dict[str, Any], datetime | None]]:
-    """Every turn, in session order, with its session's date."""
-    sessions = sorted((int(m.group(1)), k) for k in conversation if (m := _SESSION_RE.match(k)))
-    for n, key in sessions:
-        when = parse_datetime(conversation.get(f"session_{n}_date_time"))
-        for turn in conversation.get(key) or ():
-            if isinstance(turn, dict) and turn.get("text"):
-                yield turn, when
+def _turns(conversation: dict[str, Any]) -> Iterable[tuple[dict[str, str], datetime | None]]:
+    """Every turn (`engram.bench.data.session_turns`), in session order, with its session's date."""
+    for _session, when, turns in session_turns(conversation):
+        for turn in turns:
+            yield turn, when
 
 
 def extraction_only(conversation: dict) -> dict[str, list[str]]:
@@ -158,7 +154,7 @@ def extraction_only(conversation: dict) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for turn, when in _turns(conversation):
         found = extract_candidates(str(turn["text"]), role="user", now=when)
-        out[normalise_dia_id(turn.get("dia_id"))] = [c.content for c in found]
+        out[turn["dia_id"]] = [c.content for c in found]
     return out
 
 
