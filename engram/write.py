@@ -431,13 +431,13 @@ class Writer:
             )
         return items
 
-    def store_verbatim(self, records: list[Record], reason: str, shown: str = "stored verbatim") -> list[Event]:
+    def store_verbatim(self, records: list[Record], reason: str) -> list[Event]:
         """Embed `records` in one batch and write them in one transaction, as ADDs."""
         embed_records(self.services.embedder, records)
         self.services.store.write(
             inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, reason) for r in records]
         )
-        return [Event(action=Action.ADD, memory=r.item, reason=shown) for r in records]
+        return [Event(action=Action.ADD, memory=r.item, reason="stored verbatim") for r in records]
 
     def add_turns(self, said: Said, messages: Sequence[Message]) -> list[Event]:
         """``add(infer=False)``: every message stored verbatim as a turn."""

@@ -73,9 +73,6 @@ class ConversationReport(BaseModel):
     )
     json_path: str | None = None
 
-    def mode(self, name: str) -> ModeReport:
-        return next(m for m in self.modes if m.mode == name)
-
 
 def _messages(previous: str | None, text: str) -> list[dict[str, str]]:
     said = [{"role": "assistant", "content": previous}] if previous else []
