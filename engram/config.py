@@ -73,6 +73,11 @@ class Settings(BaseSettings):
     # storage
     path: Path = Field(default=DEFAULT_HOME / "engram.db", description="SQLite database file")
     store: Literal["sqlite"] = "sqlite"
+    index_cache_mb: float = Field(
+        default=256, ge=0,
+        description="memory for per-user search indexes in one process; the least recently used "
+        "user's goes past it (reloaded from its pack on their next search)",
+    )
 
     # embeddings
     embedder: Literal["wordllama", "openai"] = "wordllama"

@@ -82,7 +82,10 @@ class Memory:
         embedder = embedder or make_embedder(settings)
         privacy = PrivacyPolicy(**settings.privacy)
         self.services = Services(
-            store=store or SQLiteStore(settings.path, dim=embedder.dim, read_only=settings.read_only),
+            store=store or SQLiteStore(
+                settings.path, dim=embedder.dim, read_only=settings.read_only,
+                index_cache_mb=settings.index_cache_mb,
+            ),
             embedder=embedder,
             settings=settings, privacy=privacy, display=Display(privacy),
         )

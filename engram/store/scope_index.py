@@ -112,7 +112,71 @@ _NO_DOCS = np.zeros(0, dtype=np.int64)
 _NO_TFS = np.zeros(0, dtype=np.float32)
 
 
-def _post(field: dict[str, _Postings], index: int, words: Sequence[str]) -> int:
+class _Field(dict):
+    """A field's postings by term. Those read from a pack stay in flat CSR arrays until a
+    query or a write touches the term (a cold user's query reads a few of its thousands)."""
+
+    def __init__(
+        self, terms: Sequence[str] = (), offsets: np.ndarray | None = None,
+        docs: np.ndarray | None = None, tfs: np.ndarray | None = None,
+    ) -> None:
+        super().__init__()
+        self._slots = dict(zip(terms, range(len(terms))))
+        self._offsets, self._docs, self._tfs = offsets, docs, tfs
+        self.unpacked = 0  # postings held as Python lists (`nbytes` without a walk over them)
+
+    def get(self, term: str, default: _Postings | None = None) -> _Postings | None:  # type: ignore[override]
+        found = dict.get(self, term)
+        if found is None and self._slots:
+            slot = self._slots.pop(term, None)
+            if slot is not None:
+                found = self[term] = self._unpacked(slot)
+        return default if found is None else found
+
+    def _unpacked(self, slot: int) -> _Postings:
+        start, end = int(self._offsets[slot]), int(self._offsets[slot + 1])
+        postings = _Postings()
+        postings._docs = self._docs[start:end].astype(np.int64)
+        postings._tfs = self._tfs[start:end].copy()
+        postings.docs, postings.tfs = postings._docs.tolist(), postings._tfs.astype(np.int64).tolist()
+        postings._filled = end - start
+        self.unpacked += end - start
+        return postings
+
+    def __len__(self) -> int:
+        return dict.__len__(self) + len(self._slots)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def csr(self) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
+        """(terms joined by newlines, offsets, docs, term frequencies) of every term."""
+        terms: list[str] = []
+        offsets = [0]
+        docs: list[np.ndarray] = []
+        tfs: list[np.ndarray] = []
+        for term, slot in self._slots.items():
+            start, end = int(self._offsets[slot]), int(self._offsets[slot + 1])
+            terms.append(term)
+            docs.append(self._docs[start:end])
+            tfs.append(self._tfs[start:end])
+            offsets.append(offsets[-1] + end - start)
+        for term, postings in dict.items(self):
+            terms.append(term)
+            docs.append(np.asarray(postings.docs, dtype=np.int32))
+            tfs.append(np.asarray(postings.tfs, dtype=np.float32))
+            offsets.append(offsets[-1] + len(postings.docs))
+        join = (lambda arrays, dtype: np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype))
+        return "\n".join(terms), np.asarray(offsets, dtype=np.int64), join(docs, np.int32), join(tfs, np.float32)
+
+    def nbytes(self) -> int:
+        """About what the field holds in memory: packed postings at 8 bytes, unpacked ones as
+        Python lists plus their numpy copy (~90 bytes), ~150 bytes of overhead per term."""
+        packed = 0 if self._docs is None else self._docs.nbytes + self._tfs.nbytes + self._offsets.nbytes
+        return packed + 90 * self.unpacked + 150 * len(self)
+
+
+def _post(field: _Field, index: int, words: Sequence[str]) -> int:
     """Add one row's words (with their counts) to a field's postings; returns the length."""
     counts: dict[str, int] = {}
     for word in words:
@@ -122,6 +186,7 @@ def _post(field: dict[str, _Postings], index: int, words: Sequence[str]) -> int:
         if postings is None:
             postings = field[word] = _Postings()
         postings.append(index, tf)
+    field.unpacked += len(counts)
     return len(words)
 
 
@@ -147,11 +212,11 @@ class ScopeIndex:
         self.created = np.zeros(0, dtype=np.float64)
         self.position: dict[int, int] = {}
         self.agent_codes: dict[str | None, int] = {None: 0}
-        self.postings: dict[str, _Postings] = {}
+        self.postings: _Field = _Field()
         # neighbouring turns of a conversation: a second, weaker field per row
         self.ids: list[str] = []  # memory ids by row, so hits need no lookup
-        self.words: list[Sequence[str]] = []
-        self.context: dict[str, _Postings] = {}
+        self.words: list[Sequence[str] | str] = []  # own words by row (a str: space-joined, from a pack)
+        self.context: _Field = _Field()
         self.context_len = np.zeros(0, dtype=np.float32)
         self.last_turn: dict[str, int] = {}
         self._ivf: IVF | None = None
@@ -242,7 +307,8 @@ class ScopeIndex:
         previous = self.last_turn.get(conversation)
         self.last_turn[conversation] = index
         if previous is not None:
-            self.context_len[index] += _post(self.context, index, self.words[previous])
+            words = self.words[previous]
+            self.context_len[index] += _post(self.context, index, words.split() if isinstance(words, str) else words)
             self.context_len[previous] += _post(self.context, previous, self.words[index])
 
     def set_status(self, rowid: int, status: str | None) -> None:
@@ -285,6 +351,68 @@ class ScopeIndex:
         self._writes += 1
         self._stats.clear()
         self._masks.clear()
+
+    # -- memory and persistence --------------------------------------------------
+    @property
+    def clean(self) -> bool:
+        """No row is deleted or replaced: every row is live content (only such an index is packed,
+        so a pack never keeps text that was deleted or rewritten)."""
+        return not bool(np.any(self.status[: self.size] == GONE))
+
+    def nbytes(self) -> int:
+        """About what this index holds in memory (the cache's budget counts this)."""
+        arrays = sum(
+            a.nbytes for a in (
+                self.rowids, self.matrix, self.has_vector, self.status, self.agent, self.doc_len,
+                self.created, self.context_len,
+            )
+        )
+        ivf = self._ivf.nbytes() if self._ivf is not None else 0
+        # ids, words, the rowid -> row dict and the store's content hash: ~400 bytes a row
+        # (tracemalloc on 1,000-memory users: 2.2 MB loaded from the table, 1.6 MB from a pack)
+        return arrays + ivf + 400 * self.size + self.postings.nbytes() + self.context.nbytes()
+
+    def to_parts(self) -> dict[str, np.ndarray | str | list | dict | int]:
+        """The index as flat parts (`engram.store.scope_pack`); only a `clean` one."""
+        n = self.size
+        terms, offsets, docs, tfs = self.postings.csr()
+        c_terms, c_offsets, c_docs, c_tfs = self.context.csr()
+        return {
+            "dim": self.dim, "size": n,
+            "rowids": self.rowids[:n], "matrix": self.matrix[:n], "has_vector": self.has_vector[:n],
+            "status": self.status[:n], "agent": self.agent[:n], "doc_len": self.doc_len[:n],
+            "created": self.created[:n], "context_len": self.context_len[:n],
+            "ids": "\n".join(self.ids),
+            "words": "\n".join(w if isinstance(w, str) else " ".join(w) for w in self.words),
+            "agents": [a for a, _ in sorted(self.agent_codes.items(), key=lambda kv: kv[1])],
+            "last_turn": self.last_turn,
+            "terms": terms, "offsets": offsets, "docs": docs, "tfs": tfs,
+            "c_terms": c_terms, "c_offsets": c_offsets, "c_docs": c_docs, "c_tfs": c_tfs,
+        }
+
+    @classmethod
+    def from_parts(cls, parts: dict, approximate_above: int | None = None) -> ScopeIndex:
+        """An index back from `to_parts` (the IVF, if any, is built again on first use)."""
+        index = cls(int(parts["dim"]), approximate_above)
+        n = index.size = int(parts["size"])
+        index.rowids, index.matrix, index.has_vector = parts["rowids"], parts["matrix"], parts["has_vector"]
+        index.status, index.agent, index.doc_len = parts["status"], parts["agent"], parts["doc_len"]
+        index.created, index.context_len = parts["created"], parts["context_len"]
+        index.ids = parts["ids"].split("\n") if n else []
+        index.words = parts["words"].split("\n") if n else []
+        index.position = dict(zip(index.rowids.tolist(), range(n)))
+        index.agent_codes = {agent: code for code, agent in enumerate(parts["agents"])}
+        index.last_turn = dict(parts["last_turn"])
+
+        def field(prefix: str) -> _Field:
+            terms = parts[prefix + "terms"]
+            return _Field(
+                terms.split("\n") if terms else [], parts[prefix + "offsets"], parts[prefix + "docs"],
+                parts[prefix + "tfs"],
+            )
+
+        index.postings, index.context = field(""), field("c_")
+        return index
 
     # -- searching ---------------------------------------------------------------
     def _mask(

@@ -8,9 +8,14 @@ from collections.abc import Sequence
 import numpy as np
 
 from engram.models import Filters
-from engram.store.base import Scope
+from engram.store import scope_pack
+from engram.store.base import Scope, StoreError
 from engram.store.scope_index import Allowed, ScopeIndex, Window
 from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
+
+# a user with fewer memories loads from the table about as fast as from a pack (~2 ms per 100)
+PACK_FROM_ROWS = 200
+
 
 def _terms(tokens: Sequence[str]) -> list[str]:
     """A query's distinct tokens, in order."""
@@ -41,18 +46,59 @@ class SearchMixin:
         return self._scope_index(scope.user_id), statuses_of(filters), allowed, window
 
     def _scope_index(self, user_id: str) -> ScopeIndex:
-        """The user's in-memory index, loaded from the memories table and FTS5 tokens."""
+        """The user's in-memory index: cached, else from its pack, else loaded from the
+        memories table and FTS5 tokens (and packed for the next cold start)."""
         cache = self._indexes.get(user_id)
         if cache is None:
-            cache = ScopeIndex(self.dim)
-            # the version before the rows: a write landing in between makes the index look
-            # stale (refreshed once more), never current when it is not
-            version = self.user_version(user_id)
-            self._index_hashes[user_id] = {}
-            self._index_rows(cache, user_id, "m.user_id = ?", [user_id])
-            self._indexes[user_id] = cache
-            self._index_versions[user_id] = version
+            cache = self._unpacked(user_id)
+            if cache is None:
+                cache = ScopeIndex(self.dim)
+                # the version before the rows: a write landing in between makes the index look
+                # stale (refreshed once more), never current when it is not
+                version = self.user_version(user_id)
+                self._index_hashes[user_id] = {}
+                self._index_rows(cache, user_id, "m.user_id = ?", [user_id])
+                self._index_versions[user_id] = version
+                self._indexes[user_id] = cache
+                self._pack(user_id, cache)
         return cache
+
+    def _unpacked(self, user_id: str) -> ScopeIndex | None:
+        """The user's index from its pack (patched if the user changed since), or None."""
+        row = self._db.execute("SELECT version, data FROM scope_packs WHERE user_id = ?", (user_id,)).fetchone()
+        parts = None if row is None else scope_pack.decode(row[1])
+        if parts is None or parts.get("dim") != self.dim:
+            return None
+        cache = ScopeIndex.from_parts(parts)
+        self._index_hashes[user_id] = dict(zip(cache.rowids.tolist(), parts["hashes"].split("\n")))
+        self._index_versions[user_id] = row[0]
+        self._indexes[user_id] = cache
+        current = self.user_version(user_id)
+        if current != row[0]:
+            self._refresh_index(user_id, current)
+            self._pack(user_id, cache)
+        return cache
+
+    def _pack(self, user_id: str, cache: ScopeIndex) -> None:
+        """Persist the index as the user's pack, when it is worth one and holds only live rows.
+        Skipped inside a transaction (its fate is the caller's) and when the user changed since
+        the index was current (the next load packs)."""
+        if self.read_only or self._tx_depth or cache.size < PACK_FROM_ROWS or not cache.clean:
+            return
+        version = self._index_versions[user_id]
+        hashes = self._index_hashes[user_id]
+        parts = cache.to_parts()
+        parts["hashes"] = "\n".join(hashes[r] for r in cache.rowids[: cache.size].tolist())
+        blob = scope_pack.encode(parts)
+        try:
+            with self._tx() as db:
+                if self.user_version(user_id) == version:
+                    db.execute(
+                        "INSERT OR REPLACE INTO scope_packs (user_id, version, data) VALUES (?, ?, ?)",
+                        (user_id, version, blob),
+                    )
+        except StoreError:  # busy, full, read-only: a pack only saves time; the next load tries again
+            pass
 
     def _index_rows(self, cache: ScopeIndex, user_id: str, where: str, params: list) -> None:
         """Rows into `cache` (new ones appended; a known rowid with new content replaced)."""
