@@ -51,7 +51,7 @@ from engram.sanitize import redact_identifier, redact_json
 from engram.services import Services, Shared
 from engram.session import Session, SessionManager
 from engram.store.base import Record, Scope, Store
-from engram.store.sqlite import SQLiteStore
+from engram.store.open import open_store
 from engram.validate import MessagesInput
 from engram.write import AddOutcome, Said, Writer
 
@@ -70,9 +70,10 @@ class Memory:
 
     def __init__(
         self, path: str | Path | None = None, *, settings: Settings | None = None,
-        embedder: Embedder | None = None, store: Store | None = None, llm: Any = None, **overrides: Any,
+        embedder: Embedder | None = None, store: Store | str | None = None, llm: Any = None, **overrides: Any,
     ) -> None:
-        """`llm`: an `OpenAICompatLLM` to use instead of the configured one (``llm_*`` settings)."""
+        """`llm`: an `OpenAICompatLLM` to use instead of the configured one (``llm_*`` settings).
+        `store`: a `Store`, or a store URL (``postgresql://…``; default: the ``store`` setting)."""
         if settings is None:
             if path is not None:
                 overrides["path"] = path
@@ -82,8 +83,8 @@ class Memory:
         embedder = embedder or make_embedder(settings)
         privacy = PrivacyPolicy(**settings.privacy)
         self.services = Services(
-            store=store or SQLiteStore(
-                settings.path, dim=embedder.dim, read_only=settings.read_only,
+            store=store if store is not None and not isinstance(store, str) else open_store(
+                store or settings.store_target, dim=embedder.dim, read_only=settings.read_only,
                 index_cache_mb=settings.index_cache_mb,
             ),
             embedder=embedder,

@@ -550,13 +550,13 @@ def reembed(
     Interrupted, it resumes where it stopped."""
     from engram.providers.embedders import make_embedder
     from engram.reembed import reembed as run_reembed
-    from engram.store.sqlite import SQLiteStore
+    from engram.store.open import open_store
 
     try:
         check_db()
         current = settings()
         embedder = make_embedder(current)
-        store = SQLiteStore(current.path, dim=embedder.dim)
+        store = open_store(current.store_target, dim=embedder.dim)
     except (EngramError, ValueError, OSError) as exc:
         fail(str(exc))
     try:
