@@ -79,5 +79,15 @@ def with_schema(url: str, schema: str) -> str:
     return f"{url}{separator}options=-csearch_path%3D{schema},public"
 
 
+def qdrant_target(tmp_path: Path) -> str:
+    """qdrant-client's local mode in a folder of its own (the side store inside it)."""
+    try:
+        import qdrant_client  # noqa: F401
+    except ImportError as exc:
+        raise Unavailable(f"Qdrant tests need qdrant-client: {exc}") from None
+    return f"qdrant://{tmp_path / 'qdrant'}"
+
+
 register("sqlite", sqlite_target)
 register("postgres", postgres_target)
+register("qdrant", qdrant_target)

@@ -428,6 +428,8 @@ def test_threads_writing_for_different_users_see_only_their_own(store):
 
 
 def test_processes_writing_at_once_lose_nothing_and_cross_no_user(store, store_target):
+    if store_target.startswith("qdrant:///"):
+        pytest.skip("qdrant-client's local mode locks its folder to one process (a Qdrant server has no such limit)")
     store.count(Scope("warm"), ALL)  # the schema exists before they race
     context = multiprocessing.get_context("spawn")
     start = context.Barrier(3)
