@@ -250,11 +250,17 @@ def scale(
     adds: Annotated[int, typer.Option("--adds", min=1, help="single adds timed per scope size")] = 200,
     searches: Annotated[int, typer.Option("--searches", min=1, help="searches timed per phase")] = 300,
     batch: Annotated[int, typer.Option("--batch", min=1, help="memories per add_many call")] = 5000,
+    store: Annotated[str, typer.Option(
+        "--store", help="comma-separated: sqlite, postgres (embedded server), postgresql://URL, qdrant (local mode)"
+    )] = "sqlite",
+    writers: Annotated[int, typer.Option("--writers", min=0, help="processes adding at once (0: skip)")] = 0,
+    writer_adds: Annotated[int, typer.Option("--writer-adds", min=1, help="adds per writing process")] = 200,
     quick: Annotated[bool, typer.Option("--quick", help="small sizes for a smoke run")] = False,
     workdir: Annotated[Optional[Path], typer.Option("--workdir", help="where the temporary databases go")] = None,
     out: OutOpt = Path("bench-results"),
 ) -> None:
-    """Add and search latency, ingest throughput, memory and disk at 10k-1M memories (synthetic)."""
+    """Add and search latency, ingest throughput, memory and disk at 10k-1M memories (synthetic),
+    on SQLite, PostgreSQL or Qdrant, and several processes writing at once."""
     from engram.bench.scale import QUICK, run_scale
 
     if workdir is not None and not workdir.is_dir():
@@ -262,17 +268,24 @@ def scale(
 
     options: dict[str, Any] = {
         "sizes": _ints(sizes, "--sizes"), "users_total": users_total, "users": users,
-        "adds": adds, "searches": searches,
+        "adds": adds, "searches": searches, "stores": [s.strip() for s in store.split(",") if s.strip()],
+        "writers": writers, "writer_adds": writer_adds,
     }
     if quick:
         options.update(QUICK)
     with _progress("scale") as progress:
-        report = run_scale(**options, batch=batch, workdir=workdir, out_dir=out, progress=progress)
+        try:
+            report = run_scale(**options, batch=batch, workdir=workdir, out_dir=out, progress=progress)
+        except ValueError as exc:
+            _fail(str(exc))
     sizes_table = _table(f"scale ({report.wall_s:.0f} s)")
-    for column in ("phase", "memories", "users", "ingest/s", "peak RSS MB", "DB MB"):
+    for column in ("phase", "store", "memories", "users", "ingest/s", "peak RSS MB", "RSS MB", "disk MB", "cross-user"):
         sizes_table.add_column(column, justify="left" if column == "phase" else "right", no_wrap=True)
-    times = _table("latency, ms p50/p95 (infer: add with infer=True; cold: a user's first search)")
-    for column in ("phase", "add", "infer", "search", "cold", "warm"):
+    times = _table(
+        "latency, ms p50/p95 (infer: add with infer=True; cold: a user's first search; restart: "
+        "the first after reopening)"
+    )
+    for column in ("phase", "store", "add", "infer", "search", "cold", "warm", "restart"):
         times.add_column(column, justify="left" if column == "phase" else "right", no_wrap=True)
 
     def pair(latency: Any) -> str:
@@ -280,12 +293,13 @@ def scale(
 
     for phase in report.phases:
         sizes_table.add_row(
-            phase.name, f"{phase.memories:,}", f"{phase.users:,}", f"{phase.ingest_per_s:,.0f}",
-            f"{phase.peak_rss_mb:,.0f}", f"{phase.db_mb:,.0f}",
+            phase.name, phase.store, f"{phase.memories:,}", f"{phase.users:,}", f"{phase.ingest_per_s:,.0f}",
+            f"{phase.peak_rss_mb:,.0f}", f"{phase.rss_mb:,.0f}", f"{phase.db_mb:,.0f}",
+            "" if phase.cross_user_hits is None else str(phase.cross_user_hits),
         )
         times.add_row(
-            phase.name, pair(phase.add_ms), pair(phase.add_infer_ms), pair(phase.search_ms),
-            pair(phase.search_cold_ms), pair(phase.search_warm_ms),
+            phase.name, phase.store, pair(phase.add_ms), pair(phase.add_infer_ms), pair(phase.search_ms),
+            pair(phase.search_cold_ms), pair(phase.search_warm_ms), pair(phase.search_restart_ms),
         )
     console.print(sizes_table)
     console.print(times)
