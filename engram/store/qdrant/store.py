@@ -36,7 +36,7 @@ from qdrant_client import QdrantClient, models
 
 from engram.models import Filters
 from engram.store.base import Scope, StoreError
-from engram.store.qdrant import points as P
+import engram.store.qdrant.points as P
 from engram.store.qdrant.target import QdrantTarget, parse
 from engram.store.scope_index import RESTATEMENT_SHORTLIST
 from engram.store.sqlite.rows import SELECT_ITEM, item_from_row, statuses_of, to_epoch
