@@ -35,6 +35,7 @@ from psycopg_pool import ConnectionPool
 from engram.config import redact_url
 from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
 from engram.store.postgres import vectors
+from engram.store.postgres.copy import CopyMixin
 from engram.store.postgres.items import ItemsMixin
 from engram.store.postgres.jobs import JobsMixin
 from engram.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, hnsw_index, statements
@@ -52,7 +53,9 @@ def lock_key(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
-class PostgresStore(ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin):
+class PostgresStore(
+    ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin, CopyMixin,
+):
     """`Store` over a PostgreSQL database with pgvector; safe to share between threads."""
 
     def __init__(self, url: str, *, dim: int, read_only: bool = False, pool_size: int = POOL_SIZE) -> None:
