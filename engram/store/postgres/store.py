@@ -34,7 +34,7 @@ from psycopg_pool import ConnectionPool
 
 from engram.config import redact_url
 from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
-from engram.store.postgres import vectors
+from engram.store.postgres.vectors import register_vectors
 from engram.store.postgres.copy import CopyMixin
 from engram.store.postgres.items import ItemsMixin
 from engram.store.postgres.jobs import JobsMixin
@@ -79,7 +79,7 @@ class PostgresStore(
             raise pg_error(exc, self.path) from None
 
     def _configure(self, conn: psycopg.Connection) -> None:
-        vectors.register(conn)
+        register_vectors(conn)
         if self.read_only:
             conn.execute("SET default_transaction_read_only = on")
 
@@ -105,7 +105,7 @@ class PostgresStore(
                     conn.execute(statement)
                 conn.execute("UPDATE engram_schema SET version = %s", (target,))
             conn.execute(hnsw_index(self.dim))
-        vectors.register(conn)
+        register_vectors(conn)
 
     @staticmethod
     def _version(conn: psycopg.Connection) -> int:
