@@ -3,9 +3,12 @@ large ones), lexical and duplicate checks on the per-user `ScopeIndex`. Mixed in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
+import psycopg
 
 from engram.models import Filters
 from engram.store.base import Scope
@@ -107,27 +110,40 @@ class SearchMixin:
         """Top `limit` (id, cosine) in the scope, ranked in the database."""
         if limit <= 0:
             return []
+        with self._conn() as conn, self._dense_query(conn, scope, vector, filters, limit) as (sql, params):
+            rows = conn.execute(sql, params, prepare=False).fetchall()
+        rows.sort(key=lambda r: -r[1])  # HNSW's relaxed order
+        return [(r[0], float(r[1])) for r in rows]
+
+    def explain_dense(self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int) -> str:
+        """PostgreSQL's plan for this dense search (which index serves it)."""
+        with self._conn() as conn, self._dense_query(conn, scope, vector, filters, limit) as (sql, params):
+            return "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql, params, prepare=False))
+
+    @contextmanager
+    def _dense_query(
+        self, conn: psycopg.Connection, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
+    ) -> Iterator[tuple[str, list[Any]]]:
+        """The dense query for this scope's size, inside the settings it needs (not prepared:
+        a prepared plan would keep the settings of its first runs)."""
         query = np.asarray(vector, dtype=np.float32)
         where, params = self._filter_where(scope, filters)
-        where += " AND vector_dims(embedding) = %s"
-        params.append(self.dim)
-        with self._conn() as conn:
-            if self._scope_size(scope.user_id) <= HNSW_ABOVE:
-                # `embedding <=> q` matches no index: the planner reads the scope's rows
-                rows = conn.execute(
-                    f"SELECT id, 1 - (embedding <=> %s) AS score FROM memories WHERE {where}"
-                    " ORDER BY embedding <=> %s LIMIT %s",
-                    [query, *params, query, limit], prepare=False,
-                ).fetchall()
-            else:
-                with conn.transaction():  # SET LOCAL: this query only (not prepared: it would keep its plan)
-                    conn.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, limit)}")
-                    conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-                    cast = f"embedding::vector({self.dim})"
-                    rows = conn.execute(
-                        f"SELECT id, 1 - ({cast} <=> %s) AS score FROM memories WHERE {where}"
-                        f" ORDER BY {cast} <=> %s LIMIT %s",
-                        [query, *params, query, limit], prepare=False,
-                    ).fetchall()
-        rows.sort(key=lambda r: -r[1])
-        return [(r[0], float(r[1])) for r in rows]
+        where += f" AND vector_dims(embedding) = {int(self.dim)}"  # a literal: it selects the partial HNSW index
+        if self._scope_size(scope.user_id) <= HNSW_ABOVE:
+            # `embedding <=> q` matches no index: the planner reads the scope's rows by its btree
+            yield (
+                f"SELECT id, 1 - (embedding <=> %s) FROM memories WHERE {where} ORDER BY embedding <=> %s LIMIT %s",
+                [query, *params, query, limit],
+            )
+            return
+        with conn.transaction():  # SET LOCAL: this query only
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, int(limit))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            # the size decided HNSW: a plan through the user's btree and a sort is not an option
+            conn.execute("SET LOCAL enable_sort = off")
+            conn.execute("SET LOCAL enable_seqscan = off")
+            cast = f"embedding::vector({int(self.dim)})"
+            yield (
+                f"SELECT id, 1 - ({cast} <=> %s) FROM memories WHERE {where} ORDER BY {cast} <=> %s LIMIT %s",
+                [query, *params, query, limit],
+            )
