@@ -10,7 +10,7 @@ None) and ``tokens`` (engram's lexical tokens). Rows come out in the source's ke
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -59,6 +59,21 @@ class CopyRows(Protocol):
         ...
 
     def copy_count(self, table: str) -> int: ...
+
+
+def unpack(
+    table: Table, rows: Sequence[Sequence[Any]], vector: Callable[[Any], Any] = lambda v: v
+) -> list[tuple[tuple, dict[str, Any]]]:
+    """(key, row) from result rows laid out as key columns, `table.columns`, then for memories
+    the vector (through `vector`) and the space-separated tokens."""
+    width, out = len(table.key), []
+    for r in rows:
+        row = dict(zip(table.columns, r[width : width + len(table.columns)], strict=True))
+        if table.name == "memories":
+            row["embedding"] = None if r[-2] is None else vector(r[-2])
+            row["tokens"] = r[-1].split()
+        out.append((tuple(r[:width]), row))
+    return out
 
 
 def keyset(table: Table, placeholder: str) -> str:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from engram.store.copy import JSON_COLUMNS, MEMORY_COLUMNS, TABLE, keyset
+from engram.store.copy import JSON_COLUMNS, TABLE, keyset, unpack
 
 _SERIAL = {"history": "id", "session_turns": "id", "jobs": "id"}
 
@@ -28,14 +28,7 @@ class CopyMixin:
             f"SELECT {columns}{extra} FROM {table} {where} ORDER BY {', '.join(spec.key)} LIMIT %s",
             [*(after or ()), limit], binary=table == "memories",
         )
-        width = len(spec.key)
-        out = []
-        for r in rows:
-            row = dict(zip(spec.columns, r[width : width + len(spec.columns)], strict=True))
-            if table == "memories":
-                row["embedding"], row["tokens"] = r[-2], r[-1].split()
-            out.append((tuple(r[:width]), row))
-        return out
+        return unpack(spec, rows)
 
     def copy_in(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
         if not rows:

@@ -14,16 +14,13 @@ from engram.models import Filters
 from engram.store.base import Scope
 from engram.store.scope_index import Allowed, ScopeIndex, Window
 from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
+from engram.store.sqlite.search import query_terms
 
 # scopes up to this many rows are ranked exactly (their rows through the user's btree: 2.9 ms
 # at 100k, FACTS.md); above, through HNSW with an iterative scan (a filtered HNSW query alone
 # returns too few rows: recall 0.19), the hits then re-ranked by exact cosine
 HNSW_ABOVE = 20_000
 HNSW_EF_SEARCH = 100
-
-
-def _terms(tokens: Sequence[str]) -> list[str]:
-    return list(dict.fromkeys(t for t in tokens if t))
 
 
 class SearchMixin:
@@ -34,28 +31,31 @@ class SearchMixin:
         weights: Sequence[float] | None = None, context_weight: float = 0.0,
     ) -> list[tuple[str, float]]:
         """BM25 over engram's tokens with the user's own statistics (see scope_index)."""
-        terms = _terms(tokens)
+        terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
-        allowed, window = self._index_filters(scope, filters)
-        with self._lock:
-            index = self._scope_index(scope.user_id)
-            return index.lexical(
-                terms, statuses_of(filters), scope.agent_id, limit, allowed, weights, context_weight, window
-            )
+        with self._searchable(scope, filters) as (index, statuses, allowed, window):
+            return index.lexical(terms, statuses, scope.agent_id, limit, allowed, weights, context_weight, window)
 
     def restatements(
         self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
-        terms = _terms(tokens)
+        terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
+        with self._searchable(scope, filters) as (index, statuses, allowed, window):
+            return index.restatements(
+                np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
+            )
+
+    @contextmanager
+    def _searchable(
+        self, scope: Scope, filters: Filters
+    ) -> Iterator[tuple[ScopeIndex, list[str], Allowed | None, Window | None]]:
+        """The user's index, current, held (under `_lock`) for one search, and the filters it applies."""
         allowed, window = self._index_filters(scope, filters)
         with self._lock:
-            index = self._scope_index(scope.user_id)
-            return index.restatements(
-                np.asarray(vector, dtype=np.float32), terms, statuses_of(filters), scope.agent_id, limit, allowed, window
-            )
+            yield self._scope_index(scope.user_id), statuses_of(filters), allowed, window
 
     def _scope_index(self, user_id: str) -> ScopeIndex:
         """(Under `_lock`) the user's index, current: reloaded when the user's version in the

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from engram.store.copy import MEMORY_COLUMNS, TABLE, keyset
+from engram.store.copy import MEMORY_COLUMNS, TABLE, keyset, unpack
 from engram.store.sqlite.rows import scope_tokens
 
 
@@ -27,16 +27,7 @@ class CopyMixin:
             sql = f"SELECT {', '.join(spec.key + spec.columns)} FROM {table} {where} ORDER BY {', '.join(spec.key)} LIMIT ?"
         with self._lock:
             rows = self._db.execute(sql, [*(after or ()), limit]).fetchall()
-        width = len(spec.key)
-        out = []
-        for r in rows:
-            row = dict(zip(spec.columns, r[width : width + len(spec.columns)], strict=True))
-            if table == "memories":
-                blob, tokens = r[-2], r[-1]
-                row["embedding"] = None if blob is None else np.frombuffer(blob, dtype=np.float32)
-                row["tokens"] = tokens.split()
-            out.append((tuple(r[:width]), row))
-        return out
+        return unpack(spec, rows, lambda blob: np.frombuffer(blob, dtype=np.float32))
 
     def copy_in(self, table: str, rows: Sequence[dict[str, Any]]) -> None:
         if not rows:
