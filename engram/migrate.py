@@ -63,6 +63,7 @@ def migrate(
     total = sum(src.copy_count(t.name) for t in TABLES)
     done = sum(dst.copy_count(t.name) for t in TABLES) - (1 if report.resumed else 0)
     started = time.perf_counter()
+    getattr(dst, "copy_prepare", lambda: None)()  # e.g. PostgreSQL: its HNSW index is built once, after
     for table in TABLES:
         if table.name in cursor["done"]:
             continue
@@ -88,6 +89,7 @@ def migrate(
         cursor["done"].append(table.name)
         _save_cursor(target, {"done": cursor["done"], "table": None, "after": None})
         report.copied[table.name] = copied
+    getattr(dst, "copy_finish", lambda: None)()
     report.seconds = time.perf_counter() - started
     report.users = verify(source, target, vectors=not report.reembedded)
     target.set_state(CURSOR_USER, "cursor", None, utcnow())  # finished: nothing to resume

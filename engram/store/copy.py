@@ -60,6 +60,9 @@ class CopyRows(Protocol):
 
     def copy_count(self, table: str) -> int: ...
 
+    # optional: `copy_prepare()` before the first batch and `copy_finish()` after the last
+    # (e.g. an index built once instead of row by row)
+
 
 def unpack(
     table: Table, rows: Sequence[Sequence[Any]], vector: Callable[[Any], Any] = lambda v: v

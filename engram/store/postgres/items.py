@@ -73,7 +73,7 @@ class ItemsMixin:
         if not memory_ids:
             return []
         rows = self._rows(f"SELECT {ITEM_SQL} FROM memories WHERE id = ANY(%s::text[])", (list(memory_ids),))
-        found = {r[0]: item_from_row(r) for r in rows}
+        found = self._with_pending({r[0]: item_from_row(r) for r in rows})
         return [found[i] for i in memory_ids if i in found]
 
     def vector_makers(self) -> set[tuple[str | None, int]]:
@@ -106,7 +106,7 @@ class ItemsMixin:
         if not memory_ids:
             return {}
         rows = self._rows(f"SELECT {ROW_SQL} FROM memories WHERE id = ANY(%s::text[])", (list(memory_ids),))
-        return {r[0]: row_from(r) for r in rows}
+        return self._with_pending({r[0]: row_from(r) for r in rows})
 
     def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         if not memory_ids:
@@ -165,7 +165,9 @@ class ItemsMixin:
         if limit is not None:
             sql += " LIMIT %s OFFSET %s"
             params += [limit, offset]
-        return [item_from_row(r) for r in self._rows(sql, params)]
+        items = [item_from_row(r) for r in self._rows(sql, params)]
+        self._with_pending({item.id: item for item in items})
+        return items
 
     def count(self, scope: Scope, filters: Filters) -> int:
         where, params = self._filter_where(scope, filters)
@@ -198,6 +200,7 @@ class ItemsMixin:
         return [row_from(r) for r in self._rows(f"SELECT {ROW_SQL} FROM memories WHERE {where}", params)]
 
     def lifecycle_rows(self, scope: Scope, statuses: Sequence[str]) -> list[MemoryRow]:
+        self._flush_access()  # maintenance ranks by uses
         where, params = self._scope_where(scope)
         if statuses:
             where += " AND status = ANY(%s::text[])"

@@ -97,10 +97,11 @@ class SearchMixin:
         return (lambda rowids: np.isin(rowids, permitted)), window
 
     def _scope_size(self, user_id: str) -> int:
-        """Rows of the user (from the cached index when it is current, else counted)."""
+        """Rows of the user: its cached index's size (it only picks exact or HNSW, so a write
+        from another process not yet seen there does not matter), else counted."""
         with self._lock:
             index = self._indexes.get(user_id)
-            if index is not None and self._index_versions.get(user_id) == self.user_version(user_id):
+            if index is not None:
                 return index.size
         return self._rows("SELECT count(*) FROM memories WHERE user_id = %s", (user_id,))[0][0]
 

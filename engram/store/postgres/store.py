@@ -26,6 +26,7 @@ import inspect
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -67,6 +68,9 @@ class PostgresStore(
         self._lock = threading.RLock()  # the caches below
         self._indexes: dict[str, ScopeIndex] = {}
         self._index_versions: dict[str, int] = {}
+        # uses counted by record_access, not yet written: id -> (count, last use)
+        self._pending_access: dict[str, tuple[int, datetime]] = {}
+        self._pending_since: float | None = None
         try:
             with psycopg.connect(url, autocommit=True) as conn:
                 self._migrate(conn)
@@ -222,7 +226,10 @@ class PostgresStore(
         return 0 if row is None else row[0]
 
     def close(self) -> None:
-        self._pool.close()
+        try:
+            self._flush_access()
+        finally:
+            self._pool.close()
 
 
 def pg_error(exc: psycopg.Error, where: str) -> StoreError:
