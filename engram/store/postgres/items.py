@@ -3,6 +3,7 @@ or idempotency key; light rows and signals for ranking. Mixed into `PostgresStor
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -11,6 +12,7 @@ import numpy as np
 
 from engram.models import Filters, MemoryItem
 from engram.store.base import MemoryRow, Scope
+from engram.store.metadata_sql import metadata_sql
 from engram.store.sqlite.rows import SELECT_ITEM, item_from_row, row_from
 
 _JSON = {"metadata", "entities", "tags", "sources"}
@@ -32,41 +34,28 @@ def _jsonb(value: Any) -> str:
 
 
 def metadata_where(condition: Mapping[str, Any], column: str = "metadata") -> tuple[str, list[Any]]:
-    """SQL for a metadata filter in mem0's language (as `engram.store.sqlite.items.metadata_where`),
-    over jsonb: values compare within their JSON type (a number with numbers, a string with strings)."""
-    parts: list[str] = []
-    params: list[Any] = []
-    for name, value in condition.items():
-        if name in ("AND", "OR"):
-            subs = [metadata_where(c, column) for c in value]
-            parts.append("(" + f" {name} ".join(s for s, _ in subs) + ")" if subs else "true")
-            params += [p for _, args in subs for p in args]
-            continue
-        if name == "NOT":
-            clause, args = metadata_where(value, column)
-            parts.append(f"NOT COALESCE(({clause}), false)")  # a memory without the key is "not" it
-            params += args
-            continue
-        field = f"({column} -> %s)"
-        ops = value if isinstance(value, Mapping) else {"eq": value}
-        for op, operand in ops.items():
-            if op in _COMPARE:
-                parts.append(f"(jsonb_typeof({field}) = jsonb_typeof(%s::jsonb) AND {field} {_COMPARE[op]} %s::jsonb)")
-                params += [name, _jsonb(operand), name, _jsonb(operand)]
-            elif op == "ne":
-                parts.append(f"({field} IS NULL OR {field} <> %s::jsonb)")
-                params += [name, name, _jsonb(operand)]
-            elif op in ("in", "nin"):
-                test = f"{field} = ANY(%s::jsonb[])"
-                parts.append(f"COALESCE({test}, false)" if op == "in" else f"({field} IS NULL OR NOT COALESCE({test}, false))")
-                params += ([name] if op == "in" else [name, name]) + [[_jsonb(v) for v in operand]]
-            else:  # contains: an element of a list, or a substring of a string
-                parts.append(
-                    f"(CASE jsonb_typeof({field}) WHEN 'array' THEN {field} @> jsonb_build_array(%s::jsonb)"
-                    f" WHEN 'string' THEN strpos({column} ->> %s, %s) > 0 ELSE false END)"
-                )
-                params += [name, name, _jsonb(operand), name, str(operand)]
-    return " AND ".join(parts) or "true", params
+    """SQL for a metadata filter in mem0's language (`engram.store.metadata_sql`) over jsonb:
+    values compare within their JSON type (a number with numbers, a string with strings)."""
+    return metadata_sql(condition, functools.partial(_compare, column), true="true", false="false")
+
+
+def _compare(column: str, name: str, op: str, operand: Any) -> tuple[str, list[Any]]:
+    field = f"({column} -> %s)"
+    if op in _COMPARE:
+        sql = f"(jsonb_typeof({field}) = jsonb_typeof(%s::jsonb) AND {field} {_COMPARE[op]} %s::jsonb)"
+        return sql, [name, _jsonb(operand), name, _jsonb(operand)]
+    if op == "ne":
+        return f"({field} IS NULL OR {field} <> %s::jsonb)", [name, name, _jsonb(operand)]
+    if op in ("in", "nin"):
+        test = f"COALESCE({field} = ANY(%s::jsonb[]), false)"
+        values = [_jsonb(v) for v in operand]
+        return (test, [name, values]) if op == "in" else (f"({field} IS NULL OR NOT {test})", [name, name, values])
+    # contains: an element of a list, or a substring of a string
+    return (
+        f"(CASE jsonb_typeof({field}) WHEN 'array' THEN {field} @> jsonb_build_array(%s::jsonb)"
+        f" WHEN 'string' THEN strpos({column} ->> %s, %s) > 0 ELSE false END)",
+        [name, name, _jsonb(operand), name, str(operand)],
+    )
 
 
 class ItemsMixin:
@@ -84,7 +73,7 @@ class ItemsMixin:
         if not memory_ids:
             return []
         rows = self._rows(f"SELECT {ITEM_SQL} FROM memories WHERE id = ANY(%s::text[])", (list(memory_ids),))
-        found = {r[0]: item_from_row(r) for r in rows}
+        found = self._with_pending({r[0]: item_from_row(r) for r in rows})
         return [found[i] for i in memory_ids if i in found]
 
     def vector_makers(self) -> set[tuple[str | None, int]]:
@@ -117,7 +106,7 @@ class ItemsMixin:
         if not memory_ids:
             return {}
         rows = self._rows(f"SELECT {ROW_SQL} FROM memories WHERE id = ANY(%s::text[])", (list(memory_ids),))
-        return {r[0]: row_from(r) for r in rows}
+        return self._with_pending({r[0]: row_from(r) for r in rows})
 
     def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         if not memory_ids:
@@ -176,7 +165,9 @@ class ItemsMixin:
         if limit is not None:
             sql += " LIMIT %s OFFSET %s"
             params += [limit, offset]
-        return [item_from_row(r) for r in self._rows(sql, params)]
+        items = [item_from_row(r) for r in self._rows(sql, params)]
+        self._with_pending({item.id: item for item in items})
+        return items
 
     def count(self, scope: Scope, filters: Filters) -> int:
         where, params = self._filter_where(scope, filters)
@@ -209,6 +200,7 @@ class ItemsMixin:
         return [row_from(r) for r in self._rows(f"SELECT {ROW_SQL} FROM memories WHERE {where}", params)]
 
     def lifecycle_rows(self, scope: Scope, statuses: Sequence[str]) -> list[MemoryRow]:
+        self._flush_access()  # maintenance ranks by uses
         where, params = self._scope_where(scope)
         if statuses:
             where += " AND status = ANY(%s::text[])"

@@ -3,24 +3,24 @@ large ones), lexical and duplicate checks on the per-user `ScopeIndex`. Mixed in
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 import numpy as np
+import psycopg
 
 from engram.models import Filters
 from engram.store.base import Scope
 from engram.store.scope_index import Allowed, ScopeIndex, Window
 from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
+from engram.store.sqlite.search import query_terms
 
 # scopes up to this many rows are ranked exactly (their rows through the user's btree: 2.9 ms
 # at 100k, FACTS.md); above, through HNSW with an iterative scan (a filtered HNSW query alone
 # returns too few rows: recall 0.19), the hits then re-ranked by exact cosine
 HNSW_ABOVE = 20_000
 HNSW_EF_SEARCH = 100
-
-
-def _terms(tokens: Sequence[str]) -> list[str]:
-    return list(dict.fromkeys(t for t in tokens if t))
 
 
 class SearchMixin:
@@ -31,28 +31,31 @@ class SearchMixin:
         weights: Sequence[float] | None = None, context_weight: float = 0.0,
     ) -> list[tuple[str, float]]:
         """BM25 over engram's tokens with the user's own statistics (see scope_index)."""
-        terms = _terms(tokens)
+        terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
-        allowed, window = self._index_filters(scope, filters)
-        with self._lock:
-            index = self._scope_index(scope.user_id)
-            return index.lexical(
-                terms, statuses_of(filters), scope.agent_id, limit, allowed, weights, context_weight, window
-            )
+        with self._searchable(scope, filters) as (index, statuses, allowed, window):
+            return index.lexical(terms, statuses, scope.agent_id, limit, allowed, weights, context_weight, window)
 
     def restatements(
         self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
-        terms = _terms(tokens)
+        terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
+        with self._searchable(scope, filters) as (index, statuses, allowed, window):
+            return index.restatements(
+                np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
+            )
+
+    @contextmanager
+    def _searchable(
+        self, scope: Scope, filters: Filters
+    ) -> Iterator[tuple[ScopeIndex, list[str], Allowed | None, Window | None]]:
+        """The user's index, current, held (under `_lock`) for one search, and the filters it applies."""
         allowed, window = self._index_filters(scope, filters)
         with self._lock:
-            index = self._scope_index(scope.user_id)
-            return index.restatements(
-                np.asarray(vector, dtype=np.float32), terms, statuses_of(filters), scope.agent_id, limit, allowed, window
-            )
+            yield self._scope_index(scope.user_id), statuses_of(filters), allowed, window
 
     def _scope_index(self, user_id: str) -> ScopeIndex:
         """(Under `_lock`) the user's index, current: reloaded when the user's version in the
@@ -94,10 +97,11 @@ class SearchMixin:
         return (lambda rowids: np.isin(rowids, permitted)), window
 
     def _scope_size(self, user_id: str) -> int:
-        """Rows of the user (from the cached index when it is current, else counted)."""
+        """Rows of the user: its cached index's size (it only picks exact or HNSW, so a write
+        from another process not yet seen there does not matter), else counted."""
         with self._lock:
             index = self._indexes.get(user_id)
-            if index is not None and self._index_versions.get(user_id) == self.user_version(user_id):
+            if index is not None:
                 return index.size
         return self._rows("SELECT count(*) FROM memories WHERE user_id = %s", (user_id,))[0][0]
 
@@ -107,27 +111,40 @@ class SearchMixin:
         """Top `limit` (id, cosine) in the scope, ranked in the database."""
         if limit <= 0:
             return []
+        with self._conn() as conn, self._dense_query(conn, scope, vector, filters, limit) as (sql, params):
+            rows = conn.execute(sql, params, prepare=False).fetchall()
+        rows.sort(key=lambda r: -r[1])  # HNSW's relaxed order
+        return [(r[0], float(r[1])) for r in rows]
+
+    def explain_dense(self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int) -> str:
+        """PostgreSQL's plan for this dense search (which index serves it)."""
+        with self._conn() as conn, self._dense_query(conn, scope, vector, filters, limit) as (sql, params):
+            return "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql, params, prepare=False))
+
+    @contextmanager
+    def _dense_query(
+        self, conn: psycopg.Connection, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
+    ) -> Iterator[tuple[str, list[Any]]]:
+        """The dense query for this scope's size, inside the settings it needs (not prepared:
+        a prepared plan would keep the settings of its first runs)."""
         query = np.asarray(vector, dtype=np.float32)
         where, params = self._filter_where(scope, filters)
-        where += " AND vector_dims(embedding) = %s"
-        params.append(self.dim)
-        with self._conn() as conn:
-            if self._scope_size(scope.user_id) <= HNSW_ABOVE:
-                # `embedding <=> q` matches no index: the planner reads the scope's rows
-                rows = conn.execute(
-                    f"SELECT id, 1 - (embedding <=> %s) AS score FROM memories WHERE {where}"
-                    " ORDER BY embedding <=> %s LIMIT %s",
-                    [query, *params, query, limit], prepare=False,
-                ).fetchall()
-            else:
-                with conn.transaction():  # SET LOCAL: this query only (not prepared: it would keep its plan)
-                    conn.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, limit)}")
-                    conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-                    cast = f"embedding::vector({self.dim})"
-                    rows = conn.execute(
-                        f"SELECT id, 1 - ({cast} <=> %s) AS score FROM memories WHERE {where}"
-                        f" ORDER BY {cast} <=> %s LIMIT %s",
-                        [query, *params, query, limit], prepare=False,
-                    ).fetchall()
-        rows.sort(key=lambda r: -r[1])
-        return [(r[0], float(r[1])) for r in rows]
+        where += f" AND vector_dims(embedding) = {int(self.dim)}"  # a literal: it selects the partial HNSW index
+        if self._scope_size(scope.user_id) <= HNSW_ABOVE:
+            # `embedding <=> q` matches no index: the planner reads the scope's rows by its btree
+            yield (
+                f"SELECT id, 1 - (embedding <=> %s) FROM memories WHERE {where} ORDER BY embedding <=> %s LIMIT %s",
+                [query, *params, query, limit],
+            )
+            return
+        with conn.transaction():  # SET LOCAL: this query only
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, int(limit))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            # the size decided HNSW: a plan through the user's btree and a sort is not an option
+            conn.execute("SET LOCAL enable_sort = off")
+            conn.execute("SET LOCAL enable_seqscan = off")
+            cast = f"embedding::vector({int(self.dim)})"
+            yield (
+                f"SELECT id, 1 - ({cast} <=> %s) FROM memories WHERE {where} ORDER BY {cast} <=> %s LIMIT %s",
+                [query, *params, query, limit],
+            )

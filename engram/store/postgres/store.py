@@ -26,6 +26,7 @@ import inspect
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -34,7 +35,8 @@ from psycopg_pool import ConnectionPool
 
 from engram.config import redact_url
 from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
-from engram.store.postgres import vectors
+from engram.store.postgres.vectors import register_vectors
+from engram.store.postgres.copy import CopyMixin
 from engram.store.postgres.items import ItemsMixin
 from engram.store.postgres.jobs import JobsMixin
 from engram.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, hnsw_index, statements
@@ -52,7 +54,9 @@ def lock_key(text: str) -> int:
     return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
 
 
-class PostgresStore(ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin):
+class PostgresStore(
+    ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin, CopyMixin,
+):
     """`Store` over a PostgreSQL database with pgvector; safe to share between threads."""
 
     def __init__(self, url: str, *, dim: int, read_only: bool = False, pool_size: int = POOL_SIZE) -> None:
@@ -64,6 +68,9 @@ class PostgresStore(ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, Sess
         self._lock = threading.RLock()  # the caches below
         self._indexes: dict[str, ScopeIndex] = {}
         self._index_versions: dict[str, int] = {}
+        # uses counted by record_access, not yet written: id -> (count, last use)
+        self._pending_access: dict[str, tuple[int, datetime]] = {}
+        self._pending_since: float | None = None
         try:
             with psycopg.connect(url, autocommit=True) as conn:
                 self._migrate(conn)
@@ -76,7 +83,7 @@ class PostgresStore(ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, Sess
             raise pg_error(exc, self.path) from None
 
     def _configure(self, conn: psycopg.Connection) -> None:
-        vectors.register(conn)
+        register_vectors(conn)
         if self.read_only:
             conn.execute("SET default_transaction_read_only = on")
 
@@ -102,7 +109,7 @@ class PostgresStore(ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, Sess
                     conn.execute(statement)
                 conn.execute("UPDATE engram_schema SET version = %s", (target,))
             conn.execute(hnsw_index(self.dim))
-        vectors.register(conn)
+        register_vectors(conn)
 
     @staticmethod
     def _version(conn: psycopg.Connection) -> int:
@@ -219,7 +226,10 @@ class PostgresStore(ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, Sess
         return 0 if row is None else row[0]
 
     def close(self) -> None:
-        self._pool.close()
+        try:
+            self._flush_access()
+        finally:
+            self._pool.close()
 
 
 def pg_error(exc: psycopg.Error, where: str) -> StoreError:

@@ -14,7 +14,7 @@ from psycopg.types import TypeInfo
 _HEADER = struct.Struct(">HH")
 
 
-def register(conn: Connection) -> None:
+def register_vectors(conn: Connection) -> None:
     """Dump numpy arrays as `vector`, load `vector` as float32 arrays (text and binary)."""
     info = TypeInfo.fetch(conn, "vector")
     if info is None:  # the extension is not installed (yet): migrations create it

@@ -40,6 +40,7 @@ import engram.store.qdrant.points as P
 from engram.store.qdrant.target import QdrantTarget, parse
 from engram.store.scope_index import RESTATEMENT_SHORTLIST
 from engram.store.sqlite.rows import SELECT_ITEM, item_from_row, statuses_of, to_epoch
+from engram.store.sqlite.search import query_terms
 from engram.store.sqlite.store import SQLiteStore
 
 _CHUNK = 256  # rows read and points upserted at a time while mirroring
@@ -72,10 +73,6 @@ def _open_client(target: QdrantTarget) -> tuple[QdrantClient, Callable[[], None]
                 entry[0].close()
 
     return entry[0], release
-
-
-def _terms(tokens: Sequence[str]) -> list[str]:
-    return list(dict.fromkeys(t for t in tokens if t))
 
 
 def _stamp(row: Sequence[Any]) -> str:
@@ -253,7 +250,7 @@ class QdrantStore(SQLiteStore):
         weights: Sequence[float] | None = None, context_weight: float = 0.0,
     ) -> list[tuple[str, float]]:
         """Sparse search over the user's tokens, idf from the user's own memories."""
-        terms = _terms(tokens)
+        terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
         with self._lock:
@@ -282,7 +279,7 @@ class QdrantStore(SQLiteStore):
         self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
         """Cosine among the few memories sharing the most words (a duplicate check)."""
-        terms = _terms(tokens)
+        terms = query_terms(tokens)
         if not terms or limit <= 0 or not self._dense:
             return []
         with self._lock:
@@ -332,7 +329,7 @@ def _translating(method: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-for _name in ("write", "delete", "delete_scope", "transition", "transition_groups", "reset"):
+for _name in ("write", "delete", "delete_scope", "transition", "transition_groups", "reset", "copy_in"):
     setattr(QdrantStore, _name, _translating(_mirrored(getattr(SQLiteStore, _name))))
 for _name in ("lexical_search", "dense_search", "restatements"):
     setattr(QdrantStore, _name, _translating(getattr(QdrantStore, _name)))
