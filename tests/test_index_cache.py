@@ -82,7 +82,7 @@ def test_a_cold_user_loads_from_its_pack_without_reading_the_memories(db_path, e
         assert {u: answers(cold, u) for u in USERS} == expected
 
 
-def test_a_stale_pack_is_patched_with_what_changed_since(db_path, embedder) -> None:
+def test_a_stale_pack_is_patched_with_what_changed_since(db_path, embedder, monkeypatch) -> None:
     with Memory(db_path, embedder=embedder, reinforce=False) as first:
         fill(first)
         for u in USERS:
@@ -97,7 +97,13 @@ def test_a_stale_pack_is_patched_with_what_changed_since(db_path, embedder) -> N
         )
     with Memory(db_path, embedder=embedder, reinforce=False) as cold:
         got = answers(cold, "ana")
-        assert packs(db_path)["ana"] > written["ana"]  # patched, then packed again
+        assert packs(db_path)["ana"] == written["ana"]  # a few new rows: appended on load, no rewrite
+    monkeypatch.setattr(sqlite_search, "REPACK_ROWS", 1)
+    with Memory(db_path, embedder=embedder, reinforce=False) as cold:
+        assert answers(cold, "ana") == got
+        assert packs(db_path)["ana"] > written["ana"]  # past REPACK_ROWS: packed again, current
+    with Memory(db_path, embedder=embedder, reinforce=False) as cold:
+        assert answers(cold, "ana") == got
     with sqlite3.connect(db_path) as raw:
         raw.execute("DELETE FROM scope_packs")
     with Memory(db_path, embedder=embedder, reinforce=False) as reference:

@@ -542,7 +542,8 @@ def run_scale(
     progress: Progress | None = None,
 ) -> ScaleReport:
     """On each of `stores`: single-scope phases for each of `sizes`, a multi-user phase when
-    `users_total` > 0, and `writers` processes adding at once when `writers` > 0.
+    `users_total` > 0, and `writers` processes adding at once when `writers` > 0 (before the
+    multi-user phase, the longest).
 
     Stores go to a temporary folder under `workdir` (default: the system's) and are deleted
     after each phase. With `out_dir`, writes ``scale.json``.
@@ -553,31 +554,32 @@ def run_scale(
     embedder.embed(["warm up"])
     report = ScaleReport(started_at=datetime.now(UTC), python=sys.version.split()[0])
     began = time.perf_counter()
+    path = None
+    if out_dir is not None:
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        path = Path(out_dir) / "scale.json"
+        report.json_path = str(path)
+
+    def keep(phase: ScalePhase) -> None:
+        """Each phase is written as it ends: a long run stopped midway keeps what it measured."""
+        report.phases.append(phase)
+        report.wall_s = time.perf_counter() - began
+        if path is not None:
+            path.write_text(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1), encoding="utf-8")
+
     with tempfile.TemporaryDirectory(prefix="engram-scale-", dir=workdir) as tmp:
         for spec in stores:
             backend = Stores(spec, Path(tmp))
             try:
                 for size in sizes:
-                    report.phases.append(
-                        single_scope(size, adds=adds, searches=searches, batch=batch, seed=seed,
-                                     embedder=embedder, stores=backend, progress=progress)
-                    )
-                if users_total > 0:
-                    report.phases.append(
-                        multi_user(users_total, users, searches=searches, batch=batch, seed=seed,
-                                   embedder=embedder, stores=backend, progress=progress)
-                    )
+                    keep(single_scope(size, adds=adds, searches=searches, batch=batch, seed=seed,
+                                      embedder=embedder, stores=backend, progress=progress))
                 if writers > 0 and backend.name != "qdrant":  # local mode: one process per folder
-                    report.phases.append(
-                        concurrent_writers(writers, adds=writer_adds, seed=seed, stores=backend, progress=progress)
-                    )
+                    keep(concurrent_writers(writers, adds=writer_adds, seed=seed, stores=backend, progress=progress))
+                if users_total > 0:
+                    keep(multi_user(users_total, users, searches=searches, batch=batch, seed=seed,
+                                    embedder=embedder, stores=backend, progress=progress))
             finally:
                 backend.close()
     report.wall_s = time.perf_counter() - began
-    if out_dir is not None:
-        out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        path = out / "scale.json"
-        report.json_path = str(path)
-        path.write_text(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=1), encoding="utf-8")
     return report

@@ -15,6 +15,9 @@ from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
 
 # a user with fewer memories loads from the table about as fast as from a pack (~2 ms per 100)
 PACK_FROM_ROWS = 200
+# a stale pack is written again once this many rows (or an eighth of the scope) were added since:
+# fewer are cheaper to append on each cold load than a rewrite of the whole pack
+REPACK_ROWS = 256
 
 
 def query_terms(tokens: Sequence[str]) -> list[str]:
@@ -64,20 +67,44 @@ class SearchMixin:
         return cache
 
     def _unpacked(self, user_id: str) -> ScopeIndex | None:
-        """The user's index from its pack (patched if the user changed since), or None."""
-        row = self._db.execute("SELECT version, data FROM scope_packs WHERE user_id = ?", (user_id,)).fetchone()
-        parts = None if row is None else scope_pack.decode(row[1])
-        if parts is None or parts.get("dim") != self.dim:
-            return None
-        cache = ScopeIndex.from_parts(parts)
-        self._index_hashes[user_id] = dict(zip(cache.rowids.tolist(), parts["hashes"].split("\n")))
-        self._index_versions[user_id] = row[0]
+        """The user's index from its pack, caught up with what changed since, or None.
+
+        Pack, version and catch-up are read in one snapshot, so what changed since the pack was
+        written can only be new rows and status changes: a deletion, or a change of a memory's
+        text, vector, agent, kind, session or time, drops the pack in the same transaction."""
+        own = not self._db.in_transaction
+        if own:
+            self._db.execute("BEGIN")
+        try:
+            row = self._db.execute("SELECT version, data FROM scope_packs WHERE user_id = ?", (user_id,)).fetchone()
+            parts = None if row is None else scope_pack.decode(row[1])
+            if parts is None or parts.get("dim") != self.dim:
+                return None
+            cache = ScopeIndex.from_parts(parts)
+            self._index_hashes[user_id] = dict(zip(cache.rowids.tolist(), parts["hashes"].split("\n")))
+            version = self.user_version(user_id)
+            added = 0 if version == row[0] else self._catch_up(cache, user_id)
+        finally:
+            if own:
+                self._db.execute("COMMIT")
+        self._index_versions[user_id] = version
         self._indexes[user_id] = cache
-        current = self.user_version(user_id)
-        if current != row[0]:
-            self._refresh_index(user_id, current)
+        if added >= max(REPACK_ROWS, cache.size // 8):
             self._pack(user_id, cache)
         return cache
+
+    def _catch_up(self, cache: ScopeIndex, user_id: str) -> int:
+        """Rows added since the pack (appended) and status changes (read from a covering index,
+        no table rows); returns the rows added."""
+        last = int(cache.rowids[: cache.size].max()) if cache.size else 0
+        for rowid, status in self._db.execute(
+            "SELECT rowid, status FROM memories WHERE user_id = ? AND rowid <= ?", (user_id, last)
+        ):
+            if cache.status_of(rowid) != status:
+                cache.set_status(rowid, status)
+        before = cache.size
+        self._index_rows(cache, user_id, "m.user_id = ? AND m.rowid > ?", [user_id, last])
+        return cache.size - before
 
     def _pack(self, user_id: str, cache: ScopeIndex) -> None:
         """Persist the index as the user's pack, when it is worth one and holds only live rows.
