@@ -1,0 +1,155 @@
+"""`engram mcp`: the tools through the MCP SDK's own client, over stdio (the real command in a
+subprocess) and over streamable HTTP (a real server on 127.0.0.1), including isolation between
+users and bad input."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
+from service_helpers import serving
+
+from engram.aio import AsyncMemory
+from engram.service.access import fixed_resolver, key_resolver
+from engram.service.mcp_http import http_app
+from engram.service.mcp_server import build_server
+
+ROOT = Path(__file__).resolve().parent.parent
+TOOLS = {"remember", "recall", "context", "forget", "list_memories", "delete_memory", "end_session"}
+
+
+def stdio(db: Path, user: str) -> Client:
+    """The `engram mcp` command of this checkout, started by the SDK's client as a subprocess."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    env.update(ENGRAM_USER=user, ENGRAM_CONFIG=str(db.parent / "none.toml"), HOME=str(db.parent))
+    params = StdioServerParameters(command=sys.executable, args=["-m", "engram", "--db", str(db), "mcp"],
+                                   cwd=str(ROOT), env=env)
+    return Client(params, read_timeout_seconds=60)
+
+
+@asynccontextmanager
+async def http_client(url: str, key: str | None = None, user: str | None = None):
+    headers = {**({"Authorization": f"Bearer {key}"} if key else {}), **({"X-Engram-User": user} if user else {})}
+    async with httpx2.AsyncClient(headers=headers, timeout=60) as http:
+        async with Client(streamable_http_client(f"{url}/mcp", http_client=http)) as client:
+            yield client
+
+
+def data(result: Any) -> Any:
+    assert not result.is_error, result.content
+    content = result.structured_content
+    return content.get("result", content) if isinstance(content, dict) else content
+
+
+def error(result: Any) -> str:
+    assert result.is_error
+    return " ".join(getattr(c, "text", "") for c in result.content)
+
+
+async def remember_and_recall(client: Client) -> str:
+    """The path an agent takes; returns the id of the remembered preference."""
+    assert TOOLS <= {t.name for t in (await client.list_tools()).tools}
+    events = data(await client.call_tool("remember", {"text": "I prefer green tea over coffee"}))["events"]
+    pref = next(e for e in events if e["kind"] == "preference")
+    hits = data(await client.call_tool("recall", {"query": "what does the user like to drink?"}))
+    assert hits[0]["id"] == pref["id"] and "green tea" in hits[0]["content"]
+    context = data(await client.call_tool("context", {"message": "Shall I make you a drink?"}))
+    assert "green tea" in context
+    listed = data(await client.call_tool("list_memories", {"kind": "preference"}))
+    assert [m["id"] for m in listed] == [pref["id"]]
+    capsule = await client.read_resource("engram://capsule")
+    assert "green tea" in capsule.contents[0].text
+    return pref["id"]
+
+
+async def bad_input_is_a_tool_error(client: Client) -> None:
+    assert "at least 1 character" in error(await client.call_tool("remember", {"text": ""}))
+    assert error(await client.call_tool("recall", {"query": "tea", "limit": 0}))
+    assert error(await client.call_tool("recall", {"query": "tea", "limit": "many"}))
+    assert error(await client.call_tool("list_memories", {"kind": "gossip"}))
+    assert "no memory" in error(await client.call_tool("delete_memory", {"memory_id": "nope"}))
+    assert error(await client.call_tool("remember", {"text": "x" * 200_000}))  # over max_message_chars
+    assert error(await client.call_tool("remember", {}))  # missing argument
+    # the server is still there and still works
+    assert data(await client.call_tool("recall", {"query": "tea"}))
+
+
+def test_stdio_tools_through_the_sdk_client_and_isolation_between_users(tmp_path):
+    db = tmp_path / "engram.db"
+
+    async def as_alice() -> str:
+        async with stdio(db, "alice") as client:
+            memory_id = await remember_and_recall(client)
+            await bad_input_is_a_tool_error(client)
+            said = {"text": "We decided to ship the beta on Friday", "session_id": "s1"}
+            assert data(await client.call_tool("remember", said))["events"]
+            delta = data(await client.call_tool("end_session", {"session_id": "s1"}))
+            assert "beta" in delta["summary"] and not delta["already_ended"]
+            assert "no session" in error(await client.call_tool("end_session", {"session_id": "never"}))
+            return memory_id
+
+    async def as_bob(alice_id: str) -> None:
+        async with stdio(db, "bob") as client:
+            assert data(await client.call_tool("list_memories", {})) == []
+            assert data(await client.call_tool("recall", {"query": "green tea"})) == []
+            assert "green tea" not in data(await client.call_tool("context", {"message": "green tea?"}))
+            assert "no memory" in error(await client.call_tool("delete_memory", {"memory_id": alice_id}))
+            assert data(await client.call_tool("forget", {"about": "green tea"}))["deleted"] == 0
+
+    alice_id = anyio.run(as_alice)
+    anyio.run(as_bob, alice_id)
+    from engram import Memory
+
+    with Memory(db) as memory:  # bob's calls changed nothing of alice's
+        assert memory.get(alice_id).user_id == "alice"
+
+    async def alice_deletes() -> None:
+        async with stdio(db, "alice") as client:
+            assert data(await client.call_tool("delete_memory", {"memory_id": alice_id}))["action"] == "DELETE"
+            hits = data(await client.call_tool("recall", {"query": "green tea", "limit": 10}))
+            assert alice_id not in [hit["id"] for hit in hits]
+
+    anyio.run(alice_deletes)
+
+
+def test_stdio_refuses_to_start_without_a_user(tmp_path):
+    import subprocess
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    out = subprocess.run([sys.executable, "-m", "engram", "--db", str(tmp_path / "e.db"), "mcp"], cwd=ROOT,
+                         env={**env, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "--user" in out.stderr and out.stdout == ""
+
+
+@pytest.fixture
+def amemory(memory) -> Iterator[AsyncMemory]:
+    yield AsyncMemory(memory=memory)
+
+
+def test_http_with_one_fixed_user(amemory):
+    app = http_app(build_server(amemory), fixed_resolver("alice"))
+
+    async def check(url: str) -> None:
+        async with http_client(url) as client:
+            await remember_and_recall(client)
+            await bad_input_is_a_tool_error(client)
+        with pytest.raises(Exception, match="unhandled errors"):  # another user: refused before any tool runs
+            async with http_client(url, user="bob") as client:
+                await client.list_tools()
+        async with httpx2.AsyncClient() as http:
+            refused = await http.post(f"{url}/mcp", json={}, headers={"X-Engram-User": "bob"})
+        assert refused.status_code == 403 and refused.json()["error"]["type"] == "permission_denied"
+
+    with serving(app) as url:
+        anyio.run(check, url)
+    assert amemory.sync.count(user_id="alice") > 0 and amemory.sync.count(user_id="bob") == 0
