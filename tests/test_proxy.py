@@ -1,0 +1,164 @@
+"""`engram proxy`: the official `openai` client pointed at a real proxy on 127.0.0.1, in front of
+the scripted OpenAI-compatible server (tests/fake_llm.py). What reached the upstream is asserted
+(the memory in the system message, whose key), and the recorded turn is searched afterwards."""
+
+from __future__ import annotations
+
+import re
+import socket
+import time
+from collections.abc import Iterator
+
+import httpx
+import openai
+import pytest
+from service_helpers import serving
+
+from engram.aio import AsyncMemory
+from engram.service.proxy import Proxy, StreamedText, create_proxy_app, with_memory
+
+
+def recorded(memory, text: str, user: str = "alice", timeout: float = 20.0) -> bool:
+    """Whether `text` is among the user's memories once the background work is done."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        memory.flush(timeout=5)
+        if any(text in hit.memory.content for hit in memory.search(text, user_id=user, limit=20)):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+@pytest.fixture
+def proxy_url(memory, fake_llm) -> Iterator[str]:
+    """A proxy for one fixed user, alice (no keys)."""
+    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), fake_llm.base_url, user="alice"))) as url:
+        yield f"{url}/v1"
+
+
+def client(base_url: str, api_key: str = "unused", **headers: str) -> openai.OpenAI:
+    return openai.OpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=30, default_headers=headers)
+
+
+def test_non_streaming_memory_goes_into_the_existing_system_message_and_the_turn_is_recorded(
+    memory, fake_llm, proxy_url
+):
+    memory.add("I prefer green tea over coffee", user_id="alice")
+    fake_llm.reply("Green tea, as you like it.")
+    reply = client(proxy_url).chat.completions.create(
+        model="fake-model",
+        messages=[{"role": "system", "content": "You are a barista."},
+                  {"role": "user", "content": "What should I drink? My flight to Lisbon leaves on Friday."}],
+    )
+    assert reply.choices[0].message.content == "Green tea, as you like it."
+    sent = fake_llm.requests[-1]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user"]
+    assert "green tea" in sent[0]["content"].lower() and sent[0]["content"].endswith("\n\nYou are a barista.")
+    assert sent[1]["content"] == "What should I drink? My flight to Lisbon leaves on Friday."
+    assert recorded(memory, "flight to Lisbon")
+
+
+def test_streaming_is_passed_through_unchanged_a_system_message_is_inserted_and_the_turn_recorded(
+    memory, fake_llm, proxy_url
+):
+    memory.add("我喜欢喝绿茶", user_id="alice")
+    answer = "好的，给你泡一杯绿茶。The kettle is on."
+    fake_llm.reply(answer)
+    stream = client(proxy_url).chat.completions.create(
+        model="fake-model", stream=True, messages=[{"role": "user", "content": "我周五要去杭州出差，喝点什么？"}],
+    )
+    chunks = list(stream)
+    assert len(chunks) > 3 and "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == answer
+    sent = fake_llm.requests[-1]["messages"]
+    assert sent[0]["role"] == "system" and "绿茶" in sent[0]["content"]
+    assert sent[1] == {"role": "user", "content": "我周五要去杭州出差，喝点什么？"}
+    assert recorded(memory, "杭州出差")
+
+    # byte for byte what the upstream sent (but for its clock)
+    body = {"model": "fake-model", "stream": True, "messages": [{"role": "user", "content": "hi"}]}
+    fake_llm.reply(answer, times=2)
+    with httpx.Client(timeout=30) as http:
+        direct = http.post(f"{fake_llm.base_url}/chat/completions", json=body).content
+        proxied = http.post(f"{proxy_url}/chat/completions", json=body)
+    assert proxied.headers["content-type"].startswith("text/event-stream")
+    clock = re.compile(rb'"created": \d+')
+    assert clock.sub(b"", proxied.content) == clock.sub(b"", direct) and direct.endswith(b"data: [DONE]\n\n")
+
+
+def test_models_are_passed_through(proxy_url, fake_llm):
+    assert [m.id for m in client(proxy_url).models.list()] == ["fake-model"]
+
+
+def test_upstream_errors_come_back_with_their_status_and_body(fake_llm, proxy_url):
+    fake_llm.fail(429)
+    with pytest.raises(openai.RateLimitError) as caught:
+        client(proxy_url).chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.status_code == 429 and "scripted failure 429" in str(caught.value)
+    fake_llm.fail(400, {"error": {"message": "model 'x' not found", "type": "invalid_request_error"}})
+    with pytest.raises(openai.BadRequestError, match="model 'x' not found"):
+        client(proxy_url).chat.completions.create(model="x", messages=[{"role": "user", "content": "hi"}],
+                                                  stream=True)
+
+
+def test_an_unreachable_upstream_is_a_502(memory):
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), dead, user="alice"))) as url:
+        with pytest.raises(openai.APIStatusError) as caught:
+            client(f"{url}/v1").chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    assert caught.value.status_code == 502
+
+
+def test_bad_requests_are_4xx_and_never_reach_the_upstream(fake_llm, proxy_url):
+    with httpx.Client(timeout=30) as http:
+        url = f"{proxy_url}/chat/completions"
+        assert http.post(url, content=b"{not json").status_code == 400
+        assert http.post(url, json=["a list"]).status_code == 400
+        assert http.post(url, json={"model": "m", "messages": "hello"}).status_code == 400
+        big = http.post(url, json={"model": "m", "messages": [{"role": "user", "content": "x" * 9_000_000}]})
+        assert big.status_code == 413 and big.json()["error"]["type"] == "invalid_request_error"
+    assert fake_llm.requests == []
+
+
+def test_a_fixed_user_proxy_refuses_to_act_as_another_user(memory, fake_llm, proxy_url):
+    memory.add("I prefer green tea over coffee", user_id="alice")
+    with pytest.raises(openai.PermissionDeniedError):
+        client(proxy_url).chat.completions.create(model="m", user="bob", messages=[{"role": "user", "content": "hi"}])
+    with pytest.raises(openai.PermissionDeniedError):
+        client(proxy_url, **{"X-Engram-User": "bob"}).chat.completions.create(
+            model="m", messages=[{"role": "user", "content": "tea?"}])
+    assert fake_llm.requests == []
+
+
+def test_a_client_that_hangs_up_stops_the_upstream_and_nothing_is_recorded(memory, fake_llm, proxy_url):
+    fake_llm.loop("la ")
+    with httpx.Client(timeout=30) as http:
+        body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "sing about Zanzibar"}]}
+        with http.stream("POST", f"{proxy_url}/chat/completions", json=body) as response:
+            for _ in zip(range(3), response.iter_bytes()):
+                pass
+    deadline = time.monotonic() + 10
+    while fake_llm.aborted == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert fake_llm.aborted == 1
+    memory.flush(timeout=5)
+    assert not any("Zanzibar" in i.content for i in memory.get_all(user_id="alice"))
+
+
+def test_the_memory_block_goes_first_whatever_the_system_message_looks_like():
+    parts = [{"type": "text", "text": "Be brief."}]
+    assert with_memory([{"role": "developer", "content": parts}], "MEM") == [
+        {"role": "developer", "content": [{"type": "text", "text": "MEM"}, *parts]}]
+    assert with_memory([{"role": "system", "content": ""}], "MEM") == [{"role": "system", "content": "MEM"}]
+    assert with_memory([], "MEM") == [{"role": "system", "content": "MEM"}]
+
+
+def test_streamed_text_survives_events_split_anywhere():
+    events = (b'data: {"choices":[{"index":0,"delta":{"content":"\xe4\xbd\xa0\xe5\xa5\xbd"}}]}\n\n'
+              b': keep-alive\n\ndata: {"choices":[{"index":0,"delta":{"content":" there"}}]}\n\ndata: [DONE]\n\n')
+    for cut in range(1, len(events)):
+        text = StreamedText()
+        text.feed(events[:cut])
+        text.feed(events[cut:])
+        assert text.text == "你好 there"
