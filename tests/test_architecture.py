@@ -146,7 +146,7 @@ LAYERS = {
         "engram.episodes", "engram.grounding", "engram.commands", "engram.reembed",
     ),
     "facade": ("engram.memory", "engram.aio"),
-    "interfaces": ("engram.cli", "engram.agent", "engram.bench", "engram.__main__"),
+    "interfaces": ("engram.cli", "engram.agent", "engram.bench", "engram.__main__", "engram.service", "engram.client"),
 }
 
 
