@@ -5,6 +5,10 @@ from __future__ import annotations
 import sys
 
 from engram.cli.app import app
+from engram.cli.service import keys_app, serve
+
+app.add_typer(keys_app, name="keys")  # the REST server's commands (engram.cli.service)
+app.command("serve")(serve)
 
 __all__ = ["app", "hoist_db", "main"]
 
