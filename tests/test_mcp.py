@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from service_helpers import serving
 
 from engram.aio import AsyncMemory
-from engram.service.access import fixed_resolver, key_resolver
+from engram.service.access import Gate
 from engram.service.mcp_http import http_app
 from engram.service.mcp_server import build_server
 
@@ -137,7 +137,7 @@ def amemory(memory) -> Iterator[AsyncMemory]:
 
 
 def test_http_with_one_fixed_user(amemory):
-    app = http_app(build_server(amemory), fixed_resolver("alice"))
+    app = http_app(build_server(amemory), Gate(user="alice"))
 
     async def check(url: str) -> None:
         async with http_client(url) as client:
@@ -148,8 +148,46 @@ def test_http_with_one_fixed_user(amemory):
                 await client.list_tools()
         async with httpx2.AsyncClient() as http:
             refused = await http.post(f"{url}/mcp", json={}, headers={"X-Engram-User": "bob"})
-        assert refused.status_code == 403 and refused.json()["error"]["type"] == "permission_denied"
+        assert refused.status_code == 403 and refused.json()["error"]["type"] == "forbidden"
 
     with serving(app) as url:
         anyio.run(check, url)
     assert amemory.sync.count(user_id="alice") > 0 and amemory.sync.count(user_id="bob") == 0
+
+
+def test_http_the_key_decides_whose_memory_every_tool_reaches(memory, amemory):
+    from engram.service.keys import KeyStore
+
+    keys = KeyStore(memory.store)
+    alice, bob, admin = (keys.create("alice")[1], keys.create("bob")[1], keys.create(None, admin=True)[1])
+    revoked_info, revoked = keys.create("alice")
+    keys.revoke(revoked_info.id)
+    memory.add("My locker code is in the blue notebook", user_id="bob")
+    app = http_app(build_server(amemory), Gate(keys=keys))
+
+    async def check(url: str) -> None:
+        async with http_client(url, alice) as client:
+            alice_id = await remember_and_recall(client)
+        async with http_client(url, bob) as client:  # bob sees, counts and deletes nothing of alice's
+            listed = data(await client.call_tool("list_memories", {}))
+            assert listed and all("green tea" not in m["content"] for m in listed)
+            assert all(h["id"] != alice_id for h in data(await client.call_tool("recall", {"query": "green tea"})))
+            assert "green tea" not in data(await client.call_tool("context", {"message": "green tea?"}))
+            assert "green tea" not in (await client.read_resource("engram://capsule")).contents[0].text
+            assert "no memory" in error(await client.call_tool("delete_memory", {"memory_id": alice_id}))
+            assert data(await client.call_tool("forget", {"about": "green tea"}))["deleted"] == 0
+        async with http_client(url, admin, user="bob") as client:  # an admin names the user
+            assert any("blue notebook" in m["content"] for m in data(await client.call_tool("list_memories", {})))
+        async with httpx2.AsyncClient() as http:
+            asked = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+            for headers, status in (({}, 401), ({"Authorization": "Bearer egk_nope"}, 401),
+                                    ({"Authorization": f"Bearer {revoked}"}, 401),
+                                    ({"X-API-Key": alice, "X-Engram-User": "bob"}, 403),
+                                    ({"Authorization": f"Bearer {admin}"}, 422)):
+                answer = await http.post(f"{url}/mcp", json=asked, headers=headers)
+                assert answer.status_code == status, (headers, answer.text)
+                assert set(answer.json()["error"]) == {"type", "message"}
+
+    with serving(app) as url:
+        anyio.run(check, url)
+    assert memory.count(user_id="alice", filters={"kind": ["preference"]}) == 1  # bob's calls deleted nothing

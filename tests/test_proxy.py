@@ -15,6 +15,7 @@ import pytest
 from service_helpers import serving
 
 from engram.aio import AsyncMemory
+from engram.service.access import Gate
 from engram.service.proxy import Proxy, StreamedText, create_proxy_app, with_memory
 
 
@@ -32,7 +33,7 @@ def recorded(memory, text: str, user: str = "alice", timeout: float = 20.0) -> b
 @pytest.fixture
 def proxy_url(memory, fake_llm) -> Iterator[str]:
     """A proxy for one fixed user, alice (no keys)."""
-    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), fake_llm.base_url, user="alice"))) as url:
+    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), fake_llm.base_url, Gate(user="alice")))) as url:
         yield f"{url}/v1"
 
 
@@ -104,7 +105,7 @@ def test_an_unreachable_upstream_is_a_502(memory):
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
-    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), dead, user="alice"))) as url:
+    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), dead, Gate(user="alice")))) as url:
         with pytest.raises(openai.APIStatusError) as caught:
             client(f"{url}/v1").chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
     assert caught.value.status_code == 502
@@ -117,7 +118,7 @@ def test_bad_requests_are_4xx_and_never_reach_the_upstream(fake_llm, proxy_url):
         assert http.post(url, json=["a list"]).status_code == 400
         assert http.post(url, json={"model": "m", "messages": "hello"}).status_code == 400
         big = http.post(url, json={"model": "m", "messages": [{"role": "user", "content": "x" * 9_000_000}]})
-        assert big.status_code == 413 and big.json()["error"]["type"] == "invalid_request_error"
+        assert big.status_code == 413 and big.json()["error"]["type"] == "too_large"
     assert fake_llm.requests == []
 
 
@@ -162,3 +163,75 @@ def test_streamed_text_survives_events_split_anywhere():
         text.feed(events[:cut])
         text.feed(events[cut:])
         assert text.text == "你好 there"
+
+
+@pytest.fixture
+def keyed(memory, fake_llm):
+    """A proxy behind API keys: (base URL, {name: secret}, make a proxy with other options)."""
+    from engram.service.keys import KeyStore
+
+    keys = KeyStore(memory.store)
+    secrets = {"alice": keys.create("alice")[1], "bob": keys.create("bob")[1],
+               "admin": keys.create(None, admin=True)[1]}
+    memory.add("I prefer green tea over coffee", user_id="alice")
+    memory.add("I drink my coffee black", user_id="bob")
+    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), fake_llm.base_url, Gate(keys=keys)))) as url:
+        yield f"{url}/v1", secrets, keys
+
+
+def ask(base_url: str, key: str, text: str = "What do I like to drink?", **kwargs) -> str:
+    reply = client(base_url, key, **kwargs.pop("headers", {})).chat.completions.create(
+        model="fake-model", messages=[{"role": "user", "content": text}], **kwargs)
+    return reply.choices[0].message.content
+
+
+def test_a_user_key_reaches_its_own_memory_only(memory, fake_llm, keyed):
+    url, secrets, _ = keyed
+    ask(url, secrets["alice"])
+    block = fake_llm.requests[-1]["messages"][0]["content"]
+    assert "green tea" in block and "black" not in block
+    ask(url, secrets["bob"], "Remind me: my dentist is Dr Okafor")
+    block = fake_llm.requests[-1]["messages"][0]["content"]
+    assert "black" in block and "green tea" not in block
+    assert recorded(memory, "Dr Okafor", user="bob") and not recorded(memory, "Dr Okafor", user="alice", timeout=0.5)
+    sent = len(fake_llm.requests)
+    with pytest.raises(openai.PermissionDeniedError):
+        ask(url, secrets["alice"], user="bob")
+    with pytest.raises(openai.PermissionDeniedError):
+        ask(url, secrets["alice"], headers={"X-Engram-User": "bob"})
+    altered = secrets["alice"][:-1] + ("1" if secrets["alice"].endswith("0") else "0")
+    for bad in ("egk_nope", "sk-openai-key", altered):
+        with pytest.raises(openai.AuthenticationError):
+            ask(url, bad)
+    with pytest.raises(openai.AuthenticationError):
+        client(url, "wrong").models.list()
+    with httpx.Client(timeout=30) as http:  # no key at all
+        answer = http.post(f"{url}/chat/completions", json={"model": "m", "messages": []})
+    assert answer.status_code == 401 and answer.json()["error"]["type"] == "unauthorized"
+    assert len(fake_llm.requests) == sent  # nothing refused reached the model
+
+
+def test_an_admin_key_acts_as_the_user_it_names(fake_llm, keyed):
+    url, secrets, _ = keyed
+    ask(url, secrets["admin"], user="bob")
+    assert "black" in fake_llm.requests[-1]["messages"][0]["content"]
+    ask(url, secrets["admin"], headers={"X-Engram-User": "alice"})
+    assert "green tea" in fake_llm.requests[-1]["messages"][0]["content"]
+    with pytest.raises(openai.UnprocessableEntityError):  # an admin must say which user
+        ask(url, secrets["admin"])
+    assert [m.id for m in client(url, secrets["admin"]).models.list()] == ["fake-model"]
+
+
+def test_the_engram_key_never_goes_upstream(memory, fake_llm, keyed):
+    url, secrets, keys = keyed
+    ask(url, secrets["alice"])  # the key in Authorization: nothing of it goes on
+    assert "authorization" not in fake_llm.headers[-1]
+    with httpx.Client(timeout=30) as http:  # the key in X-API-Key: the client's Authorization is the upstream's
+        http.post(f"{url}/chat/completions", json={"model": "m", "messages": [{"role": "user", "content": "hi"}]},
+                  headers={"X-API-Key": secrets["alice"], "Authorization": "Bearer sk-client"}).raise_for_status()
+    assert fake_llm.headers[-1]["authorization"] == "Bearer sk-client"
+    proxy = Proxy(AsyncMemory(memory=memory), fake_llm.base_url, Gate(keys=keys), upstream_key="sk-upstream")
+    with serving(create_proxy_app(proxy)) as other:
+        ask(f"{other}/v1", secrets["alice"])
+    assert fake_llm.headers[-1]["authorization"] == "Bearer sk-upstream"
+    assert not any(secrets["alice"] in value for sent in fake_llm.headers for value in sent.values())

@@ -30,7 +30,7 @@ def mcp(
     """Model Context Protocol server: remember, recall, context, forget, list_memories, delete_memory,
     end_session, and the capsule as a resource. Over HTTP (at /mcp) every request needs an engram
     API key (`engram keys create`), unless --user serves one user on loopback."""
-    from engram.cli.app import fail, run
+    from engram.cli.app import fail, run  # at call time: engram.cli.app does not import this module
 
     if transport is Transport.stdio and not user:
         fail("--user (or ENGRAM_USER) is required with the stdio transport")
@@ -47,15 +47,11 @@ def mcp(
         if transport is Transport.stdio:
             anyio.run(server.run_stdio_async)
             return
-        from engram.service.access import fixed_resolver, key_resolver
+        from engram.service.access import Gate
+        from engram.service.keys import KeyStore
         from engram.service.mcp_http import http_app, serve as serve_http
 
-        if user:
-            resolve = fixed_resolver(user)
-        else:
-            from engram.service.keys import KeyStore
-
-            resolve = key_resolver(KeyStore(memory.store).verify)  # type: ignore[attr-defined]
-        serve_http(http_app(server, resolve, host=host), host=host, port=port)
+        gate = Gate(user=user) if user else Gate(keys=KeyStore(memory.store))  # type: ignore[attr-defined]
+        serve_http(http_app(server, gate, host=host), host=host, port=port)
 
     run(serve)

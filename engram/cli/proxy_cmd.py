@@ -21,13 +21,13 @@ def proxy(
         "--user", "-u", help="serve this one user without API keys (loopback only)")] = None,
     upstream_key: Annotated[Optional[str], typer.Option(
         "--upstream-key", envvar="ENGRAM_PROXY_UPSTREAM_KEY", show_default=False,
-        help="the upstream's API key (default: the client's own, sent with X-Engram-Key for engram)")] = None,
+        help="the upstream's API key (default: the client's own Authorization, when the engram key comes in X-API-Key)")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="seconds to wait for the upstream")] = 600.0,
 ) -> None:
     """Memory proxy: POST /v1/chat/completions gets the user's memory in its system message, goes to
     --upstream, streams back unchanged; the turn is remembered afterwards. Point an agent's base URL
     at http://HOST:PORT/v1 and use an engram API key (`engram keys create`) as its api_key."""
-    from engram.cli.app import fail, run
+    from engram.cli.app import fail, run  # at call time: engram.cli.app does not import this module
 
     if not upstream.startswith(("http://", "https://")):
         fail(f"--upstream {upstream}: expected an http:// or https:// URL")
@@ -39,12 +39,11 @@ def proxy(
         from engram.service.mcp_http import serve as serve_http
         from engram.service.proxy import Proxy, create_proxy_app
 
-        verify = None
-        if not user:
-            from engram.service.keys import KeyStore
+        from engram.service.access import Gate
+        from engram.service.keys import KeyStore
 
-            verify = KeyStore(memory.store).verify  # type: ignore[attr-defined]
-        app = create_proxy_app(Proxy(AsyncMemory(memory=memory), upstream, verify=verify, user=user,  # type: ignore[arg-type]
+        gate = Gate(user=user) if user else Gate(keys=KeyStore(memory.store))  # type: ignore[attr-defined]
+        app = create_proxy_app(Proxy(AsyncMemory(memory=memory), upstream, gate,  # type: ignore[arg-type]
                                      upstream_key=upstream_key, timeout=timeout))
         serve_http(app, host=host, port=port)
 

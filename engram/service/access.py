@@ -1,21 +1,17 @@
-"""Whose memory a request of the MCP server or the proxy reaches: the API key decides.
+"""Whose memory a request to the MCP server or the proxy reaches: the REST server's one rule
+(engram.service.auth: `resolve` a key to a `Caller`, `scoped_user`) applied to raw headers.
 
-A user key reaches its own user only, whatever user the request names; an admin key reaches the
-user the request names (or the key's default user). Started for one fixed user (loopback, no
-keys), a server serves that user and refuses requests that name another.
+The key travels in ``Authorization: Bearer egk_…`` or ``X-API-Key``; the user a request names
+in ``X-Engram-User`` (or the proxy's `user` field). A server started for one fixed user (loopback,
+no keys) acts as that user's key would.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-
-class Denied(Exception):
-    """The request may not act as any user: an HTTP status and an error type for the answer."""
-
-    def __init__(self, status: int, message: str, kind: str = "permission_denied") -> None:
-        super().__init__(message)
-        self.status, self.kind = status, kind
+from engram.service.auth import Caller, resolve, scoped_user
 
 
 def bearer(authorization: str | None) -> str | None:
@@ -28,37 +24,31 @@ def bearer(authorization: str | None) -> str | None:
     return secret.strip() or None
 
 
-def user_for(key: Any, requested: str | None) -> str:
-    """The user a verified `key` (`KeyInfo`: user_id, admin) may act as, given the user the request names."""
-    requested = requested or None
-    if key.admin:
-        user = requested or key.user_id
-        if not user:
-            raise Denied(400, "an admin key must name the user (the `user` field or X-Engram-User)", "invalid_request")
-        return user
-    if requested is not None and requested != key.user_id:
-        raise Denied(403, "this key may only act as its own user")
-    return key.user_id
+class Gate:
+    """Callers from request headers: API keys (`keys`, a KeyStore) or one fixed `user`.
+    Refusals are `engram.service.errors.ApiError` (401, 403, 422)."""
 
+    def __init__(self, *, keys: Any = None, user: str | None = None) -> None:
+        if (keys is None) == (user is None):
+            raise ValueError("give exactly one of keys (a KeyStore) or user (one fixed user)")
+        self.keys, self.user = keys, user
 
-def key_resolver(verify: Any) -> Any:
-    """(secret, requested user) -> user, checked against `verify` (`KeyStore.verify`)."""
+    @staticmethod
+    def secret(headers: Mapping[str, str]) -> str | None:
+        """The engram key of a request (header names lower-case)."""
+        return headers.get("x-api-key") or bearer(headers.get("authorization"))
 
-    def resolve(secret: str | None, requested: str | None) -> str:
-        key = verify(secret) if secret else None
-        if key is None:
-            raise Denied(401, "a valid engram API key is required (Authorization: Bearer egk_…)", "unauthorized")
-        return user_for(key, requested)
+    def caller(self, headers: Mapping[str, str]) -> Caller:
+        """Who is calling (401 without a live key)."""
+        if self.keys is None:
+            return Caller(user_id=self.user)
+        return resolve(self.keys, self.secret(headers))
 
-    return resolve
+    def user_for(self, headers: Mapping[str, str], named: str | None = None) -> str:
+        """The user the request acts as: the one it names (X-Engram-User, else `named`) if its
+        key may reach them (403 otherwise), else the key's own."""
+        return scoped_user(self.caller(headers), headers.get("x-engram-user") or named or None)
 
-
-def fixed_resolver(user: str) -> Any:
-    """(secret, requested user) -> `user`: a server started for one user, without keys."""
-
-    def resolve(secret: str | None, requested: str | None) -> str:
-        if requested and requested != user:
-            raise Denied(403, f"this server serves one user only ({user!r})")
-        return user
-
-    return resolve
+    def key_in_authorization(self, headers: Mapping[str, str]) -> bool:
+        """Whether the Authorization header carries the engram key (so it must not go upstream)."""
+        return self.keys is not None and not headers.get("x-api-key") and bool(headers.get("authorization"))

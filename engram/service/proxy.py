@@ -8,10 +8,12 @@ events byte for byte when ``stream`` is true) and, once the answer is out, recor
 (last user message + the assistant's reply) in the background. ``/v1/models`` is passed through.
 Upstream errors come back with the upstream's status and body.
 
-Keys: the engram key travels in ``Authorization: Bearer egk_…`` (what the `openai` client
-sends as its api_key) or in ``X-Engram-Key``; the upstream's key comes from ``--upstream-key``
-(``ENGRAM_PROXY_UPSTREAM_KEY``), or, when the engram key came in ``X-Engram-Key``, from the
-client's own Authorization header, passed through. The engram key is never sent upstream.
+Keys (engram.service.access): the engram key travels in ``Authorization: Bearer egk_…`` (what
+the `openai` client sends as its api_key) or in ``X-API-Key``. The upstream's key comes from
+``--upstream-key`` (``ENGRAM_PROXY_UPSTREAM_KEY``), or, when the engram key came in
+``X-API-Key``, from the client's own Authorization header, passed through. The engram key is
+never sent upstream. Errors have engram's one shape, ``{"error": {"type", "message"}}``, which
+OpenAI clients read too.
 """
 
 from __future__ import annotations
@@ -25,11 +27,13 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import Response, StreamingResponse
 from starlette.background import BackgroundTask
 
 from engram.errors import EngramError
-from engram.service.access import Denied, bearer, fixed_resolver, key_resolver
+from engram.service import errors
+from engram.service.access import Gate
+from engram.service.errors import ApiError
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.aio import AsyncMemory
@@ -38,11 +42,6 @@ log = logging.getLogger("engram.proxy")
 
 MAX_BODY = 8 * 1024 * 1024  # bytes of a chat request
 SYSTEM_ROLES = ("system", "developer")
-
-
-def openai_error(status: int, message: str, kind: str) -> JSONResponse:
-    """An error in the shape OpenAI clients parse."""
-    return JSONResponse({"error": {"message": message, "type": kind, "code": status}}, status_code=status)
 
 
 def text_of(content: Any) -> str:
@@ -118,16 +117,12 @@ class Proxy:
     """The proxy's state: the memory, the upstream, and how callers are told apart."""
 
     def __init__(
-        self, memory: AsyncMemory, upstream: str, *, verify: Any = None, user: str | None = None,
-        upstream_key: str | None = None, timeout: float = 600.0,
+        self, memory: AsyncMemory, upstream: str, gate: Gate, *, upstream_key: str | None = None,
+        timeout: float = 600.0,
     ) -> None:
-        if (verify is None) == (user is None):
-            raise ValueError("give exactly one of verify (API keys) or user (one fixed user)")
         self.memory = memory
         self.upstream = upstream.rstrip("/")
-        self.resolve = key_resolver(verify) if verify is not None else fixed_resolver(user)  # type: ignore[arg-type]
-        self.verify = verify
-        self.keyed = verify is not None
+        self.gate = gate
         self.upstream_key = upstream_key
         self.timeout = httpx.Timeout(timeout, connect=10.0)
         self._client: httpx.AsyncClient | None = None
@@ -143,28 +138,32 @@ class Proxy:
             await self._client.aclose()
             self._client = None
 
-    @staticmethod
-    def secret(request: Request) -> str | None:
-        return request.headers.get("x-engram-key") or bearer(request.headers.get("authorization"))
-
-    def caller(self, request: Request, named: str | None) -> str:
-        """The user this request acts as (raises `Denied`)."""
-        return self.resolve(self.secret(request), request.headers.get("x-engram-user") or named)
-
-    def check_key(self, request: Request) -> None:
-        """Any live key will do (a request that reaches no user's memory, such as /v1/models)."""
-        if self.keyed:
-            secret = self.secret(request)
-            if not secret or self.verify(secret) is None:
-                self.resolve(None, None)  # raises the same 401 as every other request
-
     def upstream_headers(self, request: Request) -> dict[str, str]:
         headers = {"Accept": request.headers.get("accept", "application/json")}
         if self.upstream_key:
             headers["Authorization"] = f"Bearer {self.upstream_key}"
-        elif request.headers.get("authorization") and (not self.keyed or request.headers.get("x-engram-key")):
+        elif request.headers.get("authorization") and not self.gate.key_in_authorization(request.headers):
             headers["Authorization"] = request.headers["authorization"]  # the client's own upstream key
         return headers
+
+    async def send(self, request: Request, method: str, path: str, body: Any = None) -> httpx.Response:
+        """The upstream's answer, its body not read yet; 502/504 (`ApiError`) when it cannot be had."""
+        try:
+            return await self.client.send(self.client.build_request(
+                method, f"{self.upstream}{path}", json=body, headers=self.upstream_headers(request)), stream=True)
+        except httpx.TimeoutException:
+            raise ApiError(504, "upstream_timeout", "the upstream model did not answer in time") from None
+        except httpx.HTTPError as exc:
+            raise ApiError(502, "upstream_error", f"the upstream model is unreachable: {type(exc).__name__}") from None
+
+    @staticmethod
+    async def read(upstream: httpx.Response) -> bytes:
+        try:
+            return await upstream.aread()
+        except httpx.HTTPError as exc:
+            raise ApiError(502, "upstream_error", f"the upstream answer broke off: {type(exc).__name__}") from None
+        finally:
+            await upstream.aclose()
 
     async def context_block(self, query: str, user: str, session: str | None) -> str:
         """What is remembered that matters for `query`; "" when nothing (or when memory fails:
@@ -203,26 +202,23 @@ def create_proxy_app(proxy: Proxy) -> FastAPI:
         await proxy.aclose()
 
     app = FastAPI(title="engram memory proxy", docs_url=None, redoc_url=None, openapi_url=None, lifespan=lifespan)
-
-    @app.exception_handler(Denied)
-    async def denied(request: Request, exc: Denied) -> JSONResponse:
-        return openai_error(exc.status, str(exc), exc.kind)
+    errors.install(app)  # refusals (ApiError) and anything unexpected answer in engram's one shape
 
     @app.post("/v1/chat/completions")
     async def chat_completions(request: Request) -> Response:
         if int(request.headers.get("content-length") or 0) > MAX_BODY:
-            return openai_error(413, f"request body over {MAX_BODY} bytes", "invalid_request_error")
+            return errors.response(413, "too_large", f"request body over {MAX_BODY} bytes")
         raw = await request.body()
         if len(raw) > MAX_BODY:
-            return openai_error(413, f"request body over {MAX_BODY} bytes", "invalid_request_error")
+            return errors.response(413, "too_large", f"request body over {MAX_BODY} bytes")
         try:
             body = json.loads(raw)
         except ValueError:
-            return openai_error(400, "the request body is not JSON", "invalid_request_error")
+            return errors.response(400, "bad_request", "the request body is not JSON")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
-            return openai_error(400, "expected a JSON object with a `messages` list", "invalid_request_error")
+            return errors.response(400, "bad_request", "expected a JSON object with a `messages` list")
         named = body.get("user") if isinstance(body.get("user"), str) else None
-        user = proxy.caller(request, named)
+        user = proxy.gate.user_for(request.headers, named)
         session = request.headers.get("x-engram-session") or None
         said = last_user_text(body["messages"])
         block = await proxy.context_block(said, user, session)
@@ -231,24 +227,10 @@ def create_proxy_app(proxy: Proxy) -> FastAPI:
         return await forward(request, body, user, session, said)
 
     async def forward(request: Request, body: dict[str, Any], user: str, session: str | None, said: str) -> Response:
-        url = f"{proxy.upstream}/chat/completions"
-        try:
-            upstream = await proxy.client.send(
-                proxy.client.build_request("POST", url, json=body, headers=proxy.upstream_headers(request)),
-                stream=True,
-            )
-        except httpx.TimeoutException:
-            return openai_error(504, "the upstream model did not answer in time", "upstream_timeout")
-        except httpx.HTTPError as exc:
-            return openai_error(502, f"the upstream model is unreachable: {type(exc).__name__}", "upstream_error")
+        upstream = await proxy.send(request, "POST", "/chat/completions", body)
         kind = upstream.headers.get("content-type", "application/json")
         if upstream.status_code >= 400 or not kind.startswith("text/event-stream"):
-            try:
-                content = await upstream.aread()
-            except httpx.HTTPError as exc:
-                return openai_error(502, f"the upstream answer broke off: {type(exc).__name__}", "upstream_error")
-            finally:
-                await upstream.aclose()
+            content = await proxy.read(upstream)
             task = None
             if upstream.status_code < 400:
                 task = BackgroundTask(proxy.record, user, session, said, reply_text(content))
@@ -273,15 +255,9 @@ def create_proxy_app(proxy: Proxy) -> FastAPI:
     @app.get("/v1/models")
     @app.get("/v1/models/{model:path}")
     async def models(request: Request, model: str | None = None) -> Response:
-        proxy.check_key(request)
-        url = f"{proxy.upstream}/models" + (f"/{model}" if model else "")
-        try:
-            upstream = await proxy.client.get(url, headers=proxy.upstream_headers(request))
-        except httpx.TimeoutException:
-            return openai_error(504, "the upstream model did not answer in time", "upstream_timeout")
-        except httpx.HTTPError as exc:
-            return openai_error(502, f"the upstream model is unreachable: {type(exc).__name__}", "upstream_error")
-        return Response(upstream.content, status_code=upstream.status_code,
+        proxy.gate.caller(request.headers)  # any live key: the models reach no user's memory
+        upstream = await proxy.send(request, "GET", "/models" + (f"/{model}" if model else ""))
+        return Response(await proxy.read(upstream), status_code=upstream.status_code,
                         media_type=upstream.headers.get("content-type", "application/json"))
 
     @app.get("/healthz")
