@@ -191,3 +191,26 @@ def test_http_the_key_decides_whose_memory_every_tool_reaches(memory, amemory):
     with serving(app) as url:
         anyio.run(check, url)
     assert memory.count(user_id="alice", filters={"kind": ["preference"]}) == 1  # bob's calls deleted nothing
+
+
+def test_the_engram_mcp_http_command_serves_with_the_stores_keys(tmp_path, embedder):
+    from service_helpers import command_serving, free_port
+
+    from engram import Memory
+    from engram.service.keys import KeyStore
+
+    db = tmp_path / "engram.db"
+    with Memory(db, embedder=embedder) as memory:
+        memory.add("我每天早上跑步五公里", user_id="alice")
+        secret = KeyStore(memory.store).create("alice")[1]
+    port = free_port()
+
+    async def check(url: str) -> None:
+        async with http_client(url, secret) as client:
+            hits = data(await client.call_tool("recall", {"query": "跑步"}))
+            assert any("跑步" in h["content"] for h in hits)
+        async with httpx2.AsyncClient() as http:
+            assert (await http.post(f"{url}/mcp", json={})).status_code == 401
+
+    with command_serving(["--db", str(db), "mcp", "--transport", "http", "--port", str(port)], port, tmp_path) as url:
+        anyio.run(check, url)

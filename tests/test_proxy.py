@@ -235,3 +235,38 @@ def test_the_engram_key_never_goes_upstream(memory, fake_llm, keyed):
         ask(f"{other}/v1", secrets["alice"])
     assert fake_llm.headers[-1]["authorization"] == "Bearer sk-upstream"
     assert not any(secrets["alice"] in value for sent in fake_llm.headers for value in sent.values())
+
+
+def test_the_engram_proxy_command_serves_with_the_stores_keys(tmp_path, fake_llm, embedder):
+    from service_helpers import command_serving, free_port
+
+    from engram import Memory
+    from engram.service.keys import KeyStore
+
+    db = tmp_path / "engram.db"
+    with Memory(db, embedder=embedder) as memory:
+        memory.add("I prefer green tea over coffee", user_id="alice")
+        secret = KeyStore(memory.store).create("alice")[1]
+    port = free_port()
+    args = ["--db", str(db), "proxy", "--upstream", fake_llm.base_url, "--port", str(port)]
+    with command_serving(args, port, tmp_path) as url:
+        fake_llm.reply("Tea it is.")
+        assert ask(f"{url}/v1", secret, "A flight to Osaka on Monday, what should I drink?") == "Tea it is."
+        assert "green tea" in fake_llm.requests[-1]["messages"][0]["content"]
+        with pytest.raises(openai.AuthenticationError):
+            ask(f"{url}/v1", "egk_wrong")
+    with Memory(db, embedder=embedder) as memory:
+        assert recorded(memory, "flight to Osaka")  # queued durably by the proxy, done by this process
+
+
+@pytest.mark.parametrize("args, says", [
+    (["proxy", "--upstream", "ftp://example.org"], "expected an http"),
+    (["proxy", "--upstream", "http://127.0.0.1:9/v1", "--user", "a", "--host", "0.0.0.0"], "loopback"),
+    (["mcp", "--transport", "http", "--user", "a", "--host", "0.0.0.0"], "loopback"),
+])
+def test_unsafe_or_wrong_options_are_refused(tmp_path, args, says):
+    from engram.cli import app
+    from typer.testing import CliRunner
+
+    result = CliRunner().invoke(app, ["--db", str(tmp_path / "e.db"), *args])
+    assert result.exit_code == 1 and says in result.output

@@ -91,7 +91,10 @@ Limit = Annotated[int, Field(ge=1, le=100)]
 
 def build_server(memory: AsyncMemory, *, user: str | None = None, name: str = "engram") -> MCPServer:
     """An MCP server over `memory`. `user`: the one user of a stdio server; over HTTP the key decides."""
-    server = MCPServer(name, instructions=INSTRUCTIONS, middleware=[CallerMiddleware(user)], log_level="WARNING")
+    from engram import __version__
+
+    server = MCPServer(name, version=__version__, instructions=INSTRUCTIONS, middleware=[CallerMiddleware(user)],
+                       log_level="WARNING")
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
     destructive = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
 
