@@ -15,9 +15,9 @@ def serving(app: Any) -> Iterator[str]:
     """Serve the ASGI `app` on a free loopback port until the block ends; yields its base URL."""
     import uvicorn
 
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    from engram.service.listen import listening_socket
+
+    sock = listening_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

@@ -270,3 +270,32 @@ def test_unsafe_or_wrong_options_are_refused(tmp_path, args, says):
 
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "e.db"), *args])
     assert result.exit_code == 1 and says in result.output
+
+
+def test_connections_the_servers_accept_send_small_writes_at_once():
+    """asyncio skips TCP_NODELAY for a listening socket of proto 0 (what uvicorn binds): each
+    response then stalls on the client's delayed ACK. engram's servers bind their own."""
+    import asyncio
+
+    from engram.service.listen import listening_socket
+
+    async def accepted_nodelay(sock: socket.socket) -> int:
+        seen: asyncio.Future = asyncio.get_running_loop().create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport):
+                seen.set_result(transport.get_extra_info("socket").getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        server = await asyncio.get_running_loop().create_server(Probe, sock=sock)
+        _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+        try:
+            return await asyncio.wait_for(seen, 10)
+        finally:
+            writer.close()
+            server.close()
+
+    assert asyncio.run(accepted_nodelay(listening_socket("127.0.0.1", 0))) != 0
+    plain = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # the kind uvicorn binds by itself
+    plain.bind(("127.0.0.1", 0))
+    assert asyncio.run(accepted_nodelay(plain)) == 0

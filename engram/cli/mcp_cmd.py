@@ -49,7 +49,8 @@ def mcp(
             return
         from engram.service.access import Gate
         from engram.service.keys import KeyStore
-        from engram.service.mcp_http import http_app, serve as serve_http
+        from engram.service.listen import serve as serve_http
+        from engram.service.mcp_http import http_app
 
         gate = Gate(user=user) if user else Gate(keys=KeyStore(memory.store))  # type: ignore[attr-defined]
         serve_http(http_app(server, gate, host=host), host=host, port=port)

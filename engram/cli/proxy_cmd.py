@@ -36,7 +36,7 @@ def proxy(
 
     def serve(memory: object) -> None:
         from engram.aio import AsyncMemory
-        from engram.service.mcp_http import serve as serve_http
+        from engram.service.listen import serve as serve_http
         from engram.service.proxy import Proxy, create_proxy_app
 
         from engram.service.access import Gate

@@ -49,9 +49,3 @@ def http_app(server: Any, gate: Gate, *, host: str = "127.0.0.1", path: str = "/
     for loopback hosts, as the SDK sets it)."""
     return KeyGate(server.streamable_http_app(streamable_http_path=path, host=host), gate)
 
-
-def serve(app: Any, *, host: str, port: int) -> None:
-    """Run `app` with uvicorn until interrupted."""
-    import uvicorn
-
-    uvicorn.Server(uvicorn.Config(app, host=host, port=port, log_level="warning")).run()
