@@ -4,7 +4,9 @@ users and bad input."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import asynccontextmanager
@@ -28,13 +30,22 @@ ROOT = Path(__file__).resolve().parent.parent
 TOOLS = {"remember", "recall", "context", "forget", "list_memories", "delete_memory", "end_session"}
 
 
+def readme_configs() -> list[dict[str, Any]]:
+    """The JSON client configurations of the README's "MCP server" section, in order."""
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## MCP server\n", 1)[1].split("\n## ", 1)[0]
+    return [json.loads(block)["mcpServers"]["engram"] for block in re.findall(r"```json\n(.*?)```", section, re.S)]
+
+
 def stdio(db: Path, user: str) -> Client:
-    """The `engram mcp` command of this checkout, started by the SDK's client as a subprocess."""
+    """The README's Claude Desktop configuration, for `user`, started by the SDK's client as a
+    subprocess (`engram` is this checkout's: ``python -m engram``)."""
+    config = readme_configs()[0]
+    assert config["command"] == "engram" and config["args"][0] == "mcp"
     env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
-    env.update(ENGRAM_USER=user, ENGRAM_CONFIG=str(db.parent / "none.toml"), HOME=str(db.parent))
-    params = StdioServerParameters(command=sys.executable, args=["-m", "engram", "--db", str(db), "mcp"],
-                                   cwd=str(ROOT), env=env)
-    return Client(params, read_timeout_seconds=60)
+    env.update(config["env"], ENGRAM_PATH=str(db), ENGRAM_CONFIG=str(db.parent / "none.toml"), HOME=str(db.parent))
+    args = ["-m", "engram", *(user if arg == "alice" else arg for arg in config["args"])]
+    return Client(StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT), env=env),
+                  read_timeout_seconds=60)
 
 
 @asynccontextmanager
@@ -214,3 +225,11 @@ def test_the_engram_mcp_http_command_serves_with_the_stores_keys(tmp_path, embed
 
     with command_serving(["--db", str(db), "mcp", "--transport", "http", "--port", str(port)], port, tmp_path) as url:
         anyio.run(check, url)
+    import inspect
+
+    from engram.cli.mcp_cmd import mcp
+
+    cursor = readme_configs()[1]  # the README's HTTP configuration: the command's default port and path
+    default_port = inspect.signature(mcp).parameters["port"].default
+    assert cursor["url"] == f"http://127.0.0.1:{default_port}/mcp"
+    assert cursor["headers"]["Authorization"].startswith("Bearer egk_")
