@@ -12,7 +12,6 @@ import typer
 
 import engram.cli.render as render
 from engram.cli.chat import chat as _chat
-from engram.cli.mcp_cmd import mcp as _mcp
 from engram.cli.render import console, print_json
 from engram.cli.bench import bench_app
 from engram.cli.options import STDIO, check_db, open_memory, read_text, settings, state as _state
@@ -31,7 +30,6 @@ app.add_typer(bench_app, name="bench")
 
 
 app.command("chat")(_chat)  # engram chat --user U: terminal chat with memory (engram.cli.chat)
-app.command("mcp")(_mcp)  # engram mcp --user U: Model Context Protocol server (engram.cli.mcp_cmd)
 
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="whose memory (required)")]
 AgentOpt = Annotated[Optional[str], typer.Option("--agent", help="narrow to one agent")]

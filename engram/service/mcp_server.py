@@ -18,6 +18,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
+from engram import __version__
 from engram.errors import EngramError, NotFound
 from engram.kinds import Kind
 
@@ -91,8 +92,6 @@ Limit = Annotated[int, Field(ge=1, le=100)]
 
 def build_server(memory: AsyncMemory, *, user: str | None = None, name: str = "engram") -> MCPServer:
     """An MCP server over `memory`. `user`: the one user of a stdio server; over HTTP the key decides."""
-    from engram import __version__
-
     server = MCPServer(name, version=__version__, instructions=INSTRUCTIONS, middleware=[CallerMiddleware(user)],
                        log_level="WARNING")
     readonly = ToolAnnotations(read_only_hint=True, destructive_hint=False, open_world_hint=False)
