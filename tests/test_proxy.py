@@ -299,3 +299,13 @@ def test_connections_the_servers_accept_send_small_writes_at_once():
     plain = socket.socket(socket.AF_INET, socket.SOCK_STREAM)  # the kind uvicorn binds by itself
     plain.bind(("127.0.0.1", 0))
     assert asyncio.run(accepted_nodelay(plain)) == 0
+
+
+def test_a_session_header_records_the_turn_in_that_session(memory, fake_llm, proxy_url):
+    fake_llm.reply("Have a good trip to Rome!")
+    ask(proxy_url, "unused", "My flight to Rome is on Friday", headers={"X-Engram-Session": "trip-1"})
+    deadline = time.monotonic() + 20
+    while not memory.session("alice", "trip-1").turns() and time.monotonic() < deadline:
+        memory.flush(timeout=5)
+    assert [(t.role, t.content) for t in memory.session("alice", "trip-1").turns()] == [
+        ("user", "My flight to Rome is on Friday"), ("assistant", "Have a good trip to Rome!")]
