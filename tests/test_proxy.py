@@ -309,3 +309,21 @@ def test_a_session_header_records_the_turn_in_that_session(memory, fake_llm, pro
         memory.flush(timeout=5)
     assert [(t.role, t.content) for t in memory.session("alice", "trip-1").turns()] == [
         ("user", "My flight to Rome is on Friday"), ("assistant", "Have a good trip to Rome!")]
+
+
+def test_a_broken_upstream_answer_is_passed_back_as_it_came_and_not_recorded(memory, fake_llm, proxy_url):
+    fake_llm.malformed()
+    with httpx.Client(timeout=30) as http:
+        answer = http.post(f"{proxy_url}/chat/completions",
+                           json={"model": "m", "messages": [{"role": "user", "content": "about Timbuktu"}]})
+    assert answer.status_code == 200 and answer.content.startswith(b'{"id": "chatcmpl-broken", "choices": [ this')
+    memory.flush(timeout=5)
+    assert not any("Timbuktu" in i.content for i in memory.get_all(user_id="alice"))
+
+
+def test_a_long_message_still_gets_memory(memory, fake_llm, proxy_url):
+    memory.add("I prefer green tea over coffee", user_id="alice")
+    long = "What should I drink while I read this? " + "Lorem ipsum dolor sit amet. " * 400  # ~11k characters
+    ask(proxy_url, "unused", long)
+    sent = fake_llm.requests[-1]["messages"]
+    assert "green tea" in sent[0]["content"] and sent[1]["content"] == long
