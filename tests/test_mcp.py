@@ -159,7 +159,11 @@ def test_http_with_one_fixed_user(amemory):
                 await client.list_tools()
         async with httpx2.AsyncClient() as http:
             refused = await http.post(f"{url}/mcp", json={}, headers={"X-Engram-User": "bob"})
+            mcp_headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+            huge = await http.post(f"{url}/mcp", content=b'{"x": "' + b"a" * 5_000_000 + b'"}', headers=mcp_headers)
+            garbled = await http.post(f"{url}/mcp", content=b"{not json", headers=mcp_headers)
         assert refused.status_code == 403 and refused.json()["error"]["type"] == "forbidden"
+        assert huge.status_code == 413 and 400 <= garbled.status_code < 500
 
     with serving(app) as url:
         anyio.run(check, url)
