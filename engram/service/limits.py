@@ -31,31 +31,30 @@ class BodyLimit:
                 await _refuse(send, self.limit)
                 return
         seen = 0
-        started = False
+        refused = False
 
         async def counted() -> dict[str, Any]:
-            nonlocal seen
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.limit:
-                    raise _TooLarge
+                if seen > self.limit:  # answer now; the app sees the client gone
+                    refused = True
+                    await _refuse(send, self.limit)
+                    return {"type": "http.disconnect"}
             return message
 
-        async def watched_send(message: dict[str, Any]) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
+        async def guarded_send(message: dict[str, Any]) -> None:
+            if not refused:  # after a refusal the app's own answer is dropped
+                await send(message)
 
         try:
-            await self.app(scope, counted, watched_send)
-        except _TooLarge:
-            if not started:
-                await _refuse(send, self.limit)
-
-
-class _TooLarge(Exception):
-    pass
+            await self.app(scope, counted, guarded_send)
+        except Exception:
+            if not refused:
+                raise
 
 
 async def _refuse(send: Any, limit: int) -> None:
