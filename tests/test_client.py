@@ -184,3 +184,22 @@ def test_the_async_client_awaits_the_same_calls(served, user):
 
     found, counted = asyncio.run(run())
     assert "Rome" in facts(found)[0].memory.content and counted == 2
+
+
+def test_the_readme_client_example_runs_against_a_server(served, tmp_path):
+    """README's ```py block of the REST section, as written, with $ENGRAM_URL and $ENGRAM_API_KEY."""
+    import os
+    import re
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    section = (root / "README.md").read_text(encoding="utf-8").split("## REST server and web manager", 1)[1]
+    [block] = re.findall(r"^```py\n(.*?)^```", section.split("\n## ", 1)[0], re.S | re.M)
+    _, url, secret = served
+    env = {**os.environ, "ENGRAM_URL": url, "ENGRAM_API_KEY": secret, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-c", block], env=env, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "User lives in Berlin."

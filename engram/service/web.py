@@ -10,6 +10,7 @@ action is one `Memory` call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -41,9 +42,20 @@ NOTES = {"saved", "resolved", "bad_csrf", "paused", "active"}  # ?note= values a
 CHAIN_MOST = 20
 
 
+class Leave(Exception):
+    """Stop handling a page and answer with `response` (sign in first, a bad token, a missing memory)."""
+
+    def __init__(self, response: Response) -> None:
+        self.response = response
+
+
 def install(app: FastAPI) -> None:
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     app.include_router(router)
+
+    @app.exception_handler(Leave)
+    async def _leave(request: Request, exc: Leave) -> Response:
+        return exc.response
 
 
 # -- plumbing ---------------------------------------------------------------------------
@@ -80,19 +92,35 @@ def _go(path: str, **query: Any) -> RedirectResponse:
     return RedirectResponse(path + (f"?{urlencode(query)}" if query else ""), status_code=303)
 
 
-def _signed_in(request: Request) -> WebSession | Response:
-    session = _session(request)
-    return session if session is not None else _go("/signin")
-
-
-def _posted(request: Request, csrf: str) -> WebSession | Response:
-    """A form post: signed in, with this session's CSRF token (SameSite=Strict is the first guard)."""
+def _signed_in(request: Request) -> WebSession:
     session = _session(request)
     if session is None:
-        return _go("/signin")
-    if not csrf_ok(_keys(request), session, csrf):
-        return _go("/memories", note="bad_csrf")
+        raise Leave(_go("/signin"))
     return session
+
+
+def _posted(request: Request, csrf: str) -> WebSession:
+    """A form post: signed in, with this session's CSRF token (SameSite=Strict is the first guard)."""
+    session = _signed_in(request)
+    if not csrf_ok(_keys(request), session, csrf):
+        raise Leave(_go("/memories", note="bad_csrf"))
+    return session
+
+
+def _owned(request: Request, session: WebSession, memory_id: str) -> MemoryItem:
+    """The session user's memory, else a 404 page."""
+    item = _item(request, session, memory_id)
+    if item is None:
+        raise Leave(_page(request, "message.html", session, status=404, message=_text(request)[1]["not_found"]))
+    return item
+
+
+def _attempt(request: Request, session: WebSession, action: Callable[[], Any]) -> None:
+    """Run a change; engram refusing it (bad input) shows its message on a page of its own."""
+    try:
+        action()
+    except EngramError as exc:
+        raise Leave(_page(request, "message.html", session, status=422, message=str(exc))) from None
 
 
 def _item(request: Request, session: WebSession, memory_id: str) -> MemoryItem | None:
@@ -102,10 +130,6 @@ def _item(request: Request, session: WebSession, memory_id: str) -> MemoryItem |
     except (NotFound, EngramError):
         return None
     return item if item.user_id == session.user_id else None
-
-
-def _missing(request: Request, session: WebSession) -> Response:
-    return _page(request, "message.html", session, status=404, message=_text(request)[1]["not_found"])
 
 
 # -- sign in / out ----------------------------------------------------------------------
@@ -136,10 +160,9 @@ def signin(request: Request, key: str = Form(""), user: str = Form("")) -> Respo
 
 @router.post("/signout")
 def signout(request: Request, csrf: str = Form("")) -> Response:
-    session = _posted(request, csrf)
+    _posted(request, csrf)
     response = _go("/signin")
-    if isinstance(session, WebSession):
-        response.delete_cookie(COOKIE, path="/")
+    response.delete_cookie(COOKIE, path="/")
     return response
 
 
@@ -147,8 +170,6 @@ def signout(request: Request, csrf: str = Form("")) -> Response:
 @router.get("/memories")
 def memories(request: Request, q: str = "") -> Response:
     session = _signed_in(request)
-    if not isinstance(session, WebSession):
-        return session
     memory = _memory(request)
     results, error = None, ""
     if q.strip():
@@ -167,11 +188,7 @@ def memories(request: Request, q: str = "") -> Response:
 @router.get("/memories/{memory_id}")
 def memory_page(request: Request, memory_id: str) -> Response:
     session = _signed_in(request)
-    if not isinstance(session, WebSession):
-        return session
-    item = _item(request, session, memory_id)
-    if item is None:
-        return _missing(request, session)
+    item = _owned(request, session, memory_id)
     memory = _memory(request)
     clarification = None
     if item.status is Status.DISPUTED:
@@ -184,22 +201,21 @@ def memory_page(request: Request, memory_id: str) -> Response:
 
 def _chain(request: Request, session: WebSession, item: MemoryItem) -> list[MemoryItem]:
     """The versions this memory replaced and was replaced by, oldest first."""
-    older, newer, seen = [], [], {item.id}
-    at = item
-    while at.supersedes and len(older) < CHAIN_MOST:
-        found = _item(request, session, at.supersedes)
-        if found is None or found.id in seen:
+    seen = {item.id}
+    older = _follow(request, session, item, "supersedes", seen)
+    return [*reversed(older), item, *_follow(request, session, item, "superseded_by", seen)]
+
+
+def _follow(request: Request, session: WebSession, item: MemoryItem, link: str, seen: set[str]) -> list[MemoryItem]:
+    found: list[MemoryItem] = []
+    while getattr(item, link) and len(found) < CHAIN_MOST:
+        step = _item(request, session, getattr(item, link))
+        if step is None or step.id in seen:
             break
-        older.append(found), seen.add(found.id)
-        at = found
-    at = item
-    while at.superseded_by and len(newer) < CHAIN_MOST:
-        found = _item(request, session, at.superseded_by)
-        if found is None or found.id in seen:
-            break
-        newer.append(found), seen.add(found.id)
-        at = found
-    return [*reversed(older), item, *newer]
+        found.append(step)
+        seen.add(step.id)
+        item = step
+    return found
 
 
 def _members(request: Request, session: WebSession, clarification: Any) -> list[MemoryItem]:
@@ -212,25 +228,15 @@ def _members(request: Request, session: WebSession, clarification: Any) -> list[
 @router.post("/memories/{memory_id}/edit")
 def edit(request: Request, memory_id: str, content: str = Form(""), csrf: str = Form("")) -> Response:
     session = _posted(request, csrf)
-    if not isinstance(session, WebSession):
-        return session
-    if _item(request, session, memory_id) is None:
-        return _missing(request, session)
-    try:
-        _memory(request).update(memory_id, content)
-    except EngramError as exc:
-        return _page(request, "message.html", session, status=422, message=str(exc))
+    _owned(request, session, memory_id)
+    _attempt(request, session, lambda: _memory(request).update(memory_id, content))
     return _go(f"/memories/{memory_id}", note="saved")
 
 
 @router.post("/memories/{memory_id}/delete")
 def delete_one(request: Request, memory_id: str, csrf: str = Form(""), confirm: str = Form("")) -> Response:
     session = _posted(request, csrf)
-    if not isinstance(session, WebSession):
-        return session
-    item = _item(request, session, memory_id)
-    if item is None:
-        return _missing(request, session)
+    item = _owned(request, session, memory_id)
     if confirm != "yes":
         return _confirm(request, session, "confirm_one", item.content, f"/memories/{memory_id}/delete")
     _memory(request).delete(memory_id)
@@ -240,10 +246,8 @@ def delete_one(request: Request, memory_id: str, csrf: str = Form(""), confirm: 
 @router.post("/kinds/{kind}/delete")
 def delete_kind(request: Request, kind: str, csrf: str = Form(""), confirm: str = Form("")) -> Response:
     session = _posted(request, csrf)
-    if not isinstance(session, WebSession):
-        return session
     if kind not in {k.value for k in Kind}:
-        return _missing(request, session)
+        raise Leave(_go("/memories"))
     if confirm != "yes":
         return _confirm(request, session, "confirm_kind", kind, f"/kinds/{kind}/delete")
     events = _memory(request).delete_by_kind(kind, user_id=session.user_id)
@@ -253,8 +257,6 @@ def delete_kind(request: Request, kind: str, csrf: str = Form(""), confirm: str 
 @router.post("/everything/delete")
 def delete_everything(request: Request, csrf: str = Form(""), confirm: str = Form("")) -> Response:
     session = _posted(request, csrf)
-    if not isinstance(session, WebSession):
-        return session
     if confirm != "yes":
         return _confirm(request, session, "confirm_all", session.user_id, "/everything/delete")
     return _go("/memories", deleted=_memory(request).delete_all(user_id=session.user_id))
@@ -268,8 +270,6 @@ def _confirm(request: Request, session: WebSession, message: str, what: str, act
 @router.post("/pause")
 def pause(request: Request, csrf: str = Form("")) -> Response:
     session = _posted(request, csrf)
-    if not isinstance(session, WebSession):
-        return session
     _memory(request).pause(session.user_id)
     return _go("/memories", note="paused")
 
@@ -277,8 +277,6 @@ def pause(request: Request, csrf: str = Form("")) -> Response:
 @router.post("/resume")
 def resume(request: Request, csrf: str = Form("")) -> Response:
     session = _posted(request, csrf)
-    if not isinstance(session, WebSession):
-        return session
     _memory(request).resume(session.user_id)
     return _go("/memories", note="active")
 
@@ -287,8 +285,6 @@ def resume(request: Request, csrf: str = Form("")) -> Response:
 @router.get("/disputes")
 def disputes(request: Request) -> Response:
     session = _signed_in(request)
-    if not isinstance(session, WebSession):
-        return session
     found = _memory(request).clarifications(user_id=session.user_id)
     return _page(request, "disputes.html", session,
                  disputes=[(c, _members(request, session, c)) for c in found])
@@ -297,20 +293,12 @@ def disputes(request: Request) -> Response:
 @router.post("/memories/{memory_id}/resolve")
 def resolve(request: Request, memory_id: str, keep: str = Form("this"), csrf: str = Form("")) -> Response:
     session = _posted(request, csrf)
-    if not isinstance(session, WebSession):
-        return session
-    if _item(request, session, memory_id) is None:
-        return _missing(request, session)
-    try:
-        _memory(request).resolve(memory_id, keep)
-    except EngramError as exc:
-        return _page(request, "message.html", session, status=422, message=str(exc))
+    _owned(request, session, memory_id)
+    _attempt(request, session, lambda: _memory(request).resolve(memory_id, keep))
     return _go("/disputes", note="resolved")
 
 
 @router.get("/capsule")
 def capsule(request: Request) -> Response:
     session = _signed_in(request)
-    if not isinstance(session, WebSession):
-        return session
     return _page(request, "capsule.html", session, capsule=_memory(request).capsule(session.user_id))
