@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
 
 from fake_llm import FakeLLM  # noqa: E402  (the tests' upstream)
-from service_helpers import command_serving, free_port  # noqa: E402
+from service_commands import command_serving, free_port  # noqa: E402
 
 TOPICS = ["tea", "coffee", "running", "Berlin", "Python", "piano", "cats", "hiking", "sushi", "jazz",
           "绿茶", "跑步", "上海", "钢琴", "火锅"]

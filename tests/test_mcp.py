@@ -19,7 +19,7 @@ import pytest
 from mcp import Client
 from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
-from service_helpers import serving
+from service_server import LiveServer
 
 from engram.aio import AsyncMemory
 from engram.service.access import Gate
@@ -165,7 +165,7 @@ def test_http_with_one_fixed_user(amemory):
         assert refused.status_code == 403 and refused.json()["error"]["type"] == "forbidden"
         assert huge.status_code == 413 and 400 <= garbled.status_code < 500
 
-    with serving(app) as url:
+    with LiveServer(app) as url:
         anyio.run(check, url)
     assert amemory.sync.count(user_id="alice") > 0 and amemory.sync.count(user_id="bob") == 0
 
@@ -203,13 +203,13 @@ def test_http_the_key_decides_whose_memory_every_tool_reaches(memory, amemory):
                 assert answer.status_code == status, (headers, answer.text)
                 assert set(answer.json()["error"]) == {"type", "message"}
 
-    with serving(app) as url:
+    with LiveServer(app) as url:
         anyio.run(check, url)
     assert memory.count(user_id="alice", filters={"kind": ["preference"]}) == 1  # bob's calls deleted nothing
 
 
 def test_the_engram_mcp_http_command_serves_with_the_stores_keys(tmp_path, embedder):
-    from service_helpers import command_serving, free_port
+    from service_commands import command_serving, free_port
 
     from engram import Memory
     from engram.service.keys import KeyStore

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import httpx
 import openai
 import pytest
-from service_helpers import serving
+from service_server import LiveServer
 
 from engram.aio import AsyncMemory
 from engram.service.access import Gate
@@ -33,7 +33,8 @@ def recorded(memory, text: str, user: str = "alice", timeout: float = 20.0) -> b
 @pytest.fixture
 def proxy_url(memory, fake_llm) -> Iterator[str]:
     """A proxy for one fixed user, alice (no keys)."""
-    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), fake_llm.base_url, Gate(user="alice")))) as url:
+    proxy = Proxy(AsyncMemory(memory=memory), fake_llm.base_url, Gate(user="alice"))
+    with LiveServer(create_proxy_app(proxy)) as url:
         yield f"{url}/v1"
 
 
@@ -65,9 +66,8 @@ def test_streaming_is_passed_through_unchanged_a_system_message_is_inserted_and_
     memory.add("我喜欢喝绿茶", user_id="alice")
     answer = "好的，给你泡一杯绿茶。The kettle is on."
     fake_llm.reply(answer)
-    stream = client(proxy_url).chat.completions.create(
-        model="fake-model", stream=True, messages=[{"role": "user", "content": "我周五要去杭州出差，喝点什么？"}],
-    )
+    said = [{"role": "user", "content": "我周五要去杭州出差，喝点什么？"}]
+    stream = client(proxy_url).chat.completions.create(model="fake-model", stream=True, messages=said)
     chunks = list(stream)
     assert len(chunks) > 3 and "".join(c.choices[0].delta.content or "" for c in chunks if c.choices) == answer
     sent = fake_llm.requests[-1]["messages"]
@@ -105,7 +105,7 @@ def test_an_unreachable_upstream_is_a_502(memory):
     with socket.socket() as sock:  # a port nothing listens on
         sock.bind(("127.0.0.1", 0))
         dead = f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
-    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), dead, Gate(user="alice")))) as url:
+    with LiveServer(create_proxy_app(Proxy(AsyncMemory(memory=memory), dead, Gate(user="alice")))) as url:
         with pytest.raises(openai.APIStatusError) as caught:
             client(f"{url}/v1").chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
     assert caught.value.status_code == 502
@@ -175,7 +175,8 @@ def keyed(memory, fake_llm):
                "admin": keys.create(None, admin=True)[1]}
     memory.add("I prefer green tea over coffee", user_id="alice")
     memory.add("I drink my coffee black", user_id="bob")
-    with serving(create_proxy_app(Proxy(AsyncMemory(memory=memory), fake_llm.base_url, Gate(keys=keys)))) as url:
+    proxy = Proxy(AsyncMemory(memory=memory), fake_llm.base_url, Gate(keys=keys))
+    with LiveServer(create_proxy_app(proxy)) as url:
         yield f"{url}/v1", secrets, keys
 
 
@@ -231,14 +232,14 @@ def test_the_engram_key_never_goes_upstream(memory, fake_llm, keyed):
                   headers={"X-API-Key": secrets["alice"], "Authorization": "Bearer sk-client"}).raise_for_status()
     assert fake_llm.headers[-1]["authorization"] == "Bearer sk-client"
     proxy = Proxy(AsyncMemory(memory=memory), fake_llm.base_url, Gate(keys=keys), upstream_key="sk-upstream")
-    with serving(create_proxy_app(proxy)) as other:
+    with LiveServer(create_proxy_app(proxy)) as other:
         ask(f"{other}/v1", secrets["alice"])
     assert fake_llm.headers[-1]["authorization"] == "Bearer sk-upstream"
     assert not any(secrets["alice"] in value for sent in fake_llm.headers for value in sent.values())
 
 
 def test_the_engram_proxy_command_serves_with_the_stores_keys(tmp_path, fake_llm, embedder):
-    from service_helpers import command_serving, free_port
+    from service_commands import command_serving, free_port
 
     from engram import Memory
     from engram.service.keys import KeyStore

@@ -21,7 +21,8 @@ def proxy(
         "--user", "-u", help="serve this one user without API keys (loopback only)")] = None,
     upstream_key: Annotated[Optional[str], typer.Option(
         "--upstream-key", envvar="ENGRAM_PROXY_UPSTREAM_KEY", show_default=False,
-        help="the upstream's API key (default: the client's own Authorization, when the engram key comes in X-API-Key)")] = None,
+        help="the upstream's API key (default: the client's own Authorization, when the engram key "
+             "comes in X-API-Key)")] = None,
     timeout: Annotated[float, typer.Option("--timeout", min=1, help="seconds to wait for the upstream")] = 600.0,
 ) -> None:
     """Memory proxy: POST /v1/chat/completions gets the user's memory in its system message, goes to

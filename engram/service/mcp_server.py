@@ -153,7 +153,8 @@ def build_server(memory: AsyncMemory, *, user: str | None = None, name: str = "e
 
     @server.tool(annotations=destructive)
     async def delete_memory(
-        memory_id: Annotated[str, Field(min_length=1, max_length=200, description="an id from recall or list_memories")],
+        memory_id: Annotated[str, Field(min_length=1, max_length=200,
+                                        description="an id from recall or list_memories")],
     ) -> dict[str, Any]:
         """Delete one memory for real, by id."""
         user = current_user()
