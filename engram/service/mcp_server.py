@@ -39,8 +39,8 @@ current user's own."""
 
 
 class CallerMiddleware:
-    """Sets the user for the message being handled: the fixed user, or the one the HTTP layer
-    verified for this request. A message with neither is refused before any tool runs."""
+    """Sets the user for the message being handled: over HTTP the one `KeyGate` verified for this
+    request, else the server's fixed user. A tool called with neither fails (`current_user`)."""
 
     def __init__(self, fixed_user: str | None) -> None:
         self.fixed_user = fixed_user
