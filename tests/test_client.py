@@ -13,7 +13,7 @@ from engram.capsule import Capsule, Context
 from engram.client import AsyncMemoryClient, MemoryClient, RemoteError
 from engram.service.app import create_app
 from engram.service.keys import KeyStore
-from helpers import episodes, facts
+from helpers import facts
 from service_server import LiveServer
 
 WED = datetime(2025, 1, 8, 10, tzinfo=UTC)
