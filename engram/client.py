@@ -106,6 +106,15 @@ class MemoryClient:
                     run_id=run_id)
         return _parse(list[Event], self._call("POST", "/v1/memories", body=body))
 
+    def add_many(self, batch: Any) -> list[Event]:
+        """Bulk ingest of verbatim turns (see `Memory.add_many`)."""
+        items = [_clean(entry) for entry in batch]
+        return _parse(list[Event], self._call("POST", "/v1/memories/batch", body={"items": items}))
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait for the server's queued background adds (at most 60 s a call)."""
+        return self._call("POST", "/v1/memories/flush", body={"timeout": 60.0 if timeout is None else min(timeout, 60.0)})["done"]
+
     def search(self, query: str, *, user_id: str, agent_id: str | None = None, limit: int | None = None,
                filters: Filters | Mapping[str, Any] | None = None, now: datetime | None = None,
                threshold: float | None = None, top_k: int | None = None) -> list[SearchResult]:
@@ -186,6 +195,11 @@ class MemoryClient:
 
     def set_timezone(self, user_id: str, tz: str | None) -> None:
         self._call("PUT", "/v1/timezone", body={"user_id": user_id, "tz": tz})
+
+    def timezone(self, user_id: str) -> Any:
+        from engram.models import as_zone
+
+        return as_zone(self._call("GET", "/v1/timezone", query={"user_id": user_id})["tz"])
 
     def maintain(self, user_id: str | None = None, *, now: datetime | None = None, progress: Any = None) -> Any:
         from engram.lifecycle import MaintenanceReport

@@ -80,6 +80,10 @@ def test_verbatim_idempotent_and_background_adds(mem, user):
     again = mem.add("remember this verbatim", user_id=user, infer=False, idempotency_key="k1")
     assert [e.action for e in again] == [Action.NOOP] and again[0].memory.id == first[0].memory.id
     assert mem.add("I drive a blue car.", user_id=user, background=True) == []
+    assert mem.flush(30) is True
+    assert any("blue car" in m.content for m in mem.get_all(user_id=user))
+    bulk = mem.add_many([{"messages": f"bulk note {i}", "user_id": user} for i in range(3)])
+    assert [e.action for e in bulk] == [Action.ADD] * 3
 
 
 def test_deleting_by_kind_all_and_forgetting(mem, user):
@@ -150,6 +154,7 @@ def test_export_import_and_maintain(mem, user):
     assert mem.count(user_id=user + "-copy") == mem.count(user_id=user)
     assert mem.maintain(user).users == 1
     mem.set_timezone(user, "Asia/Shanghai")
+    assert str(mem.timezone(user)) == "Asia/Shanghai"
 
 
 def test_bad_input_raises_the_same_errors(mem, user):
