@@ -298,12 +298,13 @@ class RemoteSession:
         self.end()
 
 
-class AsyncMemoryClient:
-    """``await AsyncMemoryClient(url, api_key=…).search(…)``: every `MemoryClient` method,
-    awaited (the sync client runs in a worker thread; one request/response mapping)."""
+class Awaited:
+    """Any sync object of this module with its methods awaited (one thread hop per call);
+    a `RemoteSession` a call returns comes back awaited too. ``async with`` leaves as the
+    sync ``with`` does (a client closes, a session ends)."""
 
-    def __init__(self, base_url: str | None = None, **kwargs: Any) -> None:
-        self.sync = MemoryClient(base_url, **kwargs)
+    def __init__(self, sync: Any) -> None:
+        self.sync = sync
 
     def __getattr__(self, name: str) -> Any:
         target = getattr(self.sync, name)
@@ -311,16 +312,25 @@ class AsyncMemoryClient:
             return target
 
         async def call(*args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(target, *args, **kwargs)
+            result = await asyncio.to_thread(target, *args, **kwargs)
+            return Awaited(result) if isinstance(result, RemoteSession) else result
 
         call.__name__, call.__doc__ = name, target.__doc__
         return call
 
-    async def __aenter__(self) -> AsyncMemoryClient:
+    async def __aenter__(self) -> Any:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self.sync.close()
+        await asyncio.to_thread(self.sync.__exit__, *exc)
+
+
+class AsyncMemoryClient(Awaited):
+    """``await AsyncMemoryClient(url, api_key=…).search(…)``: every `MemoryClient` method,
+    awaited (the sync client runs in a worker thread; one request/response mapping)."""
+
+    def __init__(self, base_url: str | None = None, **kwargs: Any) -> None:
+        super().__init__(MemoryClient(base_url, **kwargs))
 
 
 def _segment(value: Any) -> str:
@@ -338,4 +348,4 @@ def _zone_name(tz: Any) -> str | None:
     return getattr(tz, "key", None) or str(tz)
 
 
-__all__ = ["AsyncMemoryClient", "MemoryClient", "RemoteError", "RemoteSession"]
+__all__ = ["AsyncMemoryClient", "Awaited", "MemoryClient", "RemoteError", "RemoteSession"]

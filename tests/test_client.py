@@ -185,6 +185,10 @@ def test_the_async_client_awaits_the_same_calls(served, user):
         async with AsyncMemoryClient(url, api_key=secret) as client:
             await client.add("I live in Rome.", user_id=user)
             found, counted = await asyncio.gather(client.search("where?", user_id=user), client.count(user_id=user))
+            async with await client.session(user) as session:
+                await session.add("I am learning Italian.")
+                assert [t.content for t in await session.turns()] == ["I am learning Italian."]
+            assert (await client.end_session(user, session.session_id)).already_ended  # the block ended it
             return found, counted
 
     found, counted = asyncio.run(run())
