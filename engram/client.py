@@ -106,6 +106,15 @@ class MemoryClient:
                     run_id=run_id)
         return _parse(list[Event], self._call("POST", "/v1/memories", body=body))
 
+    def add_many(self, batch: Any) -> list[Event]:
+        """Bulk ingest of verbatim turns (see `Memory.add_many`)."""
+        items = [_clean(entry) for entry in batch]
+        return _parse(list[Event], self._call("POST", "/v1/memories/batch", body={"items": items}))
+
+    def flush(self, timeout: float | None = None) -> bool:
+        """Wait for the server's queued background adds (at most 60 s a call)."""
+        return self._call("POST", "/v1/memories/flush", body={"timeout": 60.0 if timeout is None else min(timeout, 60.0)})["done"]
+
     def search(self, query: str, *, user_id: str, agent_id: str | None = None, limit: int | None = None,
                filters: Filters | Mapping[str, Any] | None = None, now: datetime | None = None,
                threshold: float | None = None, top_k: int | None = None) -> list[SearchResult]:
@@ -186,6 +195,11 @@ class MemoryClient:
 
     def set_timezone(self, user_id: str, tz: str | None) -> None:
         self._call("PUT", "/v1/timezone", body={"user_id": user_id, "tz": tz})
+
+    def timezone(self, user_id: str) -> Any:
+        from engram.models import as_zone
+
+        return as_zone(self._call("GET", "/v1/timezone", query={"user_id": user_id})["tz"])
 
     def maintain(self, user_id: str | None = None, *, now: datetime | None = None, progress: Any = None) -> Any:
         from engram.lifecycle import MaintenanceReport
@@ -284,12 +298,13 @@ class RemoteSession:
         self.end()
 
 
-class AsyncMemoryClient:
-    """``await AsyncMemoryClient(url, api_key=…).search(…)``: every `MemoryClient` method,
-    awaited (the sync client runs in a worker thread; one request/response mapping)."""
+class Awaited:
+    """Any sync object of this module with its methods awaited (one thread hop per call);
+    a `RemoteSession` a call returns comes back awaited too. ``async with`` leaves as the
+    sync ``with`` does (a client closes, a session ends)."""
 
-    def __init__(self, base_url: str | None = None, **kwargs: Any) -> None:
-        self.sync = MemoryClient(base_url, **kwargs)
+    def __init__(self, sync: Any) -> None:
+        self.sync = sync
 
     def __getattr__(self, name: str) -> Any:
         target = getattr(self.sync, name)
@@ -297,16 +312,25 @@ class AsyncMemoryClient:
             return target
 
         async def call(*args: Any, **kwargs: Any) -> Any:
-            return await asyncio.to_thread(target, *args, **kwargs)
+            result = await asyncio.to_thread(target, *args, **kwargs)
+            return Awaited(result) if isinstance(result, RemoteSession) else result
 
         call.__name__, call.__doc__ = name, target.__doc__
         return call
 
-    async def __aenter__(self) -> AsyncMemoryClient:
+    async def __aenter__(self) -> Any:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self.sync.close()
+        await asyncio.to_thread(self.sync.__exit__, *exc)
+
+
+class AsyncMemoryClient(Awaited):
+    """``await AsyncMemoryClient(url, api_key=…).search(…)``: every `MemoryClient` method,
+    awaited (the sync client runs in a worker thread; one request/response mapping)."""
+
+    def __init__(self, base_url: str | None = None, **kwargs: Any) -> None:
+        super().__init__(MemoryClient(base_url, **kwargs))
 
 
 def _segment(value: Any) -> str:
@@ -324,4 +348,4 @@ def _zone_name(tz: Any) -> str | None:
     return getattr(tz, "key", None) or str(tz)
 
 
-__all__ = ["AsyncMemoryClient", "MemoryClient", "RemoteError", "RemoteSession"]
+__all__ = ["AsyncMemoryClient", "Awaited", "MemoryClient", "RemoteError", "RemoteSession"]

@@ -13,7 +13,7 @@ from engram.capsule import Capsule, Context
 from engram.client import AsyncMemoryClient, MemoryClient, RemoteError
 from engram.service.app import create_app
 from engram.service.keys import KeyStore
-from helpers import episodes, facts
+from helpers import facts
 from service_server import LiveServer
 
 WED = datetime(2025, 1, 8, 10, tzinfo=UTC)
@@ -80,6 +80,10 @@ def test_verbatim_idempotent_and_background_adds(mem, user):
     again = mem.add("remember this verbatim", user_id=user, infer=False, idempotency_key="k1")
     assert [e.action for e in again] == [Action.NOOP] and again[0].memory.id == first[0].memory.id
     assert mem.add("I drive a blue car.", user_id=user, background=True) == []
+    assert mem.flush(30) is True
+    assert any("blue car" in m.content for m in mem.get_all(user_id=user))
+    bulk = mem.add_many([{"messages": f"bulk note {i}", "user_id": user} for i in range(3)])
+    assert [e.action for e in bulk] == [Action.ADD] * 3
 
 
 def test_deleting_by_kind_all_and_forgetting(mem, user):
@@ -150,6 +154,7 @@ def test_export_import_and_maintain(mem, user):
     assert mem.count(user_id=user + "-copy") == mem.count(user_id=user)
     assert mem.maintain(user).users == 1
     mem.set_timezone(user, "Asia/Shanghai")
+    assert str(mem.timezone(user)) == "Asia/Shanghai"
 
 
 def test_bad_input_raises_the_same_errors(mem, user):
@@ -180,6 +185,10 @@ def test_the_async_client_awaits_the_same_calls(served, user):
         async with AsyncMemoryClient(url, api_key=secret) as client:
             await client.add("I live in Rome.", user_id=user)
             found, counted = await asyncio.gather(client.search("where?", user_id=user), client.count(user_id=user))
+            async with await client.session(user) as session:
+                await session.add("I am learning Italian.")
+                assert [t.content for t in await session.turns()] == ["I am learning Italian."]
+            assert (await client.end_session(user, session.session_id)).already_ended  # the block ended it
             return found, counted
 
     found, counted = asyncio.run(run())

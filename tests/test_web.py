@@ -200,6 +200,8 @@ def test_the_web_never_reaches_another_users_memories(site):
                 reply = web.post(f"/memories/{m.id}/{action}", data={"csrf": token, **data})
                 assert reply.status_code == 404 and "passport" not in reply.text
         assert "blue folder" not in web.get("/memories", params={"q": "passport number"}).text
+        for page in ("/memories", "/disputes", "/capsule"):
+            assert "blue folder" not in web.get(page).text
         # a cookie edited to name bob is refused (the signature no longer matches)
         cookie = web.cookies[COOKIE]
         payload, mac = cookie.rsplit(".", 1)

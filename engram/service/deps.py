@@ -50,6 +50,7 @@ def memory_of(request: Request) -> Memory:
     return request.app.state.memory
 
 
-def ctx(request: Request, who: Caller = Depends(caller)) -> Ctx:
-    """FastAPI dependency for every /v1 route."""
+async def ctx(request: Request, who: Caller = Depends(caller)) -> Ctx:
+    """FastAPI dependency for every /v1 route (async: it does no I/O, so no thread hop; the
+    key lookup in `caller` and the route itself run in the threadpool)."""
     return Ctx(memory_of(request), who)

@@ -36,6 +36,16 @@ class AddBody(Scoped):
     background: bool = False
 
 
+class BatchBody(Body):
+    """`add_many`: each entry takes `add`'s fields plus `messages`; its `user_id` defaults to the key's."""
+
+    items: list[dict[str, Any]] = Field(max_length=10_000)
+
+
+class FlushBody(Body):
+    timeout: float | None = Field(default=30.0, ge=0, le=60)
+
+
 class SearchBody(Scoped):
     query: str
     limit: int | None = None

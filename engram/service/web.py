@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from fastapi import APIRouter, FastAPI, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
@@ -40,6 +40,7 @@ HEADERS = {  # the pages load nothing from elsewhere and cannot be framed
 }
 NOTES = {"saved", "resolved", "bad_csrf", "paused", "active"}  # ?note= values a page may show
 CHAIN_MOST = 20
+PAGE_MOST = 1000  # memories listed on one page (newest first); search reaches the rest
 
 
 class Leave(Exception):
@@ -177,12 +178,13 @@ def memories(request: Request, q: str = "") -> Response:
             results = memory.search(q, user_id=session.user_id, limit=20)
         except EngramError as exc:
             error = str(exc)
-    items = memory.get_all(user_id=session.user_id, limit=1000)
+    items = memory.get_all(user_id=session.user_id, limit=PAGE_MOST)
     groups = {layer: {kind: [i for i in items if i.layer is layer and i.kind is kind] for kind in Kind}
               for layer in (Layer.LONG_TERM, Layer.EPISODIC)}
     groups = {layer: {k: v for k, v in kinds.items() if v} for layer, kinds in groups.items()}
+    total = len(items) if len(items) < PAGE_MOST else memory.count(user_id=session.user_id)
     return _page(request, "memories.html", session, q=q, results=results, error=error, groups=groups,
-                 count=len(items), disputed=Status.DISPUTED)
+                 count=total, shown=len(items))
 
 
 @router.get("/memories/{memory_id}")

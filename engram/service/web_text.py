@@ -24,6 +24,7 @@ TEXT: dict[str, dict[str, str]] = {
         "bad_csrf": "The form expired; please try again.", "not_found": "No such memory.", "score": "Score",
         "long_term": "Long-term", "episodic": "Episodic", "disputed": "Disputed", "back": "Back to memories",
         "skip": "Skip to content", "provenance": "Said by the user",
+        "newest": "The newest {n} of {total} are listed; search finds any of them.",
         **{f"kind_{k}": k for k in ("preference", "fact", "task", "decision", "identity", "event", "summary", "turn")},
     },
     "zh": {
@@ -42,7 +43,7 @@ TEXT: dict[str, dict[str, str]] = {
         "empty_capsule": "记忆胶囊是空的。", "deleted": "已删除 {n} 条。", "saved": "已保存。", "resolved": "冲突已解决。",
         "user": "用户", "bad_csrf": "表单已过期，请重试。", "not_found": "没有这条记忆。", "score": "得分",
         "long_term": "长期", "episodic": "情景", "disputed": "待确认", "back": "返回记忆列表", "skip": "跳到正文",
-        "provenance": "用户原话",
+        "provenance": "用户原话", "newest": "列出最新的 {n} 条（共 {total} 条）；搜索可找到任意一条。",
         "kind_preference": "偏好", "kind_fact": "事实", "kind_task": "任务", "kind_decision": "决定",
         "kind_identity": "身份", "kind_event": "事件", "kind_summary": "摘要", "kind_turn": "对话原文",
     },

@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends
 from engram.models import Event, HistoryEntry, MemoryItem, SearchResult
 from engram.service.deps import Ctx, ctx
 from engram.service.schemas import (
-    AddBody, CompleteBody, Count, CountBody, Deleted, ListBody, ResolveBody, SearchBody, UpdateBody,
+    AddBody, BatchBody, CompleteBody, FlushBody, Count, CountBody, Deleted, ListBody, ResolveBody, SearchBody, UpdateBody,
 )
 
 router = APIRouter(prefix="/v1/memories", tags=["memories"])
@@ -18,6 +18,17 @@ router = APIRouter(prefix="/v1/memories", tags=["memories"])
 def add(body: AddBody, c: Ctx = Depends(ctx)) -> list[Event]:
     args = body.model_dump(exclude={"messages", "user_id"}, exclude_unset=True)
     return c.memory.add(body.messages, user_id=c.user(body.user_id), **args)
+
+
+@router.post("/batch", summary="Bulk ingest: many entries in one transaction (add_many)")
+def add_many(body: BatchBody, c: Ctx = Depends(ctx)) -> list[Event]:
+    entries = [{**entry, "user_id": c.user(entry.get("user_id"))} for entry in body.items]
+    return c.memory.add_many(entries)
+
+
+@router.post("/flush", summary="Wait (at most `timeout` seconds) for queued background adds")
+def flush(body: FlushBody, c: Ctx = Depends(ctx)) -> dict[str, bool]:
+    return {"done": c.memory.flush(body.timeout)}
 
 
 @router.post("/search", summary="The memories most relevant to a query")

@@ -72,6 +72,13 @@ def set_timezone(body: TimezoneBody, c: Ctx = Depends(ctx)) -> dict[str, Any]:
     return {"user_id": user_id, "tz": body.tz}
 
 
+@router.get("/timezone", summary="The user's time zone (their own, else the server's)")
+def get_timezone(user_id: str | None = None, c: Ctx = Depends(ctx)) -> dict[str, Any]:
+    user_id = c.user(user_id)
+    zone = c.memory.timezone(user_id)
+    return {"user_id": user_id, "tz": getattr(zone, "key", None) or str(zone)}
+
+
 @router.get("/reminders", summary="Tasks due within a horizon")
 def reminders(user_id: str | None = None, agent_id: str | None = None, now: datetime | None = None,
               horizon_hours: float | None = None, tz: str | None = None, c: Ctx = Depends(ctx)) -> list[Reminder]:
