@@ -164,6 +164,7 @@ MIGRATIONS: dict[int, str] = {
     5: """
     DROP INDEX IF EXISTS memories_scope;
     """,
+<<<<<<< HEAD
     # 6: each user's search index packed in one row (engram.store.scope_pack), so a cold
     # user's first search reads one blob instead of every memory. A cache: written after a
     # full load, checked against user_versions, patched when stale. Deleting a memory, or
@@ -185,6 +186,25 @@ MIGRATIONS: dict[int, str] = {
     BEGIN
         DELETE FROM scope_packs WHERE user_id IN (OLD.user_id, NEW.user_id);
     END;
+=======
+    # 6: the REST server's API keys (engram.service.keys): only a hash of each secret is
+    # kept; `user_id` NULL with `admin` 1 is a key for every user. `service_secrets` holds
+    # what every worker process of one server must share (the web session signing key).
+    6: """
+    CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        secret_hash TEXT NOT NULL,
+        user_id TEXT,
+        admin INTEGER NOT NULL DEFAULT 0,
+        name TEXT,
+        created_at REAL NOT NULL,
+        revoked_at REAL
+    ) WITHOUT ROWID;
+    CREATE TABLE service_secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) WITHOUT ROWID;
+>>>>>>> main
     """,
 }
 
