@@ -59,11 +59,8 @@ from engram.store.sqlite.writes import WritesMixin
 
 class SQLiteStore(
     ItemsMixin, WritesMixin, SearchMixin, HistoryMixin, TransitionsMixin, StateMixin, SessionsMixin, JobsMixin,
-<<<<<<< HEAD
     CopyMixin,
-=======
     KeysMixin,
->>>>>>> main
 ):
     """`Store` over one SQLite file; safe to share between threads of one process."""
 
