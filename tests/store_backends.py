@@ -93,6 +93,13 @@ def qdrant_target(tmp_path: Path) -> str:
     return f"qdrant://{tmp_path / 'qdrant'}"
 
 
+def one_process_only(target: str) -> str | None:
+    """Why several processes cannot open this store at once (None: they can)."""
+    if target.startswith("qdrant:///"):
+        return "qdrant-client's local mode locks its folder to one process (a Qdrant server has no such limit)"
+    return None
+
+
 register("sqlite", sqlite_target)
 register("postgres", postgres_target)
 register("qdrant", qdrant_target)
