@@ -89,7 +89,8 @@ class Memory:
             embedder=embedder,
             settings=settings, privacy=privacy, display=Display(privacy),
         )
-        vectors.check(self.store, embedder, settings.path)  # another embedder's vectors: say what to do
+        where = getattr(self.store, "path", settings.path)  # a file, or a URL without its password
+        vectors.check(self.store, embedder, where)  # another embedder's vectors: say what to do
         self.retriever = Retriever(self.store, self.embedder, settings)
         self.llm_tasks = LLMTasks(self.services, llm)  # no client (nor openai import) unless configured
         self.capsules = CapsuleEngine(self.services, self.retriever, compress_with=self.llm_tasks.compress)

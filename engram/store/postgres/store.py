@@ -71,6 +71,7 @@ class PostgresStore(
         # uses counted by record_access, not yet written: id -> (count, last use)
         self._pending_access: dict[str, tuple[int, datetime]] = {}
         self._pending_since: float | None = None
+        self._table_estimate: tuple[float, float] | None = None  # (when, rows): `_table_rows`
         try:
             with psycopg.connect(url, autocommit=True) as conn:
                 self._migrate(conn)
