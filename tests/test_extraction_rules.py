@@ -163,3 +163,18 @@ def test_clauses_after_but_with_their_own_subject_and_plural_subjects_are_read()
 def test_since_we_last_spoke_is_no_fact():
     assert said("Since we last spoke, I took my kids to a park.") == ["User took their kids to a park."]
     assert said("Since I lost my job, I have been painting a lot.")[0] == "User lost their job."
+
+
+def test_a_dream_a_reason_to_keep_going_and_a_habit_beside_a_would_are_read():
+    assert said("Researching adoption agencies — it's been a dream to have a family.") == [
+        "User's dream is to have a family."]
+    assert said("It's been stressful, but dancing has kept me going.") == ["Dancing has kept User going."]
+    assert said("I used to play chess with my grandpa when I was little, we'd play every Sunday.") == [
+        "User used to play chess with their grandpa when they were little."]
+    assert said("Been running longer since our last chat - a great way to clear my mind.") == [
+        "User has been running longer, a great way to clear their mind."]
+
+
+def test_a_comment_goes_with_a_view_or_a_statement_about_the_user_too():
+    assert said("Painting helps me explore my identity. It's definitely therapeutic.") == [
+        "Painting helps User explore their identity; it's definitely therapeutic."]

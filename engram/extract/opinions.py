@@ -37,22 +37,29 @@ _GENERIC_RE = re.compile(
     r"|(?:'s|is|are)\s+" + _INTENSIFIERS + r"(?:awesome|great|good|amazing|perfect)\s+for\s+\w+ing\b"
     r"|(?:can\s+|really\s+|truly\s+|always\s+)*(?:helps?|help)\s+(?!me\b|you\b)\w+"
     r"|(?:can\s+)?do(?:es)?\s+wonders\b|(?:has|have)\s+the\s+power\s+to\b|matters?\s+(?:more|most|a\s+lot)\b"
-    r"|(?:can\s+)?(?:bring|brings)\s+(?:people|us|everyone)\s+together\b).*)$",
+    r"|(?:can\s+)?(?:bring|brings)\s+(?:people|us|everyone)\s+together\b"
+    r"|(?:can\s+|really\s+|always\s+)*(?:bring|brings|give|gives)\s+(?:(?:us|people|me)\s+)?(?:so\s+much\s+|such\s+|a\s+lot\s+of\s+)?"
+    r"(?:joy|peace|comfort|happiness|hope|strength|purpose|meaning)\b"
+    r"|(?:can\s+|really\s+)*(?:make|makes)\s+life\s+\w+).*)$",
     re.I,
 )
 # "It's empowering to make a positive difference": the user finds doing it so
 _IT_IS_RE = re.compile(
     r"^(?:it's|it\s+is|it\s+was|it's\s+been)\s+" + _INTENSIFIERS
-    + r"(?P<adj>" + _EVALUATIVE_ADJ + r"|awesome|amazing|inspiring|powerful|special|meaningful|tough|hard|scary)"
-    r"\s+to\s+(?P<what>\w+.*)$",
+    + r"(?P<adj>" + _EVALUATIVE_ADJ + r"|awesome|amazing|inspiring|powerful|special|meaningful|helpful|motivating"
+    r"|comforting|tough|hard|scary)\s+(?:to\s+(?P<what>\w+.*)|(?P<doing>\w+ing\s+\w+.*))$",
     re.I,
 )
+_DREAM_RE = re.compile(r"^(?:it's|it\s+is|it\s+has)\s+(?:(?:always|long)\s+)?(?:been\s+)?(?:(?:always|long)\s+)?(?:a|my)\s+"
+                       r"(?:(?:big|long-held|lifelong|huge)\s+)?dream\s+(?:of\s+mine\s+)?to\s+(?P<what>\w+.*)$", re.I)
 _NOT_A_SUBJECT = frozenset(
     """i i'm i've we we're my our you your he she they it it's that that's this there there's here what who
     how when where why which if so and but or then yeah yes no oh wow thanks thank please let just one
     everything nothing something anything life""".split()
 )
 _CLAUSE_END_RE = re.compile(r",\s*(?:and|but|so)\s+|\s+[-–—]+\s+|;|!")
+_TRAILING_RE = re.compile(r"(?:,?\s+(?:too|though|as\s+well|also|for\s+sure|honestly))+$", re.I)
+_OUR_START_RE = re.compile(r"^our\s+(?=(?:loved\s+ones|friends|families|kids|children|pets|communities)\b)", re.I)
 _YOU_RE = re.compile(r"\b(?:you|your|yours|yourself|u|ur|ya)\b", re.I)
 _GENERIC_WE = {"us": "people", "we": "people", "ourselves": "oneself", "our": "one's"}
 _THEIR = {"us": "them", "we": "they", "ourselves": "themselves", "our": "their", "myself": "themselves",
@@ -65,18 +72,31 @@ def opinion(s: str, ctx: Ctx) -> list[Candidate] | None:
     """The user's view in a general evaluative clause, or None."""
     if ctx.lang != "en" or "?" in s:
         return None
-    s = _CLAUSE_END_RE.split(s.strip(), maxsplit=1)[0].rstrip(".!").strip()  # "X is crucial, and you're so brave"
-    if _YOU_RE.search(s):
+    for part in _CLAUSE_END_RE.split(s.strip())[:3]:  # "X is crucial, and you're so brave"; "Researching … — it's a dream to …"
+        view = _view(_TRAILING_RE.sub("", part.rstrip(".!").strip()), ctx)
+        if view:
+            return view
+    return None
+
+
+def _view(s: str, ctx: Ctx) -> list[Candidate] | None:
+    if not s or _YOU_RE.search(s):
         return None
+    s = _OUR_START_RE.sub("", s)  # "Our loved ones give us strength": loved ones, in general
     words = s.split()
     if not 3 <= len(words) <= _MAX_WORDS:
         return None
+    dream = _DREAM_RE.match(s)
+    if dream and content_words(dream.group("what")):  # "It's been a dream to adopt …"
+        return [candidate(ctx, Kind.FACT, as_sentence(f"User's dream is to {_their(dream.group('what'))}"), None, None,
+                          "opinion")]
     it = _IT_IS_RE.match(s)
     if it:
-        what = it.group("what")
-        if len(content_words(what)) < 2 or re.match(r"(?:see|hear|know|say|meet)\b", what, re.I):
+        what = it.group("what") or it.group("doing")
+        if len(content_words(what)) < 2 or re.match(r"(?:see|hear|know|say|meet|talk|chat)\b", what, re.I):
             return None  # "it's great to see …", "it was nice to meet …": the exchange, not a view
-        view = f"User finds it {it.group('adj').lower()} to {_their(what)}"
+        link = "" if it.group("doing") else "to "
+        view = f"User finds it {it.group('adj').lower()} {link}{_their(what)}"
         return [candidate(ctx, Kind.FACT, as_sentence(view), None, None, "opinion")]
     m = _GENERIC_RE.match(s)
     if m is None or words[0].lower().strip(",") in _NOT_A_SUBJECT:
