@@ -39,6 +39,7 @@ from engram.store.postgres.vectors import register_vectors
 from engram.store.postgres.copy import CopyMixin
 from engram.store.postgres.items import ItemsMixin
 from engram.store.postgres.jobs import JobsMixin
+from engram.store.postgres.keys import KeysMixin
 from engram.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, hnsw_index, statements
 from engram.store.postgres.search import SearchMixin
 from engram.store.postgres.sessions import SessionsMixin
@@ -55,7 +56,7 @@ def lock_key(text: str) -> int:
 
 
 class PostgresStore(
-    ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin, CopyMixin,
+    ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin, KeysMixin, CopyMixin,
 ):
     """`Store` over a PostgreSQL database with pgvector; safe to share between threads."""
 
