@@ -10,7 +10,7 @@ import numpy as np
 from engram.models import Filters
 from engram.store.base import Scope
 from engram.store.scope_index import Allowed, ScopeIndex, Window
-from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
+from engram.store.sqlite.rows import statuses_of, turn_place, to_epoch
 
 def _terms(tokens: Sequence[str]) -> list[str]:
     """A query's distinct tokens, in order."""
@@ -58,7 +58,8 @@ class SearchMixin:
         """Rows into `cache` (new ones appended; a known rowid with new content replaced)."""
         rows = self._db.execute(
             "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
-            " m.id, m.created_at, m.content_hash FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+            " m.id, m.created_at, m.content_hash, CASE WHEN m.kind = 'turn' THEN m.metadata END,"
+            " CASE WHEN m.kind = 'turn' THEN substr(m.content, 1, 64) END FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
             f" WHERE {where} ORDER BY m.rowid",
             params,
         ).fetchall()
@@ -77,7 +78,7 @@ class SearchMixin:
                 [r[2].split() for r in fresh],
                 [r[3] for r in fresh],
                 [r[4] for r in fresh],
-                [conversation_of(r[5], r[4], r[6]) for r in fresh],
+                [turn_place(r[5], r[4], r[6], r[8], r[10], r[11] or "") for r in fresh],
                 [r[8] for r in fresh],
             )
 
