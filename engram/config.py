@@ -170,6 +170,25 @@ class Settings(BaseSettings):
         default=0.6, description="lexical weight of a turn's neighbouring turns in its session"
     )
     candidates: int = Field(default=30, description="candidates taken from each retriever")
+    # dialogue structure (engram.dialogue_rank)
+    weight_speaker: float = Field(
+        default=0.3, ge=0.0, description="boost for the turns of a speaker the query names; 0: off"
+    )
+    speaker_name_weight: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="lexical weight of a named speaker's name (favoured by speaker instead)"
+    )
+    filler_factor: float = Field(
+        default=0.3, ge=0.0, le=1.0, description="score share kept by filler turns ('Bye!', 'Take care!'); 1: off"
+    )
+    diversity_session: float = Field(
+        default=0.0, ge=0.0, description="top k: score taken per turn already picked from the same session; 0: off"
+    )
+    diversity_copy: float = Field(
+        default=0.2, ge=0.0, description="top k: score taken x word overlap with the most similar pick; 0: off"
+    )
+    pair_factor: float = Field(
+        default=0.9, ge=0.0, le=1.0, description="a question turn in the result brings its answer at this share of its score; 0: off"
+    )
     reinforce: bool = Field(default=True, description="retrieval bumps access counts")
 
     # reconciliation

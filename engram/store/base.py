@@ -274,6 +274,15 @@ class Store(Protocol):
         """Dense search among the memories that share most of `tokens` (duplicate checks)."""
         ...
 
+    def turn_links(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """For each id that is a turn of a conversation: (the turn it answers, the first turn
+        answering it), ids or None (engram.dialogue)."""
+        return {}
+
+    def turns_by(self, scope: Scope, speakers: Iterable[str]) -> tuple[set[str], set[str]]:
+        """(the scope's speakers, ids of the turns said by any of `speakers`), lower case names."""
+        return set(), set()
+
     def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(kind, content) of each memory."""
         ...

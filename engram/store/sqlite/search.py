@@ -3,7 +3,7 @@ dense search inside a scope. Mixed into `SQLiteStore`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -146,3 +146,14 @@ class SearchMixin:
             return index.restatements(
                 np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
             )
+
+    def turn_links(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        with self._lock:
+            self._sync_caches()
+            return self._scope_index(scope.user_id).answered_ids(memory_ids)
+
+    def turns_by(self, scope: Scope, speakers: Iterable[str]) -> tuple[set[str], set[str]]:
+        with self._lock:
+            self._sync_caches()
+            index = self._scope_index(scope.user_id)
+            return index.speakers(), index.speaker_rows(set(speakers))
