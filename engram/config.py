@@ -166,6 +166,15 @@ class Settings(BaseSettings):
         description="boost for a memory said within the time a query names ('last May', '去年'; "
         "engram.when); 0: dates in queries are ignored",
     )
+    time_tolerance_days: float = Field(
+        default=2.0, ge=0.0, description="a time a query names also covers this many days either side"
+    )
+    time_by_relevance: bool = Field(
+        default=True, description="the time boost scales with how well a memory matches otherwise"
+    )
+    resolve_dates: bool = Field(
+        default=True, description="turns count as about the days their time words name ('last Saturday')"
+    )
     weight_context: float = Field(
         default=0.6, description="lexical weight of a turn's neighbouring turns in its session"
     )

@@ -20,7 +20,7 @@ from datetime import datetime
 
 import numpy as np
 
-from engram import dialogue_rank, diversity
+from engram import dialogue_rank, diversity, when_said
 from engram.config import Settings
 from engram.models import REPLY_KEY, Filters, Kind, MemoryItem, ScoreParts, SearchResult
 from engram.providers.embedders import Embedder
@@ -60,10 +60,6 @@ def quieter(terms: list[str], weights: list[float], ranges: list[TimeRange]) -> 
     memory that says them, only help among those on the topic."""
     quiet = {t for r in ranges for t in lexical_tokens(r.text)}
     return [w * _TIME_WORD_WEIGHT if t in quiet else w for t, w in zip(terms, weights)]
-
-
-def in_ranges(moment: datetime, ranges: list[TimeRange]) -> bool:
-    return any(moment in r for r in ranges)
 
 
 def recency_score(signals: MemoryRow | MemoryItem, now: datetime, half_life_days: float) -> float:
@@ -246,20 +242,28 @@ class Retriever:
         scored: list[tuple[float, str, tuple[float, float, float, float]]] = []
         contents: dict[str, str] = {}
         sessions: dict[str, str | None] = {}
+        # the time a query names counts for memories said then or about then, give or take
+        # a few days, in proportion to how well they match otherwise (a date alone, maybe
+        # off by a session, must not pull up a whole day's chatter)
+        windows = when_said.widened(ranges, s.time_tolerance_days) if ranges else []
+        spans = self.store.named_spans(scope, shortlist) if windows and s.resolve_dates else {}
+        best = max((found[i].fused for i in shortlist), default=1.0) or 1.0
         for memory_id, signals in self.store.signals(shortlist).items():
             contents[memory_id], sessions[memory_id] = signals.content, signals.session_id
             signal = (
                 decayed_importance(signals, now, s),
                 recency_score(signals, now, s.recency_half_life_days),
                 use_score(signals),
-                1.0 if ranges and in_ranges(signals.created_at, ranges) else 0.0,
+                1.0 if windows and when_said.touches(
+                    signals.created_at.timestamp(), spans.get(memory_id), windows
+                ) else 0.0,
             )
             score = (
                 found[memory_id].fused
                 + s.weight_importance * signal[0]
                 + s.weight_recency * signal[1]
                 + s.weight_use * signal[2]
-                + s.weight_time * signal[3]
+                + s.weight_time * signal[3] * (found[memory_id].fused / best if s.time_by_relevance else 1.0)
             )
             scored.append((score, memory_id, signal))
         scored = dialogue_rank.adjust(scored, contents, said_by, s)

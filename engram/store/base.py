@@ -283,6 +283,11 @@ class Store(Protocol):
         """(the scope's speakers, ids of the turns said by any of `speakers`), lower case names."""
         return set(), set()
 
+    def named_spans(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        """For each id that is a turn naming a time ("last Saturday"): the (start, end) POSIX
+        seconds it names, resolved against when it was said (engram.when_said)."""
+        return {}
+
     def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(kind, content) of each memory."""
         ...

@@ -161,6 +161,7 @@ class ScopeIndex:
         self.answered = np.zeros(0, dtype=np.int64)
         self._dialogue = np.zeros(0, dtype=np.int64)  # rows that answer a turn
         self.row_of: dict[str, int] = {}  # memory id -> its current row
+        self.named: dict[int, tuple[float, float]] = {}  # row -> days its turn talks about
         self._ivf: IVF | None = None
         self._building: Build | None = None
         # rows written since the last dense search, put into the IVF's clusters by the next
@@ -206,9 +207,10 @@ class ScopeIndex:
         agents: Iterable[str | None],
         places: Sequence[TurnPlace | None] | None = None,
         created: Sequence[float] | None = None,
+        named: Sequence[tuple[float, float] | None] | None = None,
     ) -> None:
         """Append rows; `places`: where each turn of a conversation sits (read with the turn
-        it answers, see `lexical`). `created`: when each was said."""
+        it answers, see `lexical`). `created`: when each was said; `named`: the days it talks about."""
         self._grow(len(rowids))
         start = self.size
         for offset, (rowid, vector, words) in enumerate(zip(rowids, vectors, tokens, strict=True)):
@@ -223,6 +225,8 @@ class ScopeIndex:
             self.row_of[ids[offset]] = index
             if places is not None and places[offset] is not None:
                 self.conversations.place(index, places[offset], ids[offset])
+            if named is not None and named[offset] is not None:
+                self.named[index] = named[offset]
         end = start + len(rowids)
         self.status[start:end] = [STATUS_CODES[s] for s in statuses]
         self.agent[start:end] = [self.agent_codes.setdefault(a, len(self.agent_codes)) for a in agents]
@@ -281,6 +285,10 @@ class ScopeIndex:
     def speakers(self) -> set[str]:
         return self.conversations.speakers()
 
+    def named_spans(self, ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        rows = ((i, self.row_of.get(i)) for i in ids)
+        return {i: self.named[r] for i, r in rows if r is not None and r in self.named}
+
     def speaker_rows(self, speakers: set[str]) -> set[str]:
         """Ids of the turns said by any of `speakers`."""
         by = self.conversations.by_speaker
@@ -322,6 +330,8 @@ class ScopeIndex:
         self.ids.append(self.ids[index])
         self.row_of[self.ids[index]] = new
         self.conversations.move(index, new)
+        if index in self.named:
+            self.named[new] = self.named.pop(index)
         self.size += 1
         if self._ivf is not None:
             self._unassigned.append(new)

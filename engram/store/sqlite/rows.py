@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from engram.dialogue import TurnPlace, place_of
+from engram.when_said import named_span
 from engram.models import Filters, HistoryEntry, Kind, Layer, MemoryItem, Source, Status
 from engram.store.base import (
     MemoryRow,
@@ -155,6 +156,13 @@ def history_entry(r: Sequence[Any]) -> HistoryEntry:
         id=r[0], memory_id=r[1], user_id=r[2], action=r[3], old_content=r[4],
         new_content=r[5], reason=r[6], created_at=from_epoch(r[7]), related_id=r[8],
     )
+
+
+def turn_span(kind: str, said_at: float, content: str) -> tuple[float, float] | None:
+    """The days a verbatim turn talks about ("last Saturday", engram.when_said); None for other rows."""
+    if kind != Kind.TURN:
+        return None
+    return named_span(content, datetime.fromtimestamp(said_at, UTC))
 
 
 def turn_place(

@@ -10,7 +10,7 @@ import numpy as np
 from engram.models import Filters
 from engram.store.base import Scope
 from engram.store.scope_index import Allowed, ScopeIndex, Window
-from engram.store.sqlite.rows import statuses_of, turn_place, to_epoch
+from engram.store.sqlite.rows import statuses_of, turn_place, turn_span, to_epoch
 
 def _terms(tokens: Sequence[str]) -> list[str]:
     """A query's distinct tokens, in order."""
@@ -59,7 +59,7 @@ class SearchMixin:
         rows = self._db.execute(
             "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
             " m.id, m.created_at, m.content_hash, CASE WHEN m.kind = 'turn' THEN m.metadata END,"
-            " CASE WHEN m.kind = 'turn' THEN substr(m.content, 1, 64) END FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+            " CASE WHEN m.kind = 'turn' THEN m.content END FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
             f" WHERE {where} ORDER BY m.rowid",
             params,
         ).fetchall()
@@ -80,6 +80,7 @@ class SearchMixin:
                 [r[4] for r in fresh],
                 [turn_place(r[5], r[4], r[6], r[8], r[10], r[11] or "") for r in fresh],
                 [r[8] for r in fresh],
+                [turn_span(r[5], r[8], r[11] or "") for r in fresh],
             )
 
     def _refresh_index(self, user_id: str, version: int) -> None:
@@ -157,3 +158,8 @@ class SearchMixin:
             self._sync_caches()
             index = self._scope_index(scope.user_id)
             return index.speakers(), index.speaker_rows(set(speakers))
+
+    def named_spans(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        with self._lock:
+            self._sync_caches()
+            return self._scope_index(scope.user_id).named_spans(memory_ids)
