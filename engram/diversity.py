@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from engram.text import lexical_tokens
+from engram.text import content_words
 
 Scored = tuple[float, str, tuple[float, float, float, float]]
 
@@ -37,7 +37,7 @@ def diversify(
     ranked = sorted(scored, key=lambda t: t[0], reverse=True)
     if (per_session <= 0 and per_copy <= 0) or len(ranked) <= 1:
         return ranked
-    words = {m: frozenset(lexical_tokens(contents.get(m, ""))) for _, m, _ in ranked} if per_copy > 0 else {}
+    words = {m: frozenset(content_words(contents.get(m, ""))) for _, m, _ in ranked} if per_copy > 0 else {}
     copied = dict.fromkeys(words, 0.0)  # overlap with the most similar pick so far
     picked: list[Scored] = []
     counts: dict[str, int] = {}
