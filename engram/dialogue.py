@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from bisect import insort
+from functools import lru_cache
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -86,10 +87,12 @@ def body(content: str) -> str:
     return content[m.end():] if m else content
 
 
+@lru_cache(maxsize=8192)
 def is_question(content: str) -> bool:
     return bool(_QUESTION.search(body(content)))
 
 
+@lru_cache(maxsize=8192)  # the same turns are judged query after query
 def is_filler(content: str) -> bool:
     """A turn that says nothing to remember ("Bye!", "Take care!", "Thanks, Mel!")."""
     return is_chatter(body(content))

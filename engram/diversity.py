@@ -15,10 +15,18 @@ of those whose words are mostly common in the scope (see `hubness`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from engram.text import content_words
 
 Scored = tuple[float, str, tuple[float, float, float, float]]
+
+
+@lru_cache(maxsize=8192)
+def word_set(text: str) -> frozenset[str]:
+    """A memory's content words, as near-copies are compared (cached: the same memories
+    come back query after query)."""
+    return frozenset(content_words(text))
 
 
 def overlap(a: frozenset[str], b: frozenset[str]) -> float:
@@ -37,8 +45,11 @@ def diversify(
     ranked = sorted(scored, key=lambda t: t[0], reverse=True)
     if (per_session <= 0 and per_copy <= 0) or len(ranked) <= 1:
         return ranked
-    words = {m: frozenset(content_words(contents.get(m, ""))) for _, m, _ in ranked} if per_copy > 0 else {}
-    copied = dict.fromkeys(words, 0.0)  # overlap with the most similar pick so far
+    words = {m: word_set(contents.get(m, "")) for _, m, _ in ranked} if per_copy > 0 else {}
+    # overlap with the most similar pick, brought up to date only when a candidate is looked
+    # at (the scan stops early, so most never are): compared[m] picks already compared
+    copied = dict.fromkeys(words, 0.0)
+    compared = dict.fromkeys(words, 0)
     picked: list[Scored] = []
     counts: dict[str, int] = {}
     rest = list(ranked)
@@ -50,6 +61,10 @@ def diversify(
             session = sessions.get(memory_id)
             value = score - per_session * counts.get(session, 0) if session is not None else score
             if per_copy > 0:
+                mine = words[memory_id]
+                for _, other, _ in picked[compared[memory_id]:]:
+                    copied[memory_id] = max(copied[memory_id], overlap(mine, words[other]))
+                compared[memory_id] = len(picked)
                 value -= per_copy * copied[memory_id]
             if value > best_value:
                 best_index, best_value = index, value
@@ -59,9 +74,5 @@ def diversify(
         session = sessions.get(choice[1])
         if session is not None:
             counts[session] = counts.get(session, 0) + 1
-        if per_copy > 0:
-            mine = words[choice[1]]
-            for _, other, _ in rest:
-                copied[other] = max(copied[other], overlap(words[other], mine))
     floor = picked[-1][0] if picked else 0.0
     return picked + [(min(score, floor), m, sig) for score, m, sig in rest]
