@@ -240,6 +240,31 @@ def ablation(
     console.print(markdown(report), markup=False, soft_wrap=True)
 
 
+@bench_app.command("zh-simple")
+def zh_simple(
+    out: OutOpt = Path("bench-results"),
+    ks: KsOpt = "1,3,5,10",
+    systems: SystemsOpt = ALL_SYSTEMS,
+    file: Annotated[Optional[Path], typer.Option("--file", help="a set of the same shape (default: the bundled one)")] = None,
+    set_: SetOpt = None,
+) -> None:
+    """Chinese simple questions about one user's messages (MemDaily-style), engram against BM25+dense."""
+    from engram.bench.retrieval import write_outputs
+    from engram.bench.zh_simple import run_zh_simple
+
+    if file is not None:
+        _existing([file])
+    try:
+        with _progress("zh-simple") as progress:
+            report = run_zh_simple(
+                _names(systems), _ints(ks, "-k"), path=file, engram_settings=_settings(set_), progress=progress
+            )
+        write_outputs(report, out, "zh-simple")
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    render_retrieval(report)
+
+
 @bench_app.command("madial")
 def madial(
     folder: Annotated[
