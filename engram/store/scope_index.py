@@ -556,17 +556,21 @@ class ScopeIndex:
         return self._top(scores[indexes], indexes, limit)
 
     def _read_with_answered(self, scores: np.ndarray, live: np.ndarray, weight: float) -> None:
-        """Each turn scores `weight` x the own score of the turn it answers, and that turn
-        `ANSWERS_BACK` x as much of its answers' (a question and its answer sit in two turns)."""
+        """Each turn scores `weight` x the best own score among the turn it answers and the
+        turns answering it (`ANSWERS_BACK` x theirs): a question and its answer sit in two
+        turns. The best, not the sum: a turn in the middle of a long exchange on the topic
+        is not the more relevant for having many neighbours on it."""
         answered = self._links()
         rows = self._dialogue
         if len(rows) == 0:
             return
         sources = answered[rows]
         own = np.where(live, scores, 0.0).astype(np.float32)
-        scores[rows] += weight * own[sources]
+        context = np.zeros_like(own)
+        context[rows] = own[sources]
         if ANSWERS_BACK > 0:
-            np.add.at(scores, sources, ANSWERS_BACK * weight * own[rows])
+            np.maximum.at(context, sources, ANSWERS_BACK * own[rows])
+        scores += weight * context
 
     def restatements(
         self, query: np.ndarray, terms: Sequence[str], statuses: list[str], agent_id: str | None,
