@@ -27,11 +27,14 @@ def named_speakers(store: Store, scope: Scope, query: str) -> tuple[set[str], se
     """(speakers the query names, ids of their turns); empty when it names none."""
     words = [_POSSESSIVE.sub("", w.lower()) for w in _WORD.findall(query)]
     candidates = set(words) | {f"{a} {b}" for a, b in zip(words, words[1:])}
-    speakers, _ = store.turns_by(scope, ())
+    turns_by = getattr(store, "turns_by", None)  # a backend without a dialogue index: no speakers
+    if turns_by is None:
+        return set(), set()
+    speakers, _ = turns_by(scope, ())
     named = candidates & speakers
     if not named:
         return set(), set()
-    return named, store.turns_by(scope, named)[1]
+    return named, turns_by(scope, named)[1]
 
 
 def name_weights(terms: Sequence[str], weights: Sequence[float], names: set[str], share: float) -> list[float]:
@@ -75,7 +78,8 @@ def with_pairs(
     asking = [m for _, m, _ in top if m in contents and is_question(contents[m])]
     if not asking:
         return top
-    links = store.turn_links(scope, asking)
+    turn_links = getattr(store, "turn_links", None)  # a backend without a dialogue index: no pairs
+    links = turn_links(scope, asking) if turn_links is not None else {}
     scores = {m: (s, sig) for s, m, sig in scored}
     for score, memory_id, signal in top:
         answer = links.get(memory_id, (None, None))[1]

@@ -246,7 +246,8 @@ class Retriever:
         # a few days, in proportion to how well they match otherwise (a date alone, maybe
         # off by a session, must not pull up a whole day's chatter)
         windows = when_said.widened(ranges, s.time_tolerance_days) if ranges else []
-        spans = self.store.named_spans(scope, shortlist) if windows and s.resolve_dates else {}
+        named_spans = getattr(self.store, "named_spans", None) if windows and s.resolve_dates else None
+        spans = named_spans(scope, shortlist) if named_spans is not None else {}
         best = max((found[i].fused for i in shortlist), default=1.0) or 1.0
         for memory_id, signals in self.store.signals(shortlist).items():
             contents[memory_id], sessions[memory_id] = signals.content, signals.session_id

@@ -205,7 +205,7 @@ class ScopeIndex:
         tokens: Sequence[Sequence[str]],
         statuses: Iterable[str],
         agents: Iterable[str | None],
-        places: Sequence[TurnPlace | None] | None = None,
+        places: Sequence[TurnPlace | str | None] | None = None,
         created: Sequence[float] | None = None,
         named: Sequence[tuple[float, float] | None] | None = None,
     ) -> None:
@@ -223,8 +223,11 @@ class ScopeIndex:
             self.words.append(self._index_tokens(index, words))
             self.ids.append(ids[offset])
             self.row_of[ids[offset]] = index
-            if places is not None and places[offset] is not None:
-                self.conversations.place(index, places[offset], ids[offset])
+            place = places[offset] if places is not None else None
+            if isinstance(place, str):  # a conversation key alone: ordered by when it was said
+                place = TurnPlace(place, (0.0, 0.0, float(created[offset]) if created is not None else 0.0))
+            if place is not None:
+                self.conversations.place(index, place, ids[offset])
             if named is not None and named[offset] is not None:
                 self.named[index] = named[offset]
         end = start + len(rowids)
