@@ -22,7 +22,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from engram.episodes import is_chatter
 
 REPLY_TO_KEY = "reply_to"
 SPEAKER_KEY = "speaker"
@@ -90,12 +89,6 @@ def body(content: str) -> str:
 @lru_cache(maxsize=8192)
 def is_question(content: str) -> bool:
     return bool(_QUESTION.search(body(content)))
-
-
-@lru_cache(maxsize=8192)  # the same turns are judged query after query
-def is_filler(content: str) -> bool:
-    """A turn that says nothing to remember ("Bye!", "Take care!", "Thanks, Mel!")."""
-    return is_chatter(body(content))
 
 
 def place_of(

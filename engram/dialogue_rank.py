@@ -14,13 +14,21 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 
 from engram.config import Settings
-from engram.dialogue import body, is_filler, is_question
+from engram.dialogue import body, is_question
+from engram.episodes import is_chatter
 from engram.store.base import Scope, Store
 
 _WORD = re.compile(r"[^\W\d_][\w'’\-]*", re.UNICODE)
 _POSSESSIVE = re.compile(r"['’]s?$")
+
+
+@lru_cache(maxsize=8192)  # the same turns are judged query after query
+def is_filler(content: str) -> bool:
+    """A turn that says nothing to remember ("Bye!", "Take care!", "Thanks, Mel!")."""
+    return is_chatter(body(content))
 
 
 def named_speakers(store: Store, scope: Scope, query: str) -> tuple[set[str], set[str]]:
@@ -92,4 +100,4 @@ def with_pairs(
     return ranked[:keep]
 
 
-__all__ = ["adjust", "body", "name_weights", "named_speakers", "with_pairs"]
+__all__ = ["adjust", "is_filler", "name_weights", "named_speakers", "with_pairs"]

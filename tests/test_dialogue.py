@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from engram import Memory
-from engram.dialogue import Conversations, TurnPlace, is_filler, place_of, speaker_of, turn_number
+from engram.dialogue import Conversations, TurnPlace, place_of, speaker_of, turn_number
+from engram.dialogue_rank import is_filler
 
 LOCOMO = Path(__file__).parents[1].parent / "shared" / "data" / "locomo-dev" / "26.json"
 DAY = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
