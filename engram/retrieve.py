@@ -245,7 +245,7 @@ class Retriever:
         # the time a query names counts for memories said then or about then, give or take
         # a few days, in proportion to how well they match otherwise (a date alone, maybe
         # off by a session, must not pull up a whole day's chatter)
-        windows = when_said.widened(ranges, s.time_tolerance_days) if ranges else []
+        windows = when_said.spans(ranges)
         named_spans = getattr(self.store, "named_spans", None) if windows and s.resolve_dates else None
         spans = named_spans(scope, shortlist) if named_spans is not None else {}
         best = max((found[i].fused for i in shortlist), default=1.0) or 1.0
@@ -255,9 +255,9 @@ class Retriever:
                 decayed_importance(signals, now, s),
                 recency_score(signals, now, s.recency_half_life_days),
                 use_score(signals),
-                1.0 if windows and when_said.touches(
-                    signals.created_at.timestamp(), spans.get(memory_id), windows
-                ) else 0.0,
+                when_said.closeness(
+                    signals.created_at.timestamp(), spans.get(memory_id), windows, s.time_tolerance_days
+                ) if windows else 0.0,
             )
             score = (
                 found[memory_id].fused

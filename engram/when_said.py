@@ -10,7 +10,7 @@ retrieval's time signal counts a memory said in the range a question names, or a
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from engram.when import TimeRange, find_ranges
 
@@ -31,18 +31,30 @@ def named_span(text: str, said_at: datetime) -> tuple[float, float] | None:
     return min(r.start for r in ranges).timestamp(), max(r.end for r in ranges).timestamp()
 
 
-def widened(ranges: list[TimeRange], days: float) -> list[tuple[float, float]]:
-    """`ranges` as POSIX spans, each widened by `days` on both sides (a session dated a day
-    or two off what the question names still counts)."""
-    pad = timedelta(days=days)
-    return [((r.start - pad).timestamp(), (r.end + pad).timestamp()) for r in ranges]
+NEAR = 0.5  # the time signal of a memory only within the tolerance of a named range
 
 
-def touches(moment: float, span: tuple[float, float] | None, windows: list[tuple[float, float]]) -> bool:
-    """Whether a memory said at `moment`, about `span`, falls in any of `windows`."""
+def spans(ranges: list[TimeRange]) -> list[tuple[float, float]]:
+    """`ranges` as POSIX (start, end) spans."""
+    return [(r.start.timestamp(), r.end.timestamp()) for r in ranges]
+
+
+def _inside(moment: float, span: tuple[float, float] | None, windows: list[tuple[float, float]], pad: float) -> bool:
     for start, end in windows:
-        if start <= moment < end:
-            return True
-        if span is not None and span[0] < end and start < span[1]:
+        start, end = start - pad, end + pad
+        if start <= moment < end or (span is not None and span[0] < end and start < span[1]):
             return True
     return False
+
+
+def closeness(
+    moment: float, span: tuple[float, float] | None, windows: list[tuple[float, float]], tolerance_days: float,
+) -> float:
+    """1.0 for a memory said at `moment` (or about `span`) inside a window a question names;
+    `NEAR` when only within `tolerance_days` of one (a session dated a day or two off what
+    the question says still counts, but less than one on the day); else 0."""
+    if _inside(moment, span, windows, 0.0):
+        return 1.0
+    if tolerance_days > 0 and _inside(moment, span, windows, tolerance_days * 86400.0):
+        return NEAR
+    return 0.0

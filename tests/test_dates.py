@@ -9,7 +9,7 @@ import pytest
 
 from engram import Memory
 from engram.when import find_ranges
-from engram.when_said import named_span, touches, widened
+from engram.when_said import NEAR, closeness, named_span, spans
 
 MONDAY = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
 
@@ -50,8 +50,11 @@ def test_a_turn_is_indexed_with_the_days_it_talks_about():
 def test_a_named_date_tolerates_a_session_off_by_days():
     [may8] = find_ranges("on May 8, 2023", MONDAY + timedelta(days=30))
     said = (MONDAY + timedelta(days=2)).timestamp()  # the session is dated the 10th
-    assert touches(said, None, widened([may8], 2.0))
-    assert not touches(said, None, widened([may8], 0.0))
+    assert closeness(said, None, spans([may8]), 2.0) == NEAR  # counts, less than on the day
+    assert closeness(said, None, spans([may8]), 0.0) == 0.0
+    assert closeness(MONDAY.timestamp(), None, spans([may8]), 2.0) == 1.0
+    about = (MONDAY.timestamp(), MONDAY.timestamp() + 86400)  # said later, about the 8th
+    assert closeness(said + 86400 * 10, about, spans([may8]), 2.0) == 1.0
 
 
 def _turn(m, text, at, session):
