@@ -176,7 +176,7 @@ class Settings(BaseSettings):
         default=True, description="turns count as about the days their time words name ('last Saturday')"
     )
     weight_context: float = Field(
-        default=0.6, description="lexical weight of a turn's neighbouring turns in its session"
+        default=0.6, description="lexical weight of the turn a turn answers (and of its answers) in its conversation"
     )
     candidates: int = Field(default=30, description="candidates taken from each retriever")
     # dialogue structure (engram.dialogue_rank)
