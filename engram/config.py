@@ -196,7 +196,7 @@ class Settings(BaseSettings):
         default=0.2, ge=0.0, description="top k: score taken x word overlap with the most similar pick; 0: off"
     )
     pair_factor: float = Field(
-        default=0.9, ge=0.0, le=1.0, description="a question turn in the result brings its answer at this share of its score; 0: off"
+        default=0.6, ge=0.0, le=1.0, description="a question turn in the result brings its answer at this share of its score; 0: off"
     )
     reinforce: bool = Field(default=True, description="retrieval bumps access counts")
 
