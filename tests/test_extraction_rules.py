@@ -173,3 +173,8 @@ def test_a_dream_a_reason_to_keep_going_and_a_habit_beside_a_would_are_read():
         "User used to play chess with their grandpa when they were little."]
     assert said("Been running longer since our last chat - a great way to clear my mind.") == [
         "User has been running longer, a great way to clear their mind."]
+
+
+def test_a_comment_goes_with_a_view_or_a_statement_about_the_user_too():
+    assert said("Painting helps me explore my identity. It's definitely therapeutic.") == [
+        "Painting helps User explore their identity; it's definitely therapeutic."]

@@ -425,6 +425,13 @@ def _en_ok_adjective(low: list[str]) -> bool:
                                                                   "sorry", "saying", "talking", "kidding", "gonna")
 
 
+def _commented_on(found: list[Candidate] | None, ctx: Ctx) -> list[Candidate] | None:
+    """`found`, remembered as what the next sentence's "It's …" may comment on."""
+    if found and len(found) == 1 and ctx.memo is not None:
+        ctx.memo["last_fact"] = found[0]
+    return found
+
+
 def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     s = _EN_VOCATIVE_RE.sub("", _EN_LEAD_RE.sub("", s.strip()).strip())  # "Gina, thanks for …" → "thanks for …"
     if not s:
@@ -462,7 +469,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     held = _EN_I_HOLD_RE.match(s)  # "I feel it's important to help …", "I think taking risks is key": the view itself
     view = opinion(s[held.end():] if held else s, ctx)
     if view:  # "Guidance and support can help dancers shine": the user's view
-        return view
+        return _commented_on(view, ctx)
     prev = ctx.memo.get("prev_fact") if ctx.memo is not None else None
     if prev is not None and _EN_COMMENT_RE.match(s) and not s.lower().startswith("which"):
         said = _en_comment(s)  # "I went to a council meeting. It was inspiring and emotional."
@@ -484,7 +491,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             s = ("I've " if first.lower() == "been" else "I ") + first.lower() + s[len(first):]  # "Took a trip to Rome"
             m = _EN_SUBJ_RE.match(s)
         else:
-            return _en_about_me(s, ctx)
+            return _commented_on(_en_about_me(s, ctx), ctx)
     rest = s[m.end():].strip()
     memo = ctx.memo if ctx.memo is not None else {}
     other = None
