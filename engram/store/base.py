@@ -274,6 +274,20 @@ class Store(Protocol):
         """Dense search among the memories that share most of `tokens` (duplicate checks)."""
         ...
 
+    def turn_links(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """For each id that is a turn of a conversation: (the turn it answers, the first turn
+        answering it), ids or None (engram.dialogue)."""
+        return {}
+
+    def turns_by(self, scope: Scope, speakers: Iterable[str]) -> tuple[set[str], set[str]]:
+        """(the scope's speakers, ids of the turns said by any of `speakers`), lower case names."""
+        return set(), set()
+
+    def named_spans(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        """For each id that is a turn naming a time ("last Saturday"): the (start, end) POSIX
+        seconds it names, resolved against when it was said (engram.when_said)."""
+        return {}
+
     def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(kind, content) of each memory."""
         ...
