@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-SCHEMA_VERSION = 5
+from engram.store.sqlite.graph import GRAPH_SCHEMA
+
+SCHEMA_VERSION = 6
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -164,6 +166,9 @@ MIGRATIONS: dict[int, str] = {
     5: """
     DROP INDEX IF EXISTS memories_scope;
     """,
+    # 6: the entity graph (engram.graph): entities, aliases, mentions, edges, their trace,
+    # and the triggers that keep it consistent with deletions (engram.store.sqlite.graph)
+    6: GRAPH_SCHEMA,
 }
 
 
