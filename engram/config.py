@@ -173,7 +173,7 @@ class Settings(BaseSettings):
     # the entity graph (engram.graph): built on writes, a retrieval signal for list, "both" and
     # relationship questions that name a known entity, within a fixed fan-out budget
     graph: bool = Field(default=True, description="build the entity graph on writes and use it in search")
-    weight_graph: float = Field(default=0.5, description="weight of graph-expanded retrieval in the fusion")
+    weight_graph: float = Field(default=0.25, description="weight of graph-expanded retrieval in the fusion")
     graph_fanout: int = Field(default=8, description="neighbours followed per query entity (one hop)")
     graph_memories: int = Field(default=200, description="memories the graph signal reads per query, at most")
     reinforce: bool = Field(default=True, description="retrieval bumps access counts")

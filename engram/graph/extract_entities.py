@@ -28,6 +28,7 @@ class Ref:
     owner: int | None = None  # index of the ref whose relation this is (or SELF_REF)
     relation: str | None = None  # kin or pet relation to the owner
     named: bool = True  # False: only the relation is known ("my wife")
+    known_only: bool = False  # a sentence's first word: an entity only if the user named it before
 
 
 SELF_REF = -1  # `Ref.owner` for the user
@@ -291,8 +292,11 @@ def _english(body: str, found: Found, owner: int) -> None:
         if not name or not free(m.start(1), m.end(1)) or name in _STOP:
             continue
         before = body[: m.start(1) + m.group(1).find(name)].rstrip()
-        if not before or before[-1] in ".!?\"“:":  # a sentence's first word says nothing
-            if name.split()[0] in _STOP or " " not in name:
+        if not before or before[-1] in ".!?\"“:":  # a sentence's first word: maybe a known name
+            if name.split()[0] in _STOP:
+                continue
+            if " " not in name:
+                found.add(Ref(name, "name", known_only=True))
                 continue
         found.add(Ref(name, "org" if _ORG_WORDS.search(name) else "name"))
         taken.append(m.span(1))

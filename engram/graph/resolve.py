@@ -100,7 +100,11 @@ class Book:
     def link(self, memory_id: str, found: Found) -> None:
         """Resolve what one memory said and record its mentions and edges."""
         ids: list[str] = []
-        for ref in found.refs:
+        keep = [not r.known_only or key(r.name) in self.by_key for r in found.refs]
+        for ref, kept in zip(found.refs, keep):
+            if not kept:  # never referred to by a relation (only other refs may be owners)
+                ids.append("")
+                continue
             owner = None
             if ref.relation is not None and ref.owner is not None:
                 owner = self.self_id() if ref.owner == SELF_REF else ids[ref.owner]
@@ -108,6 +112,8 @@ class Book:
         uses_self = any(r.src == SELF_REF or r.dst == SELF_REF for r in found.rels)
         roles: dict[str, str] = {}
         for ref, eid in zip(found.refs, ids):
+            if not eid:
+                continue
             if roles.get(eid) != "speaker":
                 roles[eid] = ref.role
         if uses_self:
@@ -116,7 +122,7 @@ class Book:
         for rel in found.rels:
             src = self.self_id() if rel.src == SELF_REF else ids[rel.src]
             dst = self.self_id() if rel.dst == SELF_REF else ids[rel.dst]
-            if src != dst:
+            if src and dst and src != dst:
                 self.edges.append(EdgeRow(src, rel.rel, dst, memory_id, rel.reason[:200]))
 
     def _resolve(self, name: str, type_: str, named: bool, owner: str | None, relation: str | None) -> str:
