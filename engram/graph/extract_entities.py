@@ -78,7 +78,9 @@ December Christmas Easter Halloween Thanksgiving Bye Goodbye Here There Then Now
 Should Will Have Has Had Is Are Was Were Be Been Being Any Some All Every Each Both Maybe Definitely Absolutely
 Totally Glad Happy Love Lots Plus Btw BTW Anyway Anyways Besides Luckily Unfortunately Hopefully Honestly
 Actually Seriously Right Exactly Agreed Same Totally Keep Take Check Look See Go Got Get Talk Catch Stay Have
-Hope Hmm Ah Ahh Ooh Uh Um Dear LGBTQ LGBTQ+ LGBT AI TV DIY Mr Mrs Ms Dr
+Hope Hmm Ah Ahh Ooh Uh Um Dear LGBTQ LGBTQ+ LGBT AI TV DIY Mr Mrs Ms Dr The A An Last Next Woohoo Whoo Yup Yep
+Nope Mon Tue Tues Wed Thu Thur Thurs Fri Sat Sun Jan Feb Mar Apr Jun Jul Aug Sep Sept Oct Nov Dec Here's There's
+That's It's What's Wanna Gonna Gotta Sounds Looks Omg OMG Aw Awww Bravo Cheers Welcome Happy Merry Guess Imagine
 """.split())
 _KIN = "|".join(sorted((re.escape(k) for k in KIN_EN), key=len, reverse=True))
 _OWNED_KIN = re.compile(
@@ -311,8 +313,9 @@ def _english(body: str, found: Found, owner: int) -> None:
 
 
 def _trim(name: str) -> str:
-    """A name without stop words at its ends ("Paris Yesterday" → "Paris")."""
-    words = name.split()
+    """A name without stop words at its ends ("Paris Yesterday" → "Paris") or a possessive
+    ("Ed Sheeran's" → "Ed Sheeran")."""
+    words = re.sub(r"(?:['’]s|['’])$", "", name).split()
     while words and words[-1] in _STOP:
         words.pop()
     while words and words[0] in _STOP:

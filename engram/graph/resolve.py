@@ -86,15 +86,23 @@ class Book:
         return self.by_key.get(SELF) or self.create("user", "person", SELF, "the user")
 
     def nickname_of(self, k: str) -> str | None:
-        """The one known person whose name `k` begins (a nickname the conversation uses)."""
+        """The one known person whose name `k` begins, or whose name begins `k` (a nickname
+        the conversation uses, before or after the full name: "Mel" and "Melanie")."""
         if len(k) < NICKNAME_MIN or " " in k:
             return None
         hits = {
             eid for alias_key, eid in self.by_key.items()
-            if "@" not in alias_key and alias_key != k and alias_key.startswith(k)
-            and self.entities[eid].type in _PERSONISH
+            if "@" not in alias_key and alias_key != k and " " not in alias_key and len(alias_key) >= NICKNAME_MIN
+            and (alias_key.startswith(k) or k.startswith(alias_key)) and self.entities[eid].type in _PERSONISH
         }
         return hits.pop() if len(hits) == 1 else None
+
+    def rename(self, entity_id: str, name: str) -> None:
+        """The fuller name is the one shown ("Mel" → "Melanie")."""
+        entity = self.entities[entity_id]
+        if len(name) > len(entity.name) and key(name).startswith(key(entity.name)):
+            entity = EntityRow(entity.id, entity.user_id, name, entity.type, entity.created_at)
+            self.entities[entity_id] = self.new_entities[entity_id] = entity
 
     # -- one memory ------------------------------------------------------------------
     def link(self, memory_id: str, found: Found) -> None:
@@ -140,7 +148,8 @@ class Book:
         if eid is None and type_ in _PERSONISH:
             eid = self.nickname_of(k)
             if eid is not None:
-                self.alias(eid, k, name, "a shorter form of the name, used in the conversation")
+                self.alias(eid, k, name, "a shorter or longer form of the name, used in the conversation")
+                self.rename(eid, name)
         if eid is None:
             eid = self.create(name, type_, k, "first mentioned")
         self.retype(eid, type_)

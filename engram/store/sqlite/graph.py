@@ -99,7 +99,7 @@ class GraphMixin:
         with self._tx() as db:
             db.executemany(
                 "INSERT INTO graph_entities (id, user_id, name, type, created_at) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET type = excluded.type WHERE graph_entities.type = 'name'",
+                " ON CONFLICT (id) DO UPDATE SET name = excluded.name, type = excluded.type",
                 [(e.id, user_id, e.name, e.type, e.created_at.timestamp()) for e in entities],
             )
             db.executemany(
