@@ -231,7 +231,7 @@ class Writer:
             with s.store.atomic():  # the episode it was drawn from, when not written yet, in one commit
                 self.flush_episodes(said)
                 event = self._apply(decision, record, candidate, now, said.session_id)
-                self._graph(event)
+                self._graph(event, candidate)
         target = decision.target
         if (
             decision.action is Action.NOOP and target is not None and target.status is Status.DISPUTED
@@ -242,10 +242,12 @@ class Writer:
             return Event(action=Action.RESOLVE, memory=kept, reason=f"dispute settled by a restatement: {decision.reason}")
         return event
 
-    def _graph(self, event: Event) -> None:
-        """The entity graph (engram.graph) of what was just written, in its transaction."""
+    def _graph(self, event: Event, candidate: Candidate) -> None:
+        """The entity graph (engram.graph) of what was just written, in its transaction, with
+        the typed entities and relations an LLM gave with the candidate."""
         if self.services.settings.graph and event.action in (Action.ADD, Action.SUPERSEDE, Action.DISPUTE, Action.UPDATE):
-            graph.link(self.services.store, [event.memory], replace=event.action is Action.UPDATE)
+            given = {event.memory.id: candidate} if candidate.typed_entities or candidate.relations else {}
+            graph.link(self.services.store, [event.memory], replace=event.action is Action.UPDATE, given=given)
 
     def _similar(self, scope: Scope, candidate: Candidate, record: Record) -> list[tuple[MemoryItem, float]]:
         """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one

@@ -9,11 +9,12 @@ by the store), one `graph_write` per batch. The LLM's typed entities arrive thro
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from engram.graph.extract_entities import Found, extract
+from engram.graph.extract_entities import SELF_REF, Found, extract
+from engram.graph.llm import found_of
 from engram.graph.resolve import Book
-from engram.models import MemoryItem, utcnow
+from engram.models import Candidate, MemoryItem, utcnow
 from engram.store.base import Store
 
 _USER = re.compile(r"^(?:the\s+)?user(?:['’]s\b|\b)", re.I)
@@ -33,12 +34,19 @@ def said_text(item: MemoryItem) -> str | None:
     return text
 
 
-def link(store: Store, items: Sequence[MemoryItem], *, replace: bool = False) -> None:
-    """Link each written memory to the entities it names; `replace`: re-derive (an edit)."""
+def link(
+    store: Store, items: Sequence[MemoryItem], *, replace: bool = False, given: Mapping[str, Candidate] | None = None,
+) -> None:
+    """Link each written memory to the entities it names; `replace`: re-derive (an edit);
+    `given`: the LLM candidate a memory came from, whose typed entities and relations join
+    the rules' (engram.graph.llm)."""
     by_user: dict[str, list[tuple[str, Found]]] = {}
     for item in items:
         text = said_text(item)
         found = extract(text) if text else Found()
+        candidate = (given or {}).get(item.id)
+        if candidate is not None:
+            found = merged(found, found_of(candidate.typed_entities, candidate.relations))
         if found.refs or replace:
             by_user.setdefault(item.user_id, []).append((item.id, found))
     for user_id, found_in in by_user.items():
@@ -56,3 +64,15 @@ def write(store: Store, user_id: str, found_in: Sequence[tuple[str, Found]], *, 
     )
     for keep, drop, reason in book.merges:
         store.graph_merge(user_id, keep, drop, reason, book.at)
+
+
+def merged(rules: Found, llm: Found) -> Found:
+    """The rules' entities and relations plus the LLM's (an entity both name is one ref; the
+    LLM's type fills in where the rules had none)."""
+    out = Found(list(rules.refs), list(rules.rels))
+    moved = {SELF_REF: SELF_REF}
+    for i, ref in enumerate(llm.refs):
+        moved[i] = out.add(ref)
+    for rel in llm.rels:
+        out.relate(moved[rel.src], rel.rel, moved[rel.dst], rel.reason)
+    return out
