@@ -52,6 +52,13 @@ def test_chinese_kin_pets_contacts_and_projects():
     assert ("我妈妈", "works_in", "北京") in edges(f)
 
 
+def test_a_long_paste_is_read_only_to_its_cap():
+    from engram.graph.extract_entities import MAX_CHARS
+
+    assert names(extract("x " * MAX_CHARS + "I adopted a dog named Coco.")) == set()
+    assert ("Coco", "pet") in names(extract("I adopted a dog named Coco. " + "x " * MAX_CHARS))
+
+
 def test_no_entity_from_a_sentences_first_word_or_chatter():
     assert names(extract("Thanks! Great to hear. Yesterday was fun.")) == set()
 

@@ -65,7 +65,7 @@ class Found:
             self.rels.append(Rel(src, rel, dst, reason))
 
 
-_NAME = r"[A-Z][a-zA-Z'’\-]+"
+_NAME = r"[A-Z][a-zA-Z'’\-]{1,30}"  # bounded: every pattern stays linear in the text's length
 _NAMES = rf"{_NAME}(?:\s+(?:of\s+)?{_NAME}){{0,3}}"
 _SPEAKER = re.compile(rf"^\s*({_NAME}(?: {_NAME})?):\s+")
 _STOP = set("""
@@ -112,9 +112,9 @@ _PLACE = re.compile(
     rf"\b(?P<how>moved to|moved from|move to|live in|lives in|living in|lived in|grew up in|from|visited|visiting|visit|"
     rf"trip to|travel(?:l?ed)? to|went to|going to|flew to|in|to|at|near)\s+(?:the\s+)?(?P<place>{_NAMES})"
 )
-_PROJECT = re.compile(rf"\b[Pp]roject\s+(?P<a>{_NAME}|[A-Z0-9][\w-]*)|\b(?P<b>{_NAMES})\s+project\b")
+_PROJECT = re.compile(rf"\b[Pp]roject\s+(?P<a>{_NAME}|[A-Z0-9][\w-]{{0,30}})|\b(?P<b>{_NAMES})\s+project\b")
 _TITLE = re.compile(r"[\"“](?P<title>[A-Z][^\"“”]{1,60}?)[\"”]")
-_PRODUCT = re.compile(rf"\b(?:bought|buy|got|use|using|ordered|my new|new)\s+(?:an?\s+|the\s+|my\s+)?(?P<p>(?:[A-Z][a-zA-Z0-9]*|i[A-Z][a-z]+)(?:\s+[A-Z0-9][\w]*)?)")
+_PRODUCT = re.compile(rf"\b(?:bought|buy|got|use|using|ordered|my new|new)\s+(?:an?\s+|the\s+|my\s+)?(?P<p>(?:[A-Z][a-zA-Z0-9]{{0,30}}|i[A-Z][a-z]{{1,30}})(?:\s+[A-Z0-9]\w{{0,30}})?)")
 _CAPS = re.compile(rf"(?<![\w'’])({_NAMES})")
 _ORG_WORDS = re.compile(r"\b(?:Inc|Corp|Company|Ltd|LLC|University|College|School|Hospital|Bank|Foundation|Institute|Center|Centre|Club|Studio|Agency|Group|Society)\b")
 
@@ -150,17 +150,17 @@ _ZH_OWNED_KIN = re.compile(rf"我(?:的)?(?P<kin>{_ZH_KIN})(?:(?:名字)?(?:叫�
 _ZH_ANIMALS = "小猫|小狗|猫咪|猫|狗狗|狗|兔子|鹦鹉|仓鼠|金鱼|乌龟|小鸟|马"
 _ZH_PET = re.compile(
     rf"(?:养了|养着|有|领养了|收养了|买了|捡了)(?:一|两|几)?(?:只|条|匹|头)?(?P<animal>{_ZH_ANIMALS})"
-    rf"[，,、\s]*(?:它|他|她)?(?:的名字)?(?:叫做|叫|名叫)(?P<name>{_HAN}{{1,4}}|[A-Za-z]+)"
+    rf"[，,、\s]{{0,3}}(?:它|他|她)?(?:的名字)?(?:叫做|叫|名叫)(?P<name>{_HAN}{{1,4}}|[A-Za-z]{{1,30}})"
 )
 _ZH_ORG_SUFFIX = "公司|集团|银行|大学|学院|学校|医院|研究所|研究院|工作室|实验室|基金会|事务所|中学|小学|工厂|协会"
-_ZH_ORG = re.compile(rf"(?P<org>(?:[A-Za-z0-9]+|{_HAN}{{1,8}}?)(?:{_ZH_ORG_SUFFIX}))")
-_ZH_WORK = re.compile(rf"(?P<who>我|{_HAN}{{2,3}})在(?P<org>[A-Za-z0-9]+|{_HAN}{{2,10}}?)(?:工作|上班|实习|任职|当)")
+_ZH_ORG = re.compile(rf"(?P<org>(?:[A-Za-z0-9]{{1,30}}|{_HAN}{{1,8}}?)(?:{_ZH_ORG_SUFFIX}))")
+_ZH_WORK = re.compile(rf"(?P<who>我|{_HAN}{{2,3}})在(?P<org>[A-Za-z0-9]{{1,30}}|{_HAN}{{2,10}}?)(?:工作|上班|实习|任职|当)")
 _ZH_CONTACT = re.compile(
-    rf"(?P<who>{_HAN}{{2,3}}|[A-Z][a-z]+)是(?P<org>[A-Za-z0-9]+|{_HAN}{{1,10}}?)的(?P<rel>联系人|负责人|老板|经理|创始人|客户|对接人|老师)"
+    rf"(?P<who>{_HAN}{{2,3}}|[A-Z][a-z]{{1,30}})是(?P<org>[A-Za-z0-9]{{1,30}}|{_HAN}{{1,10}}?)的(?P<rel>联系人|负责人|老板|经理|创始人|客户|对接人|老师)"
 )
-_ZH_PROJECT_A = re.compile(rf"项目(?P<a>[A-Za-z0-9]+|[“\"「](?:{_HAN}|\w){{1,10}}[”\"」])")
-_ZH_PROJECT_B = re.compile(rf"(?P<b>[A-Za-z0-9]+|{_HAN}{{2,6}})项目")
-_ZH_WITH = re.compile(rf"(?P<org>\S+?(?:{_ZH_ORG_SUFFIX}))(?:合作|一起做|一起负责|负责)")
+_ZH_PROJECT_A = re.compile(rf"项目(?P<a>[A-Za-z0-9]{{1,30}}|[“\"「](?:{_HAN}|\w){{1,10}}[”\"」])")
+_ZH_PROJECT_B = re.compile(rf"(?P<b>[A-Za-z0-9]{{1,30}}|{_HAN}{{2,6}})项目")
+_ZH_WITH = re.compile(rf"(?P<org>\S{{1,12}}?(?:{_ZH_ORG_SUFFIX}))(?:合作|一起做|一起负责|负责)")
 _ZH_PLACES = (
     "北京|上海|广州|深圳|杭州|南京|成都|重庆|武汉|西安|天津|苏州|厦门|青岛|大连|长沙|昆明|香港|澳门|台北|台湾|"
     "日本|东京|大阪|京都|韩国|首尔|美国|纽约|洛杉矶|旧金山|英国|伦敦|法国|巴黎|德国|柏林|意大利|罗马|西班牙|"
@@ -183,8 +183,12 @@ _ZH_PLACE_REL = {"住在": "lives_in", "搬到": "lives_in", "搬去": "lives_in
                  "去过": "visited", "去": "visited", "到": "visited", "回": "visited", "从": "from"}
 
 
+MAX_CHARS = 4_000  # what is read of one memory (memories are short; a pasted document is not a list of names)
+
+
 def extract(text: str) -> Found:
     """Entities and relations in one memory's text ("Name: …" turns are said by Name)."""
+    text = text[:MAX_CHARS]
     found = Found()
     owner = SELF_REF
     speaker = _SPEAKER.match(text)

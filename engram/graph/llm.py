@@ -75,8 +75,9 @@ def _as_said(name: str, said: str) -> str:
     """`name` as the user wrote it ("張三" from the model, "张三" in the conversation)."""
     plain = unicodedata.normalize("NFKC", said)
     k = key(name)
+    first = k[:1]
     for start in range(0, max(0, len(plain) - len(name)) + 1):
-        if key(plain[start : start + len(name)]) == k:
+        if key(plain[start]) == first and key(plain[start : start + len(name)]) == k:
             return plain[start : start + len(name)]
     return name
 
