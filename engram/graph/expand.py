@@ -26,6 +26,7 @@ from engram.store.base import Scope, Store
 from engram.store.graph import GraphSnapshot
 from engram.text import lexical_tokens
 
+LIVE = ("active", "disputed")
 HUB_SHARE = 0.2  # an entity linked to more than this share of the linked memories is a hub
 HUB_MIN = 25  # … and to more memories than this
 NEIGHBOUR_WEIGHT = 0.5  # per neighbour a memory mentions (1 for a neighbour of the type asked for)
@@ -43,6 +44,7 @@ _TYPE_WORDS = {
     "城市": "place", "地方": "place", "国家": "place", "哪里": "place", "公司": "org", "项目": "project", "谁": "person",
     "联系人": "person", "负责人": "person",
 }
+_TYPE_WORD = re.compile(r"(?<![a-z])(?:" + "|".join(sorted(map(re.escape, _TYPE_WORDS), key=len, reverse=True)) + ")")
 _LIST = re.compile(
     r"\b(?:what|which|who|how many|how often|list|all|any|kinds? of|types? of|ways?|both|in common|together|"
     r"'s|’s|and)\b|哪些|哪几|什么|谁|几|都|一起|共同|关系|联系人|负责人",
@@ -134,7 +136,7 @@ def query_entities(index: GraphIndex, query: str) -> tuple[list[str], set[str]]:
         if entity and entity not in named:
             named.append(entity)
     lowered = line.lower()
-    types = {t for word, t in _TYPE_WORDS.items() if re.search(r"(?<![a-z])" + re.escape(word), lowered)}
+    types = {_TYPE_WORDS[m.group(0)] for m in _TYPE_WORD.finditer(lowered)}
     return named, types
 
 
@@ -189,14 +191,12 @@ def ranked(
     lexical = dict(store.lexical_search(
         scope, terms, filters, settings.graph_memories, context_weight=settings.weight_context,
     )) if terms else {}
+    # what the other searches found passed the filters; the rest must be live memories, and only
+    # the default reading (live memories of any agent) can take them unread
     allowed = {i for i in hits if i in lexical} | {i for i in found if i in hits}
-    rest = [i for i in hits if i not in allowed]
-    if rest and set(filters.model_fields_set) <= {"status"}:  # only status to check: read it
-        statuses = {s.value if hasattr(s, "value") else s for s in (filters.status or [])}
-        for memory_id, row in store.signals(rest).items():
-            status = getattr(row.status, "value", row.status)
-            if (not statuses or status in statuses) and (scope.agent_id is None or row.agent_id == scope.agent_id):
-                allowed.add(memory_id)
+    statuses = {getattr(s, "value", s) for s in (filters.status or [])}
+    if scope.agent_id is None and set(filters.model_fields_set) <= {"status"} and statuses == set(LIVE):
+        allowed |= store.graph_live(scope.user_id) & hits.keys()
     if not allowed:
         return []
     top_graph = max(hits[i] for i in allowed)

@@ -399,7 +399,7 @@ class Store(Protocol):
         """The user's whole graph as stored (read often: a backend should cache it)."""
         ...
 
-    def graph_live(self, user_id: str) -> set[str]:
+    def graph_live(self, user_id: str) -> frozenset[str]:
         """Ids of the user's live memories (active, disputed) that the graph links."""
         ...
 

@@ -189,9 +189,7 @@ class GraphMixin:
         """The user's whole graph; cached until this process writes it or any memory of the
         user (or anything in another process) changes."""
         with self._lock:
-            key = (
-                self._db.execute("PRAGMA data_version").fetchone()[0], self._graph_gen, self.user_version(user_id)
-            )
+            key = self._graph_key(user_id)
             cache: dict[str, tuple[tuple[int, int, int], GraphSnapshot]] = self.__dict__.setdefault("_graph_cache", {})
             hit = cache.get(user_id)
             if hit is not None and hit[0] == key:
@@ -219,13 +217,28 @@ class GraphMixin:
             cache[user_id] = (key, snap)
             return snap
 
-    def graph_live(self, user_id: str) -> set[str]:
-        """Ids of the user's live memories (active, disputed) that the graph links."""
+    def graph_live(self, user_id: str) -> frozenset[str]:
+        """Ids of the user's live memories (active, disputed) that the graph links; cached like
+        the snapshot (a status change bumps the user's version)."""
         with self._lock:
-            return {r[0] for r in self._db.execute(
+            key = self._graph_key(user_id)
+            cache: dict[str, tuple[tuple[int, int, int], frozenset[str]]] = self.__dict__.setdefault("_graph_live", {})
+            hit = cache.get(user_id)
+            if hit is not None and hit[0] == key:
+                return hit[1]
+            live = frozenset(r[0] for r in self._db.execute(
                 "SELECT DISTINCT m.id FROM graph_mentions g JOIN memories m ON m.id = g.memory_id"
                 " WHERE g.user_id = ? AND m.status IN (?, ?)", (user_id, *LIVE_STATUSES),
-            )}
+            ))
+            if len(cache) > 64:
+                cache.clear()
+            cache[user_id] = (key, live)
+            return live
+
+    def _graph_key(self, user_id: str) -> tuple[int, int, int]:
+        """What a cached graph read depends on: other connections' commits, this process's graph
+        writes, and the user's memories (any insert, delete or status change)."""
+        return (self._db.execute("PRAGMA data_version").fetchone()[0], self._graph_gen, self.user_version(user_id))
 
     def graph_history(self, user_id: str) -> list[GraphEvent]:
         """The trace of resolution (creations, aliases, merges, splits), oldest first."""
