@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "engram"
 def _interface(module: str) -> bool:
     """The interface layer (and the package's own exports): the only importers of engram.memory."""
     return module in ("engram", "engram.agent", "engram.aio", "engram.__main__") or module.split(".")[:2] in (
-        ["engram", "cli"], ["engram", "bench"],
+        ["engram", "cli"], ["engram", "bench"], ["engram", "service"],
     )
 
 
@@ -146,7 +146,7 @@ LAYERS = {
         "engram.episodes", "engram.grounding", "engram.commands", "engram.reembed", "engram.graph",
     ),
     "facade": ("engram.memory", "engram.aio"),
-    "interfaces": ("engram.cli", "engram.agent", "engram.bench", "engram.__main__"),
+    "interfaces": ("engram.cli", "engram.agent", "engram.bench", "engram.__main__", "engram.service", "engram.client"),
 }
 
 

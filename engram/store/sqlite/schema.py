@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 from engram.store.sqlite.graph import GRAPH_SCHEMA
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -166,9 +166,27 @@ MIGRATIONS: dict[int, str] = {
     5: """
     DROP INDEX IF EXISTS memories_scope;
     """,
-    # 6: the entity graph (engram.graph): entities, aliases, mentions, edges, their trace,
+    # 6: the REST server's API keys (engram.service.keys): only a hash of each secret is
+    # kept; `user_id` NULL with `admin` 1 is a key for every user. `service_secrets` holds
+    # what every worker process of one server must share (the web session signing key).
+    6: """
+    CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        secret_hash TEXT NOT NULL,
+        user_id TEXT,
+        admin INTEGER NOT NULL DEFAULT 0,
+        name TEXT,
+        created_at REAL NOT NULL,
+        revoked_at REAL
+    ) WITHOUT ROWID;
+    CREATE TABLE service_secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) WITHOUT ROWID;
+    """,
+    # 7: the entity graph (engram.graph): entities, aliases, mentions, edges, their trace,
     # and the triggers that keep it consistent with deletions (engram.store.sqlite.graph)
-    6: GRAPH_SCHEMA,
+    7: GRAPH_SCHEMA,
 }
 
 
