@@ -202,3 +202,22 @@ def test_cli_graph_table_and_html(memory, db_path, tmp_path):
     assert result.exit_code == 0, result.output
     assert "Anna" in result.output and "works_at" in result.output
     assert "Google" in out.read_text(encoding="utf-8")
+
+
+def test_a_store_without_a_graph_still_adds_searches_and_shows_an_empty_graph(tmp_path, embedder):
+    from engram import Memory
+    from engram.store.sqlite import SQLiteStore
+
+    class NoGraph:  # a backend that keeps no graph (PostgreSQL today)
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            if name.startswith("graph_"):
+                raise AttributeError(name)
+            return getattr(self.inner, name)
+
+    with Memory(tmp_path / "x.db", embedder=embedder, store=NoGraph(SQLiteStore(tmp_path / "x.db", dim=embedder.dim))) as m:
+        m.add("My sister Beth works at Initech.", user_id="u")
+        assert m.search("Who are Beth's colleagues?", user_id="u")
+        assert m.graph("u").entities == []

@@ -20,6 +20,13 @@ from engram.store.base import Store
 _USER = re.compile(r"^(?:the\s+)?user(?:['’]s\b|\b)", re.I)
 
 
+def supported(store: Store) -> bool:
+    """Whether the store keeps a graph (the ``graph_*`` methods of engram.store.base.Store; a
+    backend without them, such as PostgreSQL today, simply has no graph: writes and searches
+    go on without it)."""
+    return callable(getattr(store, "graph_write", None))
+
+
 def said_text(item: MemoryItem) -> str | None:
     """What the rules read of a memory: its text, first-person again for a fact ("User's
     daughter is Lily." → "My daughter is Lily."); None for what the assistant said."""
@@ -40,6 +47,8 @@ def link(
     """Link each written memory to the entities it names; `replace`: re-derive (an edit);
     `given`: the LLM candidate a memory came from, whose typed entities and relations join
     the rules' (engram.graph.llm)."""
+    if not supported(store):
+        return
     by_user: dict[str, list[tuple[str, Found]]] = {}
     for item in items:
         text = said_text(item)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from collections.abc import Iterable
 
 from engram.config import Settings
+from engram.graph.build import supported
 from engram.graph.extract_entities import SELF, SELF_REF, extract
 from engram.graph.names import key, kin_key
 from engram.models import Filters
@@ -183,6 +184,8 @@ def ranked(
     scored by its graph weight times how well it matches the query's words (BM25 over the
     graph's budget of memories), best first. `found`: memories the other retrievers already
     found (they passed the filters)."""
+    if not supported(store):
+        return []
     hits = expand(store.graph_snapshot(scope.user_id), query, fanout=settings.graph_fanout,
                   budget=settings.graph_memories)
     if not hits:

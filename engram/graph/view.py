@@ -13,6 +13,7 @@ from collections import Counter
 
 from pydantic import BaseModel, Field
 
+from engram.graph.build import supported
 from engram.store.base import Store
 
 
@@ -49,6 +50,9 @@ class UserGraph(BaseModel):
 
 
 def user_graph(store: Store, user_id: str) -> UserGraph:
+    """The user's graph as shown (empty on a store that keeps no graph: engram.graph.build.supported)."""
+    if not supported(store):
+        return UserGraph(user_id=user_id, entities=[], relations=[])
     snap = store.graph_snapshot(user_id)
     live = store.graph_live(user_id)
     memories: dict[str, list[str]] = {}
