@@ -229,6 +229,12 @@ class Settings(BaseSettings):
     pair_factor: float = Field(
         default=0.6, ge=0.0, le=1.0, description="a question turn in the result brings its answer at this share of its score; 0: off"
     )
+    # the entity graph (engram.graph): built on writes, a retrieval signal for list, "both" and
+    # relationship questions that name a known entity, within a fixed fan-out budget
+    graph: bool = Field(default=True, description="build the entity graph on writes and use it in search")
+    weight_graph: float = Field(default=0.25, description="weight of graph-expanded retrieval in the fusion")
+    graph_fanout: int = Field(default=8, description="neighbours followed per query entity (one hop)")
+    graph_memories: int = Field(default=200, description="memories the graph signal reads per query, at most")
     reinforce: bool = Field(default=True, description="retrieval bumps access counts")
 
     # reconciliation

@@ -23,6 +23,7 @@ import numpy as np
 from engram import dialogue_rank, diversity, when_said
 from engram.config import Settings
 from engram.models import REPLY_KEY, Filters, Kind, MemoryItem, ScoreParts, SearchResult
+from engram.graph import expand as graph
 from engram.providers.embedders import Embedder
 from engram.lifecycle import decayed_importance
 from engram.store.base import MemoryRow, Scope, Store
@@ -218,6 +219,21 @@ class Retriever:
                 seen_dense.update(i for i, _ in near)
         return lexical, dense, in_range, vector
 
+    def _graph(self, scope: Scope, query: str, filters: Filters, depth: int, found: dict[str, _Candidate]) -> None:
+        """Graph-expanded retrieval (engram.graph.expand) fused in: each candidate's relevance
+        becomes the weighted mean of what it had and its share of the graph's best score."""
+        s = self.settings
+        hits = graph.ranked(self.store, scope, query, filters, s, found)[:depth]
+        if not hits:
+            return
+        total = (s.weight_lexical if s.weight_lexical > 0 else 0.0) + (s.weight_dense if s.weight_dense > 0 else 0.0)
+        best = hits[0][1] or 1.0
+        for c in found.values():
+            c.fused = c.fused * total / (total + s.weight_graph)
+        for memory_id, score in hits:
+            c = found.setdefault(memory_id, _Candidate())
+            c.fused += s.weight_graph * score / best / (total + s.weight_graph)
+
     def search(
         self, scope: Scope, query: str, filters: Filters, limit: int, now: datetime,
         reference: datetime | None = None, *, spare: int = 0,
@@ -234,6 +250,8 @@ class Retriever:
         if s.weight_speaker > 0:
             names, said_by = dialogue_rank.named_speakers(self.store, scope, query)
         found = self.candidates(scope, query, filters, depth, limit, ranges, names)
+        if s.graph and s.weight_graph > 0:
+            self._graph(scope, query, filters, depth, found)
         if not found:
             return []
         shortlist = sorted(

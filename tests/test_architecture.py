@@ -144,7 +144,7 @@ LAYERS = {
         "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule", "engram.context",
         "engram.compress_llm", "engram.llm", "engram.disputes", "engram.reminders", "engram.portability",
         "engram.queue", "engram.session", "engram.control", "engram.write", "engram.read", "engram.deletion",
-        "engram.episodes", "engram.grounding", "engram.commands", "engram.reembed", "engram.migrate",
+        "engram.episodes", "engram.grounding", "engram.commands", "engram.reembed", "engram.migrate", "engram.graph",
         "engram.dialogue_rank", "engram.diversity",
     ),
     "facade": ("engram.memory", "engram.aio"),

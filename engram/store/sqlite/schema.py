@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-SCHEMA_VERSION = 6
+from engram.store.sqlite.graph import GRAPH_SCHEMA
+
+SCHEMA_VERSION = 7
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -182,6 +184,9 @@ MIGRATIONS: dict[int, str] = {
         value TEXT NOT NULL
     ) WITHOUT ROWID;
     """,
+    # 7: the entity graph (engram.graph): entities, aliases, mentions, edges, their trace,
+    # and the triggers that keep it consistent with deletions (engram.store.sqlite.graph)
+    7: GRAPH_SCHEMA,
 }
 
 
