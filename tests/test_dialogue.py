@@ -168,7 +168,7 @@ def test_a_question_naming_a_speaker_favours_their_turns(db_path, embedder):
         "Caroline: I love painting portraits of my friends.",
     ]
     for weight, first in ((0.3, turns[1]), (0.0, turns[0])):
-        with Memory(db_path.with_name(f"s{weight}.db"), embedder=embedder, weight_speaker=weight,
+        with Memory(db_path.with_name(f"s{weight}.db"), embedder=embedder, weight_speaker=weight, graph=False,
                     speaker_name_weight=1.0 if weight == 0 else 0.5, weight_dense=0.0) as m:
             _add(m, turns)
             assert _contents(m, "What does Caroline love painting?", limit=2)[0] == first
