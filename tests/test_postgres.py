@@ -52,12 +52,20 @@ def test_large_scopes_search_through_hnsw_and_still_fill_a_filtered_limit(url, m
     owned = [r for r in records if r.item.user_id == "big" and r.item.agent_id == "a"]
     exact = sorted(owned, key=lambda r: -float(r.embedding @ query))[:10]
     monkeypatch.setattr(search, "HNSW_ABOVE", 100)
-    assert "memories_hnsw_8" in store.explain_dense(Scope("big", "a"), query, Filters(), 10)
+    assert "memories_hnsw_8" in store.explain_dense(Scope("big", "a"), query, Filters(), 10, hnsw=True)
+    assert "hnsw" not in store.explain_dense(Scope("big", "a"), query, Filters(), 10, hnsw=False)
+    used = []
+    real = store._dense_query
+    monkeypatch.setattr(store, "_dense_query", lambda *args: used.append(args[-1]) or real(*args))
     hits = store.dense_search(Scope("big", "a"), query, Filters(), 10)
+    assert used == [True]  # the big scope went through HNSW
     assert [h for h, _ in hits] == [r.item.id for r in exact]  # all 10, in order, only its own
-    assert "hnsw" not in store.explain_dense(Scope("small"), query, Filters(), 5)  # exact, by its btree
+    used.clear()
     small = store.dense_search(Scope("small"), query, Filters(), 5)
-    assert len(small) == 5
+    assert used == [False] and len(small) == 5  # the small one exactly, through its btree
+    used.clear()
+    few = store.dense_search(Scope("big"), query, Filters(kind=["preference"]), 5)
+    assert few == [] and used == [True, False]  # HNSW found none: exact had the last word
     assert {store.get(i).user_id for i, _ in small} == {"small"}
     store.close()
 

@@ -417,3 +417,16 @@ def test_processes_writing_at_once_lose_nothing_and_cross_no_user(store, store_t
         assert len(hits) == 15 and {store.get(i).user_id for i in ids(hits)} == {f"p{k}"}
         assert store.count(Scope(f"p{k}"), ALL) == 15
 
+
+
+# -- the REST server's keys ------------------------------------------------------------------
+def test_api_keys_and_shared_secrets(store, store_factory):
+    now = utcnow()
+    store.api_key_insert({"id": "k1", "secret_hash": "h", "user_id": "u", "admin": False, "name": "ci", "created_at": now})
+    store.api_key_insert({"id": "k0", "secret_hash": "h0", "user_id": None, "admin": True, "name": None, "created_at": now})
+    assert store.api_key_get("k1")["user_id"] == "u" and store.api_key_get("k0")["admin"] is True
+    assert {k["id"] for k in store.api_key_list()} == {"k0", "k1"}
+    assert store.api_key_revoke("k1", now) is True and store.api_key_revoke("k1", now) is False
+    assert store.api_key_get("k1")["revoked_at"] is not None and store.api_key_get("nope") is None
+    secret = store.service_secret("web")
+    assert len(secret) == 64 and store_factory().service_secret("web") == secret

@@ -204,6 +204,67 @@ def locomo(
     render_retrieval(report)
 
 
+@bench_app.command("ablation")
+def ablation(
+    files: Annotated[list[Path], typer.Argument(help="LoCoMo files (locomo10.json or one conversation per file)")],
+    out: OutOpt = Path("bench-results"),
+    parts: Annotated[
+        Optional[str], typer.Option("--parts", help="comma-separated parts to switch off (default: all)")
+    ] = None,
+    shuffle: Annotated[bool, typer.Option("--shuffle/--no-shuffle", help="add a run with the turns shuffled")] = True,
+    max_sessions: Annotated[
+        Optional[int], typer.Option("--max-sessions", min=1, help="only the first N sessions (smoke runs)")
+    ] = None,
+    set_: SetOpt = None,
+) -> None:
+    """LoCoMo R@10 per category with each part of retrieval switched off in turn."""
+    from engram.bench.ablation import PARTS, markdown, run_ablation
+
+    _existing(files)
+    chosen = None
+    if parts:
+        names = _names(parts)
+        unknown = [n for n in names if n not in PARTS]
+        if unknown:
+            _fail(f"unknown part(s) {', '.join(unknown)}; known: {', '.join(PARTS)}")
+        chosen = {n: PARTS[n] for n in names}
+    try:
+        with _progress("LoCoMo ablation") as progress:
+            report = run_ablation(
+                files, chosen, base_settings=_settings(set_), shuffle_seed=13 if shuffle else None,
+                max_sessions=max_sessions, out_dir=out, progress=progress,
+            )
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    console.print(f"LoCoMo ablation, {report.n_queries} queries", markup=False)
+    console.print(markdown(report), markup=False, soft_wrap=True)
+
+
+@bench_app.command("zh-simple")
+def zh_simple(
+    out: OutOpt = Path("bench-results"),
+    ks: KsOpt = "1,3,5,10",
+    systems: SystemsOpt = ALL_SYSTEMS,
+    file: Annotated[Optional[Path], typer.Option("--file", help="a set of the same shape (default: the bundled one)")] = None,
+    set_: SetOpt = None,
+) -> None:
+    """Chinese simple questions about one user's messages (MemDaily-style), engram against BM25+dense."""
+    from engram.bench.retrieval import write_outputs
+    from engram.bench.zh_simple import run_zh_simple
+
+    if file is not None:
+        _existing([file])
+    try:
+        with _progress("zh-simple") as progress:
+            report = run_zh_simple(
+                _names(systems), _ints(ks, "-k"), path=file, engram_settings=_settings(set_), progress=progress
+            )
+        write_outputs(report, out, "zh-simple")
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    render_retrieval(report)
+
+
 @bench_app.command("madial")
 def madial(
     folder: Annotated[

@@ -52,6 +52,7 @@ def create_app(
         description="Long-term memory for AI agents. Every call needs an API key (`engram keys create`): "
                     "a user key reaches only its user; an admin key reaches every user.",
     )
+    app.router.redirect_slashes = False  # an API answers the path it was asked (404 in the one shape), never 307
     if memory is not None:  # usable before start-up too (tests with a TestClient without lifespan)
         app.state.memory, app.state.keys = memory, KeyStore(memory.store)
     errors.install(app)

@@ -41,6 +41,8 @@ TABLES = (
     Table("jobs", ("id",), tuple(
         "id kind user_id agent_id session_id payload state attempts error created_at run_after claimed_by"
         " claimed_at".split())),
+    Table("api_keys", ("id",), tuple("id secret_hash user_id admin name created_at revoked_at".split())),
+    Table("service_secrets", ("name",), ("name", "value")),
 )
 TABLE = {t.name: t for t in TABLES}
 

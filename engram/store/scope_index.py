@@ -31,6 +31,7 @@ from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 
+from engram.dialogue import Conversations, TurnPlace
 from engram.store import ivf as _ivf
 from engram.store.base import CONTEXT_PREFIX
 from engram.store.ivf import IVF, Build
@@ -40,6 +41,7 @@ SHORTLIST = 2_000  # an IVF search ranks at least this many rows exactly
 RESTATEMENT_SHORTLIST = 16  # rows sharing the most words whose vectors a duplicate check reads
 RESTATEMENT_POSTINGS = 512  # postings a duplicate check reads to find them, rarest words first
 BUILD_IN_BACKGROUND = True  # rebuilds on a thread (a first build is always inline)
+ANSWERS_BACK = 1.0  # share of an answer's words a question turn is read with
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -213,12 +215,18 @@ class ScopeIndex:
         self.position: dict[int, int] = {}
         self.agent_codes: dict[str | None, int] = {None: 0}
         self.postings: _Field = _Field()
-        # neighbouring turns of a conversation: a second, weaker field per row
         self.ids: list[str] = []  # memory ids by row, so hits need no lookup
-        self.words: list[Sequence[str] | str] = []  # own words by row (a str: space-joined, from a pack)
+        self.words: list[Sequence[str]] = []
+        # the turn an episode answers (its `ctx:` tokens): a second, weaker field per row
         self.context: _Field = _Field()
         self.context_len = np.zeros(0, dtype=np.float32)
-        self.last_turn: dict[str, int] = {}
+        # turns of conversations in their own order (engram.dialogue); `answered[i]`: the row
+        # of the turn row i answers (-1: none), refreshed before a search reads it
+        self.conversations = Conversations()
+        self.answered = np.zeros(0, dtype=np.int64)
+        self._dialogue = np.zeros(0, dtype=np.int64)  # rows that answer a turn
+        self.row_of: dict[str, int] = {}  # memory id -> its current row
+        self.named: dict[int, tuple[float, float]] = {}  # row -> days its turn talks about
         self._ivf: IVF | None = None
         self._building: Build | None = None
         # rows written since the last dense search, put into the IVF's clusters by the next
@@ -250,6 +258,9 @@ class ScopeIndex:
         self.doc_len = widen(self.doc_len)
         self.created = widen(self.created)
         self.context_len = widen(self.context_len)
+        answered = np.full(capacity, -1, dtype=np.int64)
+        answered[: self.size] = self.answered[: self.size]
+        self.answered = answered
 
     def add(
         self,
@@ -259,11 +270,12 @@ class ScopeIndex:
         tokens: Sequence[Sequence[str]],
         statuses: Iterable[str],
         agents: Iterable[str | None],
-        conversations: Sequence[str | None] | None = None,
+        places: Sequence[TurnPlace | str | None] | None = None,
         created: Sequence[float] | None = None,
+        named: Sequence[tuple[float, float] | None] | None = None,
     ) -> None:
-        """Append rows; rows sharing a `conversations` key are turns in order, each
-        indexed with its neighbours' words as context. `created`: when each was said."""
+        """Append rows; `places`: where each turn of a conversation sits (read with the turn
+        it answers, see `lexical`). `created`: when each was said; `named`: the days it talks about."""
         self._grow(len(rowids))
         start = self.size
         for offset, (rowid, vector, words) in enumerate(zip(rowids, vectors, tokens, strict=True)):
@@ -275,8 +287,14 @@ class ScopeIndex:
             self.position[rowid] = index
             self.words.append(self._index_tokens(index, words))
             self.ids.append(ids[offset])
-            if conversations is not None and conversations[offset] is not None:
-                self._link(index, conversations[offset])
+            self.row_of[ids[offset]] = index
+            place = places[offset] if places is not None else None
+            if isinstance(place, str):  # a conversation key alone: ordered by when it was said
+                place = TurnPlace(place, (0.0, 0.0, float(created[offset]) if created is not None else 0.0))
+            if place is not None:
+                self.conversations.place(index, place, ids[offset])
+            if named is not None and named[offset] is not None:
+                self.named[index] = named[offset]
         end = start + len(rowids)
         self.status[start:end] = [STATUS_CODES[s] for s in statuses]
         self.agent[start:end] = [self.agent_codes.setdefault(a, len(self.agent_codes)) for a in agents]
@@ -303,13 +321,46 @@ class ScopeIndex:
         self.context_len[index] += _post(self.context, index, [w[len(CONTEXT_PREFIX):] for w in words[split:]])
         return own
 
-    def _link(self, index: int, conversation: str) -> None:
-        previous = self.last_turn.get(conversation)
-        self.last_turn[conversation] = index
-        if previous is not None:
-            words = self.words[previous]
-            self.context_len[index] += _post(self.context, index, words.split() if isinstance(words, str) else words)
-            self.context_len[previous] += _post(self.context, previous, self.words[index])
+    def _links(self) -> np.ndarray:
+        """`answered`, with the conversations changed since the last search linked again."""
+        if self.conversations.dirty:
+            for row, answered in self.conversations.refresh().items():
+                self.answered[row] = answered
+            self._dialogue = np.flatnonzero(self.answered[: self.size] >= 0)
+        return self.answered
+
+    def answered_ids(self, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """For each memory id that is a turn: (the turn it answers, the turn answering it)."""
+        answered = self._links()
+        rows = {i: self.row_of[i] for i in ids if i in self.row_of and self.status[self.row_of[i]] != GONE}
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for memory_id, row in rows.items():
+            place = self.conversations.places.get(row)
+            if place is None:
+                continue
+            before = int(answered[row])
+            after = next(
+                (r for _, r in self.conversations.turns[place.conversation]
+                 if answered[r] == row and self.status[r] != GONE),
+                None,
+            )
+            out[memory_id] = (
+                self.ids[before] if before >= 0 and self.status[before] != GONE else None,
+                None if after is None else self.ids[after],
+            )
+        return out
+
+    def speakers(self) -> set[str]:
+        return self.conversations.speakers()
+
+    def named_spans(self, ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        rows = ((i, self.row_of.get(i)) for i in ids)
+        return {i: self.named[r] for i, r in rows if r is not None and r in self.named}
+
+    def speaker_rows(self, speakers: set[str]) -> set[str]:
+        """Ids of the turns said by any of `speakers`."""
+        by = self.conversations.by_speaker
+        return {self.ids[row] for s in speakers for row in by.get(s, ()) if self.status[row] != GONE}
 
     def set_status(self, rowid: int, status: str | None) -> None:
         """`None` marks the row deleted; its postings are skipped from then on."""
@@ -345,6 +396,10 @@ class ScopeIndex:
         self.position[rowid] = new
         self.words.append(self._index_tokens(new, words))
         self.ids.append(self.ids[index])
+        self.row_of[self.ids[index]] = new
+        self.conversations.move(index, new)
+        if index in self.named:
+            self.named[new] = self.named.pop(index)
         self.size += 1
         if self._ivf is not None:
             self._unassigned.append(new)
@@ -383,9 +438,12 @@ class ScopeIndex:
             "status": self.status[:n], "agent": self.agent[:n], "doc_len": self.doc_len[:n],
             "created": self.created[:n], "context_len": self.context_len[:n],
             "ids": "\n".join(self.ids),
-            "words": "\n".join(w if isinstance(w, str) else " ".join(w) for w in self.words),
             "agents": [a for a, _ in sorted(self.agent_codes.items(), key=lambda kv: kv[1])],
-            "last_turn": self.last_turn,
+            "places": [
+                [row, p.conversation, list(p.order), p.speaker, p.turn_id, p.reply_to]
+                for row, p in self.conversations.places.items()
+            ],
+            "named": [[row, span[0], span[1]] for row, span in self.named.items()],
             "terms": terms, "offsets": offsets, "docs": docs, "tfs": tfs,
             "c_terms": c_terms, "c_offsets": c_offsets, "c_docs": c_docs, "c_tfs": c_tfs,
         }
@@ -399,10 +457,16 @@ class ScopeIndex:
         index.status, index.agent, index.doc_len = parts["status"], parts["agent"], parts["doc_len"]
         index.created, index.context_len = parts["created"], parts["context_len"]
         index.ids = parts["ids"].split("\n") if n else []
-        index.words = parts["words"].split("\n") if n else []
+        index.words = [()] * n
         index.position = dict(zip(index.rowids.tolist(), range(n)))
+        index.row_of = dict(zip(index.ids, range(n)))
         index.agent_codes = {agent: code for code, agent in enumerate(parts["agents"])}
-        index.last_turn = dict(parts["last_turn"])
+        index.answered = np.full(n, -1, dtype=np.int64)  # linked again on first use (`_links`)
+        for row, conversation, order, speaker, turn_id, reply_to in parts["places"]:
+            index.conversations.place(
+                row, TurnPlace(conversation, tuple(order), speaker, turn_id, reply_to), index.ids[row]
+            )
+        index.named = {row: (since, until) for row, since, until in parts["named"]}
 
         def field(prefix: str) -> _Field:
             terms = parts[prefix + "terms"]
@@ -614,6 +678,8 @@ class ScopeIndex:
         live = self.status[:n] != GONE
         scores = np.zeros(n, dtype=np.float32)
         hit = self._bm25("own", self.postings, self.doc_len[:n], live, terms, weights, scores, 1.0)
+        if context_weight > 0 and hit:
+            self._read_with_answered(scores, live, context_weight)
         if context_weight > 0 and self.context:
             with_context = live & (self.context_len[:n] > 0)
             hit |= self._bm25(
@@ -627,6 +693,23 @@ class ScopeIndex:
             return []
         indexes = np.flatnonzero(mask & (scores > 0))
         return self._top(scores[indexes], indexes, limit)
+
+    def _read_with_answered(self, scores: np.ndarray, live: np.ndarray, weight: float) -> None:
+        """Each turn scores `weight` x the best own score among the turn it answers and the
+        turns answering it (`ANSWERS_BACK` x theirs): a question and its answer sit in two
+        turns. The best, not the sum: a turn in the middle of a long exchange on the topic
+        is not the more relevant for having many neighbours on it."""
+        answered = self._links()
+        rows = self._dialogue
+        if len(rows) == 0:
+            return
+        sources = answered[rows]
+        own = np.where(live, scores, 0.0).astype(np.float32)
+        context = np.zeros_like(own)
+        context[rows] = own[sources]
+        if ANSWERS_BACK > 0:
+            np.maximum.at(context, sources, ANSWERS_BACK * own[rows])
+        scores += weight * context
 
     def restatements(
         self, query: np.ndarray, terms: Sequence[str], statuses: list[str], agent_id: str | None,

@@ -11,7 +11,7 @@ per user, by `engram.store.scope_index`).
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MIGRATION_LOCK = 0x656E6772616D  # pg_advisory_xact_lock key of schema changes ("engram")
 
 MIGRATIONS: dict[int, str] = {
@@ -124,6 +124,22 @@ MIGRATIONS: dict[int, str] = {
     );
     CREATE INDEX jobs_state ON jobs(state, id);
     CREATE INDEX jobs_user ON jobs(user_id, state);
+    """,
+    # 2: the REST server's API keys and shared secrets (as SQLite's migration 6)
+    2: """
+    CREATE TABLE api_keys (
+        id text PRIMARY KEY,
+        secret_hash text NOT NULL,
+        user_id text,
+        admin integer NOT NULL DEFAULT 0,
+        name text,
+        created_at double precision NOT NULL,
+        revoked_at double precision
+    );
+    CREATE TABLE service_secrets (
+        name text PRIMARY KEY,
+        value text NOT NULL
+    );
     """,
 }
 

@@ -3,6 +3,7 @@ large ones), lexical and duplicate checks on the per-user `ScopeIndex`. Mixed in
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
@@ -16,11 +17,17 @@ from engram.store.scope_index import Allowed, ScopeIndex, Window
 from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
 from engram.store.sqlite.search import query_terms
 
-# scopes up to this many rows are ranked exactly (their rows through the user's btree: 2.9 ms
-# at 100k, FACTS.md); above, through HNSW with an iterative scan (a filtered HNSW query alone
-# returns too few rows: recall 0.19), the hits then re-ranked by exact cosine
-HNSW_ABOVE = 20_000
+# Dense search picks its path by the scope's size. Exact (every row of the scope, through the
+# user's btree) costs ~5 µs a row here (10k rows: 54 ms p50 on a busy 2-core machine), HNSW a
+# few ms whatever the size (10k: 8 ms, recall@10 1.0 against exact). HNSW filtered to one user
+# finds that user's rows only as often as they occur in the table, and gives up after
+# hnsw.max_scan_tuples (20,000): a filtered HNSW query alone returned too few rows in FACTS.md
+# (recall 0.19). So HNSW serves a scope of more than `HNSW_ABOVE` rows that is at least
+# `HNSW_MIN_SHARE` of the table, with an iterative scan; a short answer falls back to exact.
+HNSW_ABOVE = 1_000
+HNSW_MIN_SHARE = 0.01
 HNSW_EF_SEARCH = 100
+_TABLE_ROWS_TTL = 60.0  # seconds the table's estimated row count is reused
 
 
 class SearchMixin:
@@ -111,26 +118,41 @@ class SearchMixin:
         """Top `limit` (id, cosine) in the scope, ranked in the database."""
         if limit <= 0:
             return []
-        with self._conn() as conn, self._dense_query(conn, scope, vector, filters, limit) as (sql, params):
-            rows = conn.execute(sql, params, prepare=False).fetchall()
+        size = self._scope_size(scope.user_id)
+        hnsw = size > HNSW_ABOVE and size >= HNSW_MIN_SHARE * self._table_rows()
+        with self._conn() as conn:
+            with self._dense_query(conn, scope, vector, filters, limit, hnsw) as (sql, params):
+                rows = conn.execute(sql, params, prepare=False).fetchall()
+            if hnsw and len(rows) < limit:  # the filters left HNSW too few rows: rank them all
+                with self._dense_query(conn, scope, vector, filters, limit, False) as (sql, params):
+                    rows = conn.execute(sql, params, prepare=False).fetchall()
         rows.sort(key=lambda r: -r[1])  # HNSW's relaxed order
         return [(r[0], float(r[1])) for r in rows]
 
-    def explain_dense(self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int) -> str:
-        """PostgreSQL's plan for this dense search (which index serves it)."""
-        with self._conn() as conn, self._dense_query(conn, scope, vector, filters, limit) as (sql, params):
+    def explain_dense(self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int, hnsw: bool) -> str:
+        """PostgreSQL's plan for a dense search by HNSW or exact (which index serves it)."""
+        with self._conn() as conn, self._dense_query(conn, scope, vector, filters, limit, hnsw) as (sql, params):
             return "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql, params, prepare=False))
+
+    def _table_rows(self) -> float:
+        """PostgreSQL's estimate of the memories table's rows (no scan), reused for a minute."""
+        now = time.monotonic()
+        cached = self._table_estimate
+        if cached is None or now - cached[0] > _TABLE_ROWS_TTL:
+            rows = self._rows("SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = 'memories'::regclass")
+            cached = self._table_estimate = (now, float(rows[0][0]))
+        return cached[1]
 
     @contextmanager
     def _dense_query(
-        self, conn: psycopg.Connection, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
+        self, conn: psycopg.Connection, scope: Scope, vector: np.ndarray, filters: Filters, limit: int, hnsw: bool,
     ) -> Iterator[tuple[str, list[Any]]]:
-        """The dense query for this scope's size, inside the settings it needs (not prepared:
-        a prepared plan would keep the settings of its first runs)."""
+        """The dense query, inside the settings it needs (not prepared: a prepared plan would
+        keep the settings of its first runs)."""
         query = np.asarray(vector, dtype=np.float32)
         where, params = self._filter_where(scope, filters)
         where += f" AND vector_dims(embedding) = {int(self.dim)}"  # a literal: it selects the partial HNSW index
-        if self._scope_size(scope.user_id) <= HNSW_ABOVE:
+        if not hnsw:
             # `embedding <=> q` matches no index: the planner reads the scope's rows by its btree
             yield (
                 f"SELECT id, 1 - (embedding <=> %s) FROM memories WHERE {where} ORDER BY embedding <=> %s LIMIT %s",

@@ -40,6 +40,7 @@ from engram.store.postgres.vectors import register_vectors
 from engram.store.postgres.copy import CopyMixin
 from engram.store.postgres.items import ItemsMixin
 from engram.store.postgres.jobs import JobsMixin
+from engram.store.postgres.keys import KeysMixin
 from engram.store.postgres.schema import MIGRATION_LOCK, MIGRATIONS, SCHEMA_VERSION, hnsw_index, statements
 from engram.store.postgres.search import SearchMixin
 from engram.store.postgres.sessions import SessionsMixin
@@ -56,7 +57,7 @@ def lock_key(text: str) -> int:
 
 
 class PostgresStore(
-    ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin, CopyMixin,
+    ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin, KeysMixin, CopyMixin,
 ):
     """`Store` over a PostgreSQL database with pgvector; safe to share between threads."""
 
@@ -73,6 +74,7 @@ class PostgresStore(
         # uses counted by record_access, not yet written: id -> (count, last use)
         self._pending_access: dict[str, tuple[int, datetime]] = {}
         self._pending_since: float | None = None
+        self._table_estimate: tuple[float, float] | None = None  # (when, rows): `_table_rows`
         try:
             with psycopg.connect(url, autocommit=True) as conn:
                 self._migrate(conn)

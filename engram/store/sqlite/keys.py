@@ -28,12 +28,12 @@ class KeysMixin:
     def api_key_get(self, key_id: str) -> dict[str, Any] | None:
         with self._lock:
             row = self._db.execute(f"SELECT {_KEY_COLUMNS} FROM api_keys WHERE id = ?", (key_id,)).fetchone()
-        return None if row is None else _key_row(row)
+        return None if row is None else key_row(row)
 
     def api_key_list(self) -> list[dict[str, Any]]:
         with self._lock:
             rows = self._db.execute(f"SELECT {_KEY_COLUMNS} FROM api_keys ORDER BY created_at, id").fetchall()
-        return [_key_row(r) for r in rows]
+        return [key_row(r) for r in rows]
 
     def api_key_revoke(self, key_id: str, at: datetime) -> bool:
         """True when a live key was revoked now (False: unknown or already revoked)."""
@@ -55,7 +55,8 @@ class KeysMixin:
             return db.execute("SELECT value FROM service_secrets WHERE name = ?", (name,)).fetchone()[0]
 
 
-def _key_row(row: tuple[Any, ...]) -> dict[str, Any]:
+def key_row(row: tuple[Any, ...]) -> dict[str, Any]:
+    """An api_keys row (id, secret_hash, user_id, admin, name, created_at, revoked_at) as a dict."""
     return {
         "id": row[0], "secret_hash": row[1], "user_id": row[2], "admin": bool(row[3]), "name": row[4],
         "created_at": from_epoch(row[5]), "revoked_at": from_epoch(row[6]),

@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-SCHEMA_VERSION = 7
+from engram.store.sqlite.graph import GRAPH_SCHEMA
+
+SCHEMA_VERSION = 8
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -182,11 +184,14 @@ MIGRATIONS: dict[int, str] = {
         value TEXT NOT NULL
     ) WITHOUT ROWID;
     """,
-    # 7: each user's search index packed in one row (engram.store.scope_pack), so a cold
+    # 7: the entity graph (engram.graph): entities, aliases, mentions, edges, their trace,
+    # and the triggers that keep it consistent with deletions (engram.store.sqlite.graph)
+    7: GRAPH_SCHEMA,
+    # 8: each user's search index packed in one row (engram.store.scope_pack), so a cold
     # user's first search reads one blob instead of every memory. A cache: written after a
     # full load, checked against user_versions, patched when stale. Deleting a memory, or
     # changing its text or vector, drops the pack at once (it holds tokens and vectors).
-    7: """
+    8: """
     CREATE TABLE scope_packs (
         user_id TEXT PRIMARY KEY,
         version INTEGER NOT NULL,

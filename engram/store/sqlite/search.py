@@ -3,7 +3,7 @@ dense search inside a scope. Mixed into `SQLiteStore`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import numpy as np
 
@@ -11,7 +11,7 @@ from engram.models import Filters
 from engram.store import scope_pack
 from engram.store.base import Scope, StoreError
 from engram.store.scope_index import Allowed, ScopeIndex, Window
-from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
+from engram.store.sqlite.rows import statuses_of, turn_place, turn_span, to_epoch
 
 # a user with fewer memories loads from the table about as fast as from a pack (~2 ms per 100)
 PACK_FROM_ROWS = 200
@@ -131,7 +131,8 @@ class SearchMixin:
         """Rows into `cache` (new ones appended; a known rowid with new content replaced)."""
         rows = self._db.execute(
             "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
-            " m.id, m.created_at, m.content_hash FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+            " m.id, m.created_at, m.content_hash, CASE WHEN m.kind = 'turn' THEN m.metadata END,"
+            " CASE WHEN m.kind = 'turn' THEN m.content END FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
             f" WHERE {where} ORDER BY m.rowid",
             params,
         ).fetchall()
@@ -150,8 +151,9 @@ class SearchMixin:
                 [r[2].split() for r in fresh],
                 [r[3] for r in fresh],
                 [r[4] for r in fresh],
-                [conversation_of(r[5], r[4], r[6]) for r in fresh],
+                [turn_place(r[5], r[4], r[6], r[8], r[10], r[11] or "") for r in fresh],
                 [r[8] for r in fresh],
+                [turn_span(r[5], r[8], r[11] or "") for r in fresh],
             )
 
     def _refresh_index(self, user_id: str, version: int) -> None:
@@ -218,3 +220,19 @@ class SearchMixin:
             return index.restatements(
                 np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
             )
+
+    def turn_links(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        with self._lock:
+            self._sync_caches()
+            return self._scope_index(scope.user_id).answered_ids(memory_ids)
+
+    def turns_by(self, scope: Scope, speakers: Iterable[str]) -> tuple[set[str], set[str]]:
+        with self._lock:
+            self._sync_caches()
+            index = self._scope_index(scope.user_id)
+            return index.speakers(), index.speaker_rows(set(speakers))
+
+    def named_spans(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        with self._lock:
+            self._sync_caches()
+            return self._scope_index(scope.user_id).named_spans(memory_ids)

@@ -44,6 +44,7 @@ from engram.models import MemoryItem
 from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
 from engram.store.index_cache import DEFAULT_BUDGET_MB, IndexCache
 from engram.store.sqlite.copy import CopyMixin
+from engram.store.sqlite.graph import GraphMixin
 from engram.store.sqlite.history import HistoryMixin
 from engram.store.sqlite.items import ItemsMixin
 from engram.store.sqlite.jobs import JobsMixin
@@ -59,8 +60,7 @@ from engram.store.sqlite.writes import WritesMixin
 
 class SQLiteStore(
     ItemsMixin, WritesMixin, SearchMixin, HistoryMixin, TransitionsMixin, StateMixin, SessionsMixin, JobsMixin,
-    CopyMixin,
-    KeysMixin,
+    KeysMixin, CopyMixin, GraphMixin,
 ):
     """`Store` over one SQLite file; safe to share between threads of one process."""
 
