@@ -1,7 +1,7 @@
 """`engram migrate --from URL --to URL`: copy a whole store to another backend.
 
 Every table (`engram.store.copy.TABLES`: memories with their vectors and tokens, history,
-sessions, turns, per-user state, the job queue) is copied in the source's key order, a batch
+sessions, turns, per-user state, the job queue, the entity graph) is copied in the source's key order, a batch
 per transaction. Each batch commits together with a cursor kept in the target (a
 `user_state` row of `CURSOR_USER`), so an interrupted run resumes after the last batch that
 landed. Vectors are copied as they are, unless they were made by another embedder than the

@@ -54,6 +54,7 @@ def filled(tmp_path, embedder):
     with Memory(path, embedder=embedder) as m:
         m.add("I live in Berlin and I love green tea", user_id="alice")
         m.add("我住在上海，喜欢喝咖啡", user_id="bob")
+        m.add("My sister Anna works at Google.", user_id="alice", infer=False)  # the entity graph's rows
         first = m.add("Remember my locker code is 42", user_id="alice", infer=False)[0].memory
         m.update(first.id, "My locker code is 43")
         m.session("alice", "s1").add("let's plan the trip to Rome")
@@ -70,6 +71,7 @@ def test_sqlite_to_postgres_and_back_is_the_same_store(filled, tmp_path, pg_targ
         there = migrate(source, middle, embedder=embedder, batch=3)
         assert there.copied["memories"] == source.copy_count("memories") > 3 and there.users == 2
         assert there.reembedded == 0  # vectors copied, not recomputed
+        assert all(there.copied[t] > 0 for t in ("graph_entities", "graph_aliases", "graph_mentions", "graph_edges"))
         migrate(middle, back, embedder=embedder, batch=2)
         assert everything(back) == everything(source)
         assert checksums(middle) == checksums(source)
@@ -81,6 +83,8 @@ def test_sqlite_to_postgres_and_back_is_the_same_store(filled, tmp_path, pg_targ
         assert any("Berlin" in h.memory.content for h in m.search("where does alice live", user_id="alice"))
         assert m.is_paused("bob") and m.store.jobs_count(["queued", "running", "failed"]) == 1
         assert [t.content for t in m.store.turns_list(Scope("alice"), "s1")] == ["let's plan the trip to Rome"]
+        names = {e.name for e in m.graph("alice").entities}
+        assert {"Anna", "Google"} <= names  # the graph came along, and serves on PostgreSQL
 
 
 def test_an_interrupted_copy_resumes_where_it_stopped(filled, tmp_path, embedder):

@@ -21,9 +21,9 @@ _USER = re.compile(r"^(?:the\s+)?user(?:['’]s\b|\b)", re.I)
 
 
 def supported(store: Store) -> bool:
-    """Whether the store keeps a graph (the ``graph_*`` methods of engram.store.base.Store; a
-    backend without them, such as PostgreSQL today, simply has no graph: writes and searches
-    go on without it)."""
+    """Whether the store keeps a graph (the ``graph_*`` methods of engram.store.base.Store;
+    SQLite, PostgreSQL and Qdrant do. A backend without them simply has no graph: writes and
+    searches go on without it)."""
     return callable(getattr(store, "graph_write", None))
 
 

@@ -43,6 +43,11 @@ TABLES = (
         " claimed_at".split())),
     Table("api_keys", ("id",), tuple("id secret_hash user_id admin name created_at revoked_at".split())),
     Table("service_secrets", ("name",), ("name", "value")),
+    Table("graph_entities", ("id",), ("id", "user_id", "name", "type", "created_at")),
+    Table("graph_aliases", ("user_id", "key"), ("user_id", "key", "entity_id", "alias")),
+    Table("graph_mentions", ("entity_id", "memory_id"), ("entity_id", "memory_id", "user_id", "role")),
+    Table("graph_edges", ("id",), ("id", "user_id", "src", "rel", "dst", "memory_id", "reason")),
+    Table("graph_history", ("id",), ("id", "user_id", "action", "entity_id", "other_id", "detail", "created_at")),
 )
 TABLE = {t.name: t for t in TABLES}
 

@@ -16,7 +16,7 @@ The contract every backend keeps (SQLite: engram.store.sqlite.graph):
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 
 
 @dataclass(slots=True)
@@ -79,3 +79,28 @@ class GraphSnapshot:
     aliases: list[AliasRow] = field(default_factory=list)
     mentions: list[MentionRow] = field(default_factory=list)
     edges: list[EdgeRow] = field(default_factory=list)
+
+
+LIVE_STATUSES = ("active", "disputed")  # the statuses whose memories the graph's views show
+
+
+def snapshot_from(user_id: str, entities, aliases, mentions, edges) -> GraphSnapshot:
+    """A snapshot from a backend's result rows (any backend's SQL reads the same columns:
+    entities (id, name, type, created_at seconds); aliases (entity_id, key, alias); mentions
+    (entity_id, memory_id, role); edges (src, rel, dst, memory_id, reason), in edge order)."""
+    return GraphSnapshot(
+        entities={r[0]: EntityRow(r[0], user_id, r[1], r[2], datetime.fromtimestamp(r[3], UTC)) for r in entities},
+        aliases=[AliasRow(r[0], r[1], r[2]) for r in aliases],
+        mentions=[MentionRow(r[0], r[1], r[2]) for r in mentions],
+        edges=[EdgeRow(r[0], r[1], r[2], r[3], r[4]) for r in edges],
+    )
+
+
+def event_params(events) -> list[tuple]:
+    """Graph events as (user_id, action, entity_id, other_id, detail, created_at seconds) rows."""
+    return [(e.user_id, e.action, e.entity_id, e.other_id, e.detail, e.at.timestamp()) for e in events]
+
+
+def event_from(user_id: str, row) -> GraphEvent:
+    """A graph event from (action, entity_id, other_id, detail, created_at seconds)."""
+    return GraphEvent(user_id, row[0], row[1], row[2], row[3], datetime.fromtimestamp(row[4], UTC))

@@ -10,7 +10,7 @@ import numpy as np
 from engram.store.copy import JSON_COLUMNS, TABLE, keyset, unpack
 from engram.store.postgres.schema import hnsw_index
 
-_SERIAL = {"history": "id", "session_turns": "id", "jobs": "id"}
+_SERIAL = {"history": "id", "session_turns": "id", "jobs": "id", "graph_edges": "id", "graph_history": "id"}
 
 
 def _select(column: str) -> str:

@@ -11,10 +11,12 @@ per user, by `engram.store.scope_index`).
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 2
+from engram.store.postgres.graph import GRAPH_MIGRATION
+
+SCHEMA_VERSION = 3
 MIGRATION_LOCK = 0x656E6772616D  # pg_advisory_xact_lock key of schema changes ("engram")
 
-MIGRATIONS: dict[int, str] = {
+MIGRATIONS: dict[int, str | tuple[str, ...]] = {
     1: """
     CREATE EXTENSION IF NOT EXISTS vector;
     CREATE TABLE memories (
@@ -141,11 +143,16 @@ MIGRATIONS: dict[int, str] = {
         value text NOT NULL
     );
     """,
+    # 3: the entity graph (as SQLite's migration 7: tables and the triggers that keep it consistent)
+    3: GRAPH_MIGRATION,
 }
 
 
-def statements(script: str) -> list[str]:
-    """A migration's statements (none of them holds a ';' of its own)."""
+def statements(script: str | tuple[str, ...]) -> list[str]:
+    """A migration's statements: a script whose statements hold no ';' of their own, or the
+    statements themselves (function bodies hold several)."""
+    if not isinstance(script, str):
+        return list(script)
     return [s.strip() for s in script.split(";") if s.strip()]
 
 

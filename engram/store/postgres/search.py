@@ -4,7 +4,7 @@ large ones), lexical and duplicate checks on the per-user `ScopeIndex`. Mixed in
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -14,7 +14,7 @@ import psycopg
 from engram.models import Filters
 from engram.store.base import Scope
 from engram.store.scope_index import Allowed, ScopeIndex, Window
-from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
+from engram.store.sqlite.rows import statuses_of, to_epoch, turn_place, turn_span
 from engram.store.sqlite.search import query_terms
 
 # Dense search picks its path by the scope's size. Exact (every row of the scope, through the
@@ -73,8 +73,9 @@ class SearchMixin:
             return index
         index = ScopeIndex(self.dim)
         rows = self._rows(
-            "SELECT rowid, embedding, tokens, status, agent_id, kind, session_id, id, created_at FROM memories"
-            " WHERE user_id = %s ORDER BY rowid",
+            "SELECT rowid, embedding, tokens, status, agent_id, kind, session_id, id, created_at,"
+            " CASE WHEN kind = 'turn' THEN metadata::text END, CASE WHEN kind = 'turn' THEN content END"
+            " FROM memories WHERE user_id = %s ORDER BY rowid",
             (user_id,), binary=True,
         )
         # version and rows may come from two snapshots: a write between them makes the index
@@ -84,7 +85,8 @@ class SearchMixin:
                 [r[0] for r in rows], [r[7] for r in rows],
                 [r[1] if r[1] is not None and len(r[1]) == self.dim else None for r in rows],
                 [r[2].split() for r in rows], [r[3] for r in rows], [r[4] for r in rows],
-                [conversation_of(r[5], r[4], r[6]) for r in rows], [r[8] for r in rows],
+                [turn_place(r[5], r[4], r[6], r[8], r[9], r[10] or "") for r in rows], [r[8] for r in rows],
+                [turn_span(r[5], r[8], r[10] or "") for r in rows],
             )
         self._indexes[user_id] = index
         self._index_versions[user_id] = version
@@ -170,3 +172,16 @@ class SearchMixin:
                 f"SELECT id, 1 - ({cast} <=> %s) FROM memories WHERE {where} ORDER BY {cast} <=> %s LIMIT %s",
                 [query, *params, query, limit],
             )
+
+    def turn_links(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        with self._lock:
+            return self._scope_index(scope.user_id).answered_ids(memory_ids)
+
+    def turns_by(self, scope: Scope, speakers: Iterable[str]) -> tuple[set[str], set[str]]:
+        with self._lock:
+            index = self._scope_index(scope.user_id)
+            return index.speakers(), index.speaker_rows(set(speakers))
+
+    def named_spans(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        with self._lock:
+            return self._scope_index(scope.user_id).named_spans(memory_ids)

@@ -38,6 +38,7 @@ from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreR
 from engram.store.index_cache import IndexCache
 from engram.store.postgres.vectors import register_vectors
 from engram.store.postgres.copy import CopyMixin
+from engram.store.postgres.graph import GraphMixin
 from engram.store.postgres.items import ItemsMixin
 from engram.store.postgres.jobs import JobsMixin
 from engram.store.postgres.keys import KeysMixin
@@ -57,7 +58,7 @@ def lock_key(text: str) -> int:
 
 
 class PostgresStore(
-    ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin, KeysMixin, CopyMixin,
+    ItemsMixin, WritesMixin, SearchMixin, TransitionsMixin, SessionsMixin, JobsMixin, KeysMixin, CopyMixin, GraphMixin,
 ):
     """`Store` over a PostgreSQL database with pgvector; safe to share between threads."""
 

@@ -15,7 +15,7 @@ import psycopg
 from engram.models import MemoryItem
 from engram.store.base import HistoryEvent, Record, Scope, StoreError
 from engram.store.scope_index import ScopeIndex
-from engram.store.sqlite.rows import SELECT_ITEM, conversation_of, row_values
+from engram.store.sqlite.rows import SELECT_ITEM, row_values, turn_place, turn_span
 
 _JSON = {"metadata", "entities", "tags", "sources"}
 _COLUMNS = SELECT_ITEM.split(", ") + ["content_hash", "idempotency_key", "embedding", "tokens"]
@@ -43,8 +43,13 @@ def index_add(rowids: Sequence[int], records: Sequence[Record]):
             list(rowids), [r.item.id for r in records], [r.embedding for r in records],
             [r.tokens for r in records], [r.item.status.value for r in records],
             [r.item.agent_id for r in records],
-            [conversation_of(r.item.kind, r.item.agent_id, r.item.session_id) for r in records],
+            [
+                turn_place(r.item.kind, r.item.agent_id, r.item.session_id, r.item.created_at.timestamp(),
+                           r.item.metadata, r.item.content)
+                for r in records
+            ],
             [r.item.created_at.timestamp() for r in records],
+            [turn_span(r.item.kind, r.item.created_at.timestamp(), r.item.content) for r in records],
         )
 
     return change

@@ -14,8 +14,10 @@ import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
 
-from engram.store.graph import AliasRow, EdgeRow, EntityRow, GraphEvent, GraphSnapshot, MentionRow
-from engram.store.sqlite.rows import from_epoch
+from engram.store.graph import (
+    LIVE_STATUSES, AliasRow, EdgeRow, EntityRow, GraphEvent, GraphSnapshot, MentionRow, event_from, event_params,
+    snapshot_from,
+)
 
 GRAPH_SCHEMA = """
 CREATE TABLE graph_entities (
@@ -79,9 +81,6 @@ WHEN NOT EXISTS (SELECT 1 FROM graph_mentions WHERE entity_id = OLD.entity_id) B
     DELETE FROM graph_entities WHERE id = OLD.entity_id;
 END;
 """
-
-LIVE_STATUSES = ("active", "disputed")
-
 
 class GraphMixin:
     """Needs the connection, lock and transactions of `SQLiteStore`."""
@@ -195,22 +194,14 @@ class GraphMixin:
             if hit is not None and hit[0] == key:
                 return hit[1]
             db = self._db
-            snap = GraphSnapshot(
-                entities={
-                    r[0]: EntityRow(r[0], user_id, r[1], r[2], from_epoch(r[3]))
-                    for r in db.execute(
-                        "SELECT id, name, type, created_at FROM graph_entities WHERE user_id = ?", (user_id,)
-                    )
-                },
-                aliases=[AliasRow(r[0], r[1], r[2]) for r in db.execute(
-                    "SELECT entity_id, key, alias FROM graph_aliases WHERE user_id = ?", (user_id,)
-                )],
-                mentions=[MentionRow(r[0], r[1], r[2]) for r in db.execute(
-                    "SELECT entity_id, memory_id, role FROM graph_mentions WHERE user_id = ?", (user_id,)
-                )],
-                edges=[EdgeRow(r[0], r[1], r[2], r[3], r[4]) for r in db.execute(
+            snap = snapshot_from(
+                user_id,
+                db.execute("SELECT id, name, type, created_at FROM graph_entities WHERE user_id = ?", (user_id,)),
+                db.execute("SELECT entity_id, key, alias FROM graph_aliases WHERE user_id = ?", (user_id,)),
+                db.execute("SELECT entity_id, memory_id, role FROM graph_mentions WHERE user_id = ?", (user_id,)),
+                db.execute(
                     "SELECT src, rel, dst, memory_id, reason FROM graph_edges WHERE user_id = ? ORDER BY id", (user_id,)
-                )],
+                ),
             )
             if len(cache) > 64:
                 cache.clear()
@@ -244,7 +235,7 @@ class GraphMixin:
         """The trace of resolution (creations, aliases, merges, splits), oldest first."""
         with self._lock:
             return [
-                GraphEvent(user_id, r[0], r[1], r[2], r[3], from_epoch(r[4]))
+                event_from(user_id, r)
                 for r in self._db.execute(
                     "SELECT action, entity_id, other_id, detail, created_at FROM graph_history"
                     " WHERE user_id = ? ORDER BY id", (user_id,),
@@ -256,5 +247,5 @@ class GraphMixin:
         db.executemany(
             "INSERT INTO graph_history (user_id, action, entity_id, other_id, detail, created_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
-            [(e.user_id, e.action, e.entity_id, e.other_id, e.detail, e.at.timestamp()) for e in events],
+            event_params(events),
         )

@@ -158,14 +158,6 @@ def history_entry(r: Sequence[Any]) -> HistoryEntry:
     )
 
 
-def conversation_of(kind: str, agent_id: str | None, session_id: str | None) -> str | None:
-    """The conversation a verbatim turn belongs to (its agent and session), for backends that
-    place turns by this key and their time only; `turn_place` places them fully."""
-    if kind != Kind.TURN or session_id is None:
-        return None
-    return f"{agent_id or ''}\x1f{session_id}"
-
-
 def turn_span(kind: str, said_at: float, content: str) -> tuple[float, float] | None:
     """The days a verbatim turn talks about ("last Saturday", engram.when_said); None for other rows."""
     if kind != Kind.TURN:
