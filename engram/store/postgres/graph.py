@@ -1,6 +1,6 @@
 """The entity graph on PostgreSQL: entities, aliases, mentions, edges and their trace, per user.
 Mixed into `PostgresStore`; the contract is engram.store.graph's, the SQLite twin
-engram.store.sqlite.graph (the same tables, triggers and statements in PostgreSQL's dialect).
+engram.store.sqlite.graph (the same tables and triggers in PostgreSQL's dialect; the methods are engram.store.graph_sql's).
 
 Consistency lives in the schema (migration 3, `GRAPH_MIGRATION`): a trigger on ``memories``
 drops a deleted memory's mentions and edges, one on ``graph_mentions`` deletes an entity (with
@@ -11,15 +11,13 @@ write from another process is never missed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
 import psycopg
 
-from engram.store.graph import (
-    LIVE_STATUSES, AliasRow, EdgeRow, EntityRow, GraphEvent, GraphSnapshot, MentionRow, event_from, event_params,
-    snapshot_from,
-)
+from engram.store.graph_sql import GraphMethods
 
 GRAPH_MIGRATION: tuple[str, ...] = (
     """CREATE TABLE graph_entities (
@@ -93,159 +91,54 @@ GRAPH_MIGRATION: tuple[str, ...] = (
     FOR EACH ROW EXECUTE FUNCTION graph_entity_orphaned()""",
 )
 
-_MOVE_MENTIONS = (
-    "INSERT INTO graph_mentions (entity_id, memory_id, user_id, role)"
-    " SELECT %s, memory_id, user_id, role FROM graph_mentions WHERE entity_id = %s"
-)
+class Marks:
+    """A psycopg cursor taking engram.store.graph_sql's ``?`` placeholders (its SQL holds no
+    other ``?`` or ``%``)."""
+
+    def __init__(self, cursor: psycopg.Cursor) -> None:
+        self.cursor = cursor
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
+        return self.cursor.execute(sql.replace("?", "%s"), params)
+
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:
+            self.cursor.executemany(sql.replace("?", "%s"), rows)
 
 
-class GraphMixin:
-    """Needs the pool, transactions and per-user versions of `PostgresStore`."""
+class GraphMixin(GraphMethods):
+    """Needs the pool, transactions and per-user versions of `PostgresStore`; the methods are
+    engram.store.graph_sql's."""
 
-    def graph_write(
-        self, user_id: str, *, entities: Sequence[EntityRow] = (), aliases: Sequence[AliasRow] = (),
-        mentions: Sequence[MentionRow] = (), edges: Sequence[EdgeRow] = (),
-        events: Sequence[GraphEvent] = (), replace: Sequence[str] = (),
-    ) -> None:
-        """New entities, aliases, mentions and edges of one user, in one transaction (joining the
-        caller's, so a memory and its links commit together). `replace`: memories whose old
-        mentions and edges go (those not restated here)."""
+    @contextmanager
+    def _graph_tx(self, user_id: str) -> Iterator[Marks]:
+        """A graph change: one transaction (or the caller's) that bumps the user's version."""
         with self._tx() as conn, conn.cursor() as cur:
             self._bump(conn, [user_id])
-            cur.executemany(
-                "INSERT INTO graph_entities (id, user_id, name, type, created_at) VALUES (%s, %s, %s, %s, %s)"
-                " ON CONFLICT (id) DO UPDATE SET name = excluded.name, type = excluded.type",
-                [(e.id, user_id, e.name, e.type, e.created_at.timestamp()) for e in entities],
-            )
-            cur.executemany(
-                "INSERT INTO graph_aliases (user_id, key, entity_id, alias) VALUES (%s, %s, %s, %s) ON CONFLICT DO NOTHING",
-                [(user_id, a.key, a.entity_id, a.alias) for a in aliases],
-            )
-            cur.executemany(
-                "INSERT INTO graph_mentions (entity_id, memory_id, user_id, role) VALUES (%s, %s, %s, %s)"
-                " ON CONFLICT (entity_id, memory_id) DO UPDATE SET user_id = excluded.user_id, role = excluded.role",
-                [(m.entity_id, m.memory_id, user_id, m.role) for m in mentions],
-            )
-            if replace:  # after the new links are in: an entity still mentioned is not orphaned
-                keep = {(m.entity_id, m.memory_id) for m in mentions}
-                old = conn.execute(
-                    "SELECT entity_id, memory_id FROM graph_mentions WHERE memory_id = ANY(%s::text[])", (list(replace),)
-                ).fetchall()
-                cur.executemany(
-                    "DELETE FROM graph_mentions WHERE entity_id = %s AND memory_id = %s",
-                    [tuple(row) for row in old if tuple(row) not in keep],
-                )
-                conn.execute("DELETE FROM graph_edges WHERE memory_id = ANY(%s::text[])", (list(replace),))
-            cur.executemany(
-                "INSERT INTO graph_edges (user_id, src, rel, dst, memory_id, reason) VALUES (%s, %s, %s, %s, %s, %s)",
-                [(user_id, e.src, e.rel, e.dst, e.memory_id, e.reason) for e in edges],
-            )
-            self._graph_events(cur, events)
+            yield Marks(cur)
 
-    def graph_merge(self, user_id: str, keep: str, drop: str, reason: str, at: datetime) -> None:
-        """`drop` becomes `keep`: its aliases, mentions and edges move over, and the trace says so."""
-        with self._tx() as conn, conn.cursor() as cur:
-            name = conn.execute(
-                "SELECT name FROM graph_entities WHERE id = %s AND user_id = %s", (drop, user_id)
-            ).fetchone()
-            if name is None or keep == drop:
-                return
-            self._bump(conn, [user_id])
-            conn.execute("UPDATE graph_aliases SET entity_id = %s WHERE entity_id = %s AND user_id = %s", (keep, drop, user_id))
-            conn.execute("UPDATE graph_edges SET src = %s WHERE src = %s AND user_id = %s", (keep, drop, user_id))
-            conn.execute("UPDATE graph_edges SET dst = %s WHERE dst = %s AND user_id = %s", (keep, drop, user_id))
-            conn.execute("DELETE FROM graph_edges WHERE src = dst AND src = %s", (keep,))
-            conn.execute("UPDATE graph_history SET entity_id = %s WHERE entity_id = %s", (keep, drop))
-            conn.execute("UPDATE graph_history SET other_id = NULL WHERE other_id = %s", (drop,))
-            conn.execute(_MOVE_MENTIONS + " ON CONFLICT DO NOTHING", (keep, drop))
-            conn.execute("DELETE FROM graph_mentions WHERE entity_id = %s", (drop,))  # the trigger drops the entity
-            self._graph_events(cur, [GraphEvent(user_id, "MERGE", keep, None, f"{name[0]!r} merged in: {reason}", at)])
+    @contextmanager
+    def _graph_reading(self) -> Iterator[Marks]:
+        with self._conn() as conn, conn.cursor() as cur:
+            yield Marks(cur)
 
-    def graph_split(
-        self, user_id: str, entity_id: str, new: EntityRow, alias_keys: Sequence[str],
-        memory_ids: Sequence[str], reason: str, at: datetime,
-    ) -> None:
-        """`new` takes `alias_keys` and the mentions of `memory_ids` from `entity_id` (they were
-        two entities after all); both keep a trace."""
-        with self._tx() as conn, conn.cursor() as cur:
-            self._bump(conn, [user_id])
-            conn.execute(
-                "INSERT INTO graph_entities (id, user_id, name, type, created_at) VALUES (%s, %s, %s, %s, %s)",
-                (new.id, user_id, new.name, new.type, new.created_at.timestamp()),
-            )
-            cur.executemany(
-                "UPDATE graph_aliases SET entity_id = %s WHERE user_id = %s AND key = %s AND entity_id = %s",
-                [(new.id, user_id, k, entity_id) for k in alias_keys],
-            )
-            cur.executemany(
-                _MOVE_MENTIONS + " AND memory_id = %s ON CONFLICT DO NOTHING", [(new.id, entity_id, m) for m in memory_ids]
-            )
-            cur.executemany(
-                "UPDATE graph_edges SET src = %s WHERE src = %s AND memory_id = %s", [(new.id, entity_id, m) for m in memory_ids]
-            )
-            cur.executemany(
-                "UPDATE graph_edges SET dst = %s WHERE dst = %s AND memory_id = %s", [(new.id, entity_id, m) for m in memory_ids]
-            )
-            self._graph_events(cur, [
-                GraphEvent(user_id, "SPLIT", new.id, entity_id, f"split off: {reason}", at),
-                GraphEvent(user_id, "SPLIT", entity_id, new.id, f"{new.name!r} split off: {reason}", at),
-            ])
-            cur.executemany(
-                "DELETE FROM graph_mentions WHERE entity_id = %s AND memory_id = %s", [(entity_id, m) for m in memory_ids]
-            )
-
-    def graph_snapshot(self, user_id: str) -> GraphSnapshot:
-        """The user's whole graph; cached while the user's version (bumped by every change of
-        their memories or graph, in any process) stays the same."""
-        return self._graph_cached("_graph_snapshots", user_id, lambda conn: snapshot_from(
-            user_id,
-            conn.execute("SELECT id, name, type, created_at FROM graph_entities WHERE user_id = %s", (user_id,)),
-            conn.execute("SELECT entity_id, key, alias FROM graph_aliases WHERE user_id = %s", (user_id,)),
-            conn.execute("SELECT entity_id, memory_id, role FROM graph_mentions WHERE user_id = %s", (user_id,)),
-            conn.execute(
-                "SELECT src, rel, dst, memory_id, reason FROM graph_edges WHERE user_id = %s ORDER BY id", (user_id,)
-            ),
-        ))
-
-    def graph_live(self, user_id: str) -> frozenset[str]:
-        """Ids of the user's live memories (active, disputed) that the graph links; cached like the snapshot."""
-        return self._graph_cached("_graph_live", user_id, lambda conn: frozenset(r[0] for r in conn.execute(
-            "SELECT DISTINCT m.id FROM graph_mentions g JOIN memories m ON m.id = g.memory_id"
-            " WHERE g.user_id = %s AND m.status = ANY(%s::text[])", (user_id, list(LIVE_STATUSES)),
-        )))
-
-    def _graph_cached(self, name: str, user_id: str, read):
-        """`read(conn)` for the user, reused while their version holds. Inside a transaction
-        (whose uncommitted changes the version does not show yet) read afresh, uncached."""
+    def _graph_cached(self, name: str, user_id: str, read: Callable[[Marks, str], Any]) -> Any:
+        """`read` for the user, reused while their version holds. Inside a transaction (whose
+        uncommitted changes the version does not show yet) read afresh, uncached."""
         if getattr(self._local, "conn", None) is not None:
-            with self._conn() as conn:
-                return read(conn)
+            with self._conn() as conn, conn.cursor() as cur:
+                return read(Marks(cur), user_id)
         cache: dict = self.__dict__.setdefault(name, {})
-        with self._conn() as conn, conn.transaction():  # version and rows from one snapshot
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            row = conn.execute("SELECT version FROM user_versions WHERE user_id = %s", (user_id,)).fetchone()
+        with self._conn() as conn, conn.transaction(), conn.cursor() as cur:  # version and rows: one snapshot
+            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            row = cur.execute("SELECT version FROM user_versions WHERE user_id = %s", (user_id,)).fetchone()
             version = 0 if row is None else row[0]
             hit = cache.get(user_id)
             if hit is not None and hit[0] == version:
                 return hit[1]
-            value = read(conn)
+            value = read(Marks(cur), user_id)
         with self._lock:
             if len(cache) > 64:
                 cache.clear()
             cache[user_id] = (version, value)
         return value
-
-    def graph_history(self, user_id: str) -> list[GraphEvent]:
-        """The trace of resolution (creations, aliases, merges, splits), oldest first."""
-        return [event_from(user_id, r) for r in self._rows(
-            "SELECT action, entity_id, other_id, detail, created_at FROM graph_history WHERE user_id = %s ORDER BY id",
-            (user_id,),
-        )]
-
-    @staticmethod
-    def _graph_events(cur: psycopg.Cursor, events: Sequence[GraphEvent]) -> None:
-        cur.executemany(
-            "INSERT INTO graph_history (user_id, action, entity_id, other_id, detail, created_at)"
-            " VALUES (%s, %s, %s, %s, %s, %s)",
-            event_params(events),
-        )

@@ -11,13 +11,11 @@ knowing it exists.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
-from engram.store.graph import (
-    LIVE_STATUSES, AliasRow, EdgeRow, EntityRow, GraphEvent, GraphSnapshot, MentionRow, event_from, event_params,
-    snapshot_from,
-)
+from engram.store.graph_sql import GraphMethods
 
 GRAPH_SCHEMA = """
 CREATE TABLE graph_entities (
@@ -82,170 +80,39 @@ WHEN NOT EXISTS (SELECT 1 FROM graph_mentions WHERE entity_id = OLD.entity_id) B
 END;
 """
 
-class GraphMixin:
-    """Needs the connection, lock and transactions of `SQLiteStore`."""
+class GraphMixin(GraphMethods):
+    """Needs the connection, lock and transactions of `SQLiteStore`; the methods are
+    engram.store.graph_sql's."""
 
-    _graph_gen: int = 0  # bumped by this process's graph writes (the snapshot cache's key)
+    _graph_gen: int = 0  # bumped by this process's graph writes (the caches' key)
 
-    def graph_write(
-        self, user_id: str, *, entities: Sequence[EntityRow] = (), aliases: Sequence[AliasRow] = (),
-        mentions: Sequence[MentionRow] = (), edges: Sequence[EdgeRow] = (),
-        events: Sequence[GraphEvent] = (), replace: Sequence[str] = (),
-    ) -> None:
-        """New entities, aliases, mentions and edges of one user, in one transaction (joining the
-        caller's, so a memory and its links commit together). `replace`: memories whose old
-        mentions and edges go (those not restated here)."""
+    @contextmanager
+    def _graph_tx(self, user_id: str) -> Iterator[sqlite3.Connection]:
         with self._tx() as db:
-            db.executemany(
-                "INSERT INTO graph_entities (id, user_id, name, type, created_at) VALUES (?, ?, ?, ?, ?)"
-                " ON CONFLICT (id) DO UPDATE SET name = excluded.name, type = excluded.type",
-                [(e.id, user_id, e.name, e.type, e.created_at.timestamp()) for e in entities],
-            )
-            db.executemany(
-                "INSERT OR IGNORE INTO graph_aliases (user_id, key, entity_id, alias) VALUES (?, ?, ?, ?)",
-                [(user_id, a.key, a.entity_id, a.alias) for a in aliases],
-            )
-            db.executemany(
-                "INSERT OR REPLACE INTO graph_mentions (entity_id, memory_id, user_id, role) VALUES (?, ?, ?, ?)",
-                [(m.entity_id, m.memory_id, user_id, m.role) for m in mentions],
-            )
-            if replace:  # after the new links are in: an entity still mentioned is not orphaned
-                keep = {(m.entity_id, m.memory_id) for m in mentions}
-                marks = ", ".join("?" for _ in replace)
-                old = db.execute(
-                    f"SELECT entity_id, memory_id FROM graph_mentions WHERE memory_id IN ({marks})", list(replace)
-                ).fetchall()
-                db.executemany(
-                    "DELETE FROM graph_mentions WHERE entity_id = ? AND memory_id = ?",
-                    [tuple(row) for row in old if tuple(row) not in keep],
-                )
-                db.execute(f"DELETE FROM graph_edges WHERE memory_id IN ({marks})", list(replace))
-            db.executemany(
-                "INSERT INTO graph_edges (user_id, src, rel, dst, memory_id, reason) VALUES (?, ?, ?, ?, ?, ?)",
-                [(user_id, e.src, e.rel, e.dst, e.memory_id, e.reason) for e in edges],
-            )
-            self._graph_events(db, events)
+            yield db
             self._graph_gen += 1
 
-    def graph_merge(self, user_id: str, keep: str, drop: str, reason: str, at: datetime) -> None:
-        """`drop` becomes `keep`: its aliases, mentions and edges move over, and the trace says so."""
-        with self._tx() as db:
-            name = db.execute(
-                "SELECT name FROM graph_entities WHERE id = ? AND user_id = ?", (drop, user_id)
-            ).fetchone()
-            if name is None or keep == drop:
-                return
-            db.execute("UPDATE graph_aliases SET entity_id = ? WHERE entity_id = ? AND user_id = ?", (keep, drop, user_id))
-            db.execute("UPDATE graph_edges SET src = ? WHERE src = ? AND user_id = ?", (keep, drop, user_id))
-            db.execute("UPDATE graph_edges SET dst = ? WHERE dst = ? AND user_id = ?", (keep, drop, user_id))
-            db.execute("DELETE FROM graph_edges WHERE src = dst AND src = ?", (keep,))
-            db.execute("UPDATE graph_history SET entity_id = ? WHERE entity_id = ?", (keep, drop))
-            db.execute("UPDATE graph_history SET other_id = NULL WHERE other_id = ?", (drop,))
-            db.execute(
-                "INSERT OR IGNORE INTO graph_mentions (entity_id, memory_id, user_id, role)"
-                " SELECT ?, memory_id, user_id, role FROM graph_mentions WHERE entity_id = ?", (keep, drop),
-            )
-            db.execute("DELETE FROM graph_mentions WHERE entity_id = ?", (drop,))  # the trigger drops the entity
-            self._graph_events(db, [GraphEvent(user_id, "MERGE", keep, None, f"{name[0]!r} merged in: {reason}", at)])
-            self._graph_gen += 1
+    @contextmanager
+    def _graph_reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            yield self._db
 
-    def graph_split(
-        self, user_id: str, entity_id: str, new: EntityRow, alias_keys: Sequence[str],
-        memory_ids: Sequence[str], reason: str, at: datetime,
-    ) -> None:
-        """`new` takes `alias_keys` and the mentions of `memory_ids` from `entity_id` (they were
-        two entities after all); both keep a trace."""
-        with self._tx() as db:
-            db.execute(
-                "INSERT INTO graph_entities (id, user_id, name, type, created_at) VALUES (?, ?, ?, ?, ?)",
-                (new.id, user_id, new.name, new.type, new.created_at.timestamp()),
-            )
-            db.executemany(
-                "UPDATE graph_aliases SET entity_id = ? WHERE user_id = ? AND key = ? AND entity_id = ?",
-                [(new.id, user_id, k, entity_id) for k in alias_keys],
-            )
-            db.executemany(
-                "INSERT OR IGNORE INTO graph_mentions (entity_id, memory_id, user_id, role)"
-                " SELECT ?, memory_id, user_id, role FROM graph_mentions WHERE entity_id = ? AND memory_id = ?",
-                [(new.id, entity_id, m) for m in memory_ids],
-            )
-            db.executemany(
-                "UPDATE graph_edges SET src = ? WHERE src = ? AND memory_id = ?", [(new.id, entity_id, m) for m in memory_ids]
-            )
-            db.executemany(
-                "UPDATE graph_edges SET dst = ? WHERE dst = ? AND memory_id = ?", [(new.id, entity_id, m) for m in memory_ids]
-            )
-            self._graph_events(db, [
-                GraphEvent(user_id, "SPLIT", new.id, entity_id, f"split off: {reason}", at),
-                GraphEvent(user_id, "SPLIT", entity_id, new.id, f"{new.name!r} split off: {reason}", at),
-            ])
-            db.executemany(
-                "DELETE FROM graph_mentions WHERE entity_id = ? AND memory_id = ?", [(entity_id, m) for m in memory_ids]
-            )
-            self._graph_gen += 1
-
-    def graph_snapshot(self, user_id: str) -> GraphSnapshot:
-        """The user's whole graph; cached until this process writes it or any memory of the
-        user (or anything in another process) changes."""
+    def _graph_cached(self, name: str, user_id: str, read: Callable[[sqlite3.Connection, str], Any]) -> Any:
+        """`read`, reused until this process writes the graph, any memory of the user changes,
+        or another connection commits anything."""
         with self._lock:
             key = self._graph_key(user_id)
-            cache: dict[str, tuple[tuple[int, int, int], GraphSnapshot]] = self.__dict__.setdefault("_graph_cache", {})
+            cache: dict = self.__dict__.setdefault(name, {})
             hit = cache.get(user_id)
             if hit is not None and hit[0] == key:
                 return hit[1]
-            db = self._db
-            snap = snapshot_from(
-                user_id,
-                db.execute("SELECT id, name, type, created_at FROM graph_entities WHERE user_id = ?", (user_id,)),
-                db.execute("SELECT entity_id, key, alias FROM graph_aliases WHERE user_id = ?", (user_id,)),
-                db.execute("SELECT entity_id, memory_id, role FROM graph_mentions WHERE user_id = ?", (user_id,)),
-                db.execute(
-                    "SELECT src, rel, dst, memory_id, reason FROM graph_edges WHERE user_id = ? ORDER BY id", (user_id,)
-                ),
-            )
+            value = read(self._db, user_id)
             if len(cache) > 64:
                 cache.clear()
-            cache[user_id] = (key, snap)
-            return snap
-
-    def graph_live(self, user_id: str) -> frozenset[str]:
-        """Ids of the user's live memories (active, disputed) that the graph links; cached like
-        the snapshot (a status change bumps the user's version)."""
-        with self._lock:
-            key = self._graph_key(user_id)
-            cache: dict[str, tuple[tuple[int, int, int], frozenset[str]]] = self.__dict__.setdefault("_graph_live", {})
-            hit = cache.get(user_id)
-            if hit is not None and hit[0] == key:
-                return hit[1]
-            live = frozenset(r[0] for r in self._db.execute(
-                "SELECT DISTINCT m.id FROM graph_mentions g JOIN memories m ON m.id = g.memory_id"
-                " WHERE g.user_id = ? AND m.status IN (?, ?)", (user_id, *LIVE_STATUSES),
-            ))
-            if len(cache) > 64:
-                cache.clear()
-            cache[user_id] = (key, live)
-            return live
+            cache[user_id] = (key, value)
+            return value
 
     def _graph_key(self, user_id: str) -> tuple[int, int, int]:
         """What a cached graph read depends on: other connections' commits, this process's graph
         writes, and the user's memories (any insert, delete or status change)."""
         return (self._db.execute("PRAGMA data_version").fetchone()[0], self._graph_gen, self.user_version(user_id))
-
-    def graph_history(self, user_id: str) -> list[GraphEvent]:
-        """The trace of resolution (creations, aliases, merges, splits), oldest first."""
-        with self._lock:
-            return [
-                event_from(user_id, r)
-                for r in self._db.execute(
-                    "SELECT action, entity_id, other_id, detail, created_at FROM graph_history"
-                    " WHERE user_id = ? ORDER BY id", (user_id,),
-                )
-            ]
-
-    @staticmethod
-    def _graph_events(db: sqlite3.Connection, events: Sequence[GraphEvent]) -> None:
-        db.executemany(
-            "INSERT INTO graph_history (user_id, action, entity_id, other_id, detail, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            event_params(events),
-        )

@@ -1,0 +1,196 @@
+"""The entity graph's statements and `Store` methods, one implementation for every SQL backend
+(SQLite: engram.store.sqlite.graph, PostgreSQL: engram.store.postgres.graph). Each backend
+brings its schema (tables and triggers, the same in both), its transaction and its caching
+(`GraphMethods`' three hooks); the statements take a DB-API handle with
+``execute``/``executemany`` and ``?`` placeholders (the PostgreSQL store wraps its cursor in
+`Marks`). Every statement is valid in both dialects."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
+from datetime import datetime
+from typing import Any, Protocol
+
+from engram.store.graph import (
+    LIVE_STATUSES, AliasRow, EdgeRow, EntityRow, GraphEvent, GraphSnapshot, MentionRow, event_from, event_params,
+    snapshot_from,
+)
+
+
+class Handle(Protocol):
+    def execute(self, sql: str, params: Sequence[Any] = ...) -> Any: ...
+    def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> Any: ...
+
+
+def _marks(values: Sequence[Any]) -> str:
+    return ", ".join("?" for _ in values)
+
+
+def write(
+    db: Handle, user_id: str, entities: Sequence[EntityRow], aliases: Sequence[AliasRow],
+    mentions: Sequence[MentionRow], edges: Sequence[EdgeRow], events: Sequence[GraphEvent], replace: Sequence[str],
+) -> None:
+    """`Store.graph_write`'s statements (inside the caller's transaction)."""
+    db.executemany(
+        "INSERT INTO graph_entities (id, user_id, name, type, created_at) VALUES (?, ?, ?, ?, ?)"
+        " ON CONFLICT (id) DO UPDATE SET name = excluded.name, type = excluded.type",
+        [(e.id, user_id, e.name, e.type, e.created_at.timestamp()) for e in entities],
+    )
+    db.executemany(
+        "INSERT INTO graph_aliases (user_id, key, entity_id, alias) VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING",
+        [(user_id, a.key, a.entity_id, a.alias) for a in aliases],
+    )
+    db.executemany(
+        "INSERT INTO graph_mentions (entity_id, memory_id, user_id, role) VALUES (?, ?, ?, ?)"
+        " ON CONFLICT (entity_id, memory_id) DO UPDATE SET user_id = excluded.user_id, role = excluded.role",
+        [(m.entity_id, m.memory_id, user_id, m.role) for m in mentions],
+    )
+    if replace:  # after the new links are in: an entity still mentioned is not orphaned
+        keep = {(m.entity_id, m.memory_id) for m in mentions}
+        old = db.execute(
+            f"SELECT entity_id, memory_id FROM graph_mentions WHERE memory_id IN ({_marks(replace)})", list(replace)
+        ).fetchall()
+        db.executemany(
+            "DELETE FROM graph_mentions WHERE entity_id = ? AND memory_id = ?",
+            [tuple(row) for row in old if tuple(row) not in keep],
+        )
+        db.execute(f"DELETE FROM graph_edges WHERE memory_id IN ({_marks(replace)})", list(replace))
+    db.executemany(
+        "INSERT INTO graph_edges (user_id, src, rel, dst, memory_id, reason) VALUES (?, ?, ?, ?, ?, ?)",
+        [(user_id, e.src, e.rel, e.dst, e.memory_id, e.reason) for e in edges],
+    )
+    add_events(db, events)
+
+
+_COPY_MENTIONS = (
+    "INSERT INTO graph_mentions (entity_id, memory_id, user_id, role)"
+    " SELECT ?, memory_id, user_id, role FROM graph_mentions WHERE entity_id = ?"
+)
+
+
+def merge(db: Handle, user_id: str, keep: str, drop: str, reason: str, at: datetime) -> bool:
+    """`Store.graph_merge`'s statements; False when there was nothing to merge."""
+    name = db.execute("SELECT name FROM graph_entities WHERE id = ? AND user_id = ?", (drop, user_id)).fetchone()
+    if name is None or keep == drop:
+        return False
+    db.execute("UPDATE graph_aliases SET entity_id = ? WHERE entity_id = ? AND user_id = ?", (keep, drop, user_id))
+    db.execute("UPDATE graph_edges SET src = ? WHERE src = ? AND user_id = ?", (keep, drop, user_id))
+    db.execute("UPDATE graph_edges SET dst = ? WHERE dst = ? AND user_id = ?", (keep, drop, user_id))
+    db.execute("DELETE FROM graph_edges WHERE src = dst AND src = ?", (keep,))
+    db.execute("UPDATE graph_history SET entity_id = ? WHERE entity_id = ?", (keep, drop))
+    db.execute("UPDATE graph_history SET other_id = NULL WHERE other_id = ?", (drop,))
+    db.execute(_COPY_MENTIONS + " ON CONFLICT DO NOTHING", (keep, drop))
+    db.execute("DELETE FROM graph_mentions WHERE entity_id = ?", (drop,))  # the trigger drops the entity
+    add_events(db, [GraphEvent(user_id, "MERGE", keep, None, f"{name[0]!r} merged in: {reason}", at)])
+    return True
+
+
+def split(
+    db: Handle, user_id: str, entity_id: str, new: EntityRow, alias_keys: Sequence[str],
+    memory_ids: Sequence[str], reason: str, at: datetime,
+) -> None:
+    """`Store.graph_split`'s statements."""
+    db.execute(
+        "INSERT INTO graph_entities (id, user_id, name, type, created_at) VALUES (?, ?, ?, ?, ?)",
+        (new.id, user_id, new.name, new.type, new.created_at.timestamp()),
+    )
+    db.executemany(
+        "UPDATE graph_aliases SET entity_id = ? WHERE user_id = ? AND key = ? AND entity_id = ?",
+        [(new.id, user_id, k, entity_id) for k in alias_keys],
+    )
+    moved = [(new.id, entity_id, m) for m in memory_ids]
+    db.executemany(_COPY_MENTIONS + " AND memory_id = ? ON CONFLICT DO NOTHING", moved)
+    db.executemany("UPDATE graph_edges SET src = ? WHERE src = ? AND memory_id = ?", moved)
+    db.executemany("UPDATE graph_edges SET dst = ? WHERE dst = ? AND memory_id = ?", moved)
+    add_events(db, [
+        GraphEvent(user_id, "SPLIT", new.id, entity_id, f"split off: {reason}", at),
+        GraphEvent(user_id, "SPLIT", entity_id, new.id, f"{new.name!r} split off: {reason}", at),
+    ])
+    db.executemany("DELETE FROM graph_mentions WHERE entity_id = ? AND memory_id = ?", [(entity_id, m) for m in memory_ids])
+
+
+def snapshot(db: Handle, user_id: str) -> GraphSnapshot:
+    """The user's whole graph as stored."""
+    return snapshot_from(
+        user_id,
+        db.execute("SELECT id, name, type, created_at FROM graph_entities WHERE user_id = ?", (user_id,)).fetchall(),
+        db.execute("SELECT entity_id, key, alias FROM graph_aliases WHERE user_id = ?", (user_id,)).fetchall(),
+        db.execute("SELECT entity_id, memory_id, role FROM graph_mentions WHERE user_id = ?", (user_id,)).fetchall(),
+        db.execute(
+            "SELECT src, rel, dst, memory_id, reason FROM graph_edges WHERE user_id = ? ORDER BY id", (user_id,)
+        ).fetchall(),
+    )
+
+
+def live(db: Handle, user_id: str) -> frozenset[str]:
+    """Ids of the user's live memories (active, disputed) that the graph links."""
+    return frozenset(r[0] for r in db.execute(
+        "SELECT DISTINCT m.id FROM graph_mentions g JOIN memories m ON m.id = g.memory_id"
+        f" WHERE g.user_id = ? AND m.status IN ({_marks(LIVE_STATUSES)})", (user_id, *LIVE_STATUSES),
+    ).fetchall())
+
+
+def history(db: Handle, user_id: str) -> list[GraphEvent]:
+    """The trace of resolution, oldest first."""
+    return [event_from(user_id, r) for r in db.execute(
+        "SELECT action, entity_id, other_id, detail, created_at FROM graph_history WHERE user_id = ? ORDER BY id",
+        (user_id,),
+    ).fetchall()]
+
+
+def add_events(db: Handle, events: Sequence[GraphEvent]) -> None:
+    db.executemany(
+        "INSERT INTO graph_history (user_id, action, entity_id, other_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        event_params(events),
+    )
+
+
+class GraphMethods:
+    """The ``graph_*`` methods of `Store` over a backend's three hooks: `_graph_tx` (a write
+    transaction, or the caller's), `_graph_reading` (a handle to read with) and `_graph_cached`
+    (a read reused while the user's graph is unchanged)."""
+
+    def _graph_tx(self, user_id: str) -> AbstractContextManager[Handle]: ...
+
+    def _graph_reading(self) -> AbstractContextManager[Handle]: ...
+
+    def _graph_cached(self, name: str, user_id: str, read: Callable[[Handle, str], Any]) -> Any: ...
+
+    def graph_write(
+        self, user_id: str, *, entities: Sequence[EntityRow] = (), aliases: Sequence[AliasRow] = (),
+        mentions: Sequence[MentionRow] = (), edges: Sequence[EdgeRow] = (),
+        events: Sequence[GraphEvent] = (), replace: Sequence[str] = (),
+    ) -> None:
+        """New entities, aliases, mentions and edges of one user, in one transaction (joining the
+        caller's, so a memory and its links commit together). `replace`: memories whose old
+        mentions and edges go (those not restated here)."""
+        with self._graph_tx(user_id) as db:
+            write(db, user_id, entities, aliases, mentions, edges, events, replace)
+
+    def graph_merge(self, user_id: str, keep: str, drop: str, reason: str, at: datetime) -> None:
+        """`drop` becomes `keep`: its aliases, mentions and edges move over, and the trace says so."""
+        with self._graph_tx(user_id) as db:
+            merge(db, user_id, keep, drop, reason, at)
+
+    def graph_split(
+        self, user_id: str, entity_id: str, new: EntityRow, alias_keys: Sequence[str],
+        memory_ids: Sequence[str], reason: str, at: datetime,
+    ) -> None:
+        """`new` takes `alias_keys` and the mentions of `memory_ids` from `entity_id` (they were
+        two entities after all); both keep a trace."""
+        with self._graph_tx(user_id) as db:
+            split(db, user_id, entity_id, new, alias_keys, memory_ids, reason, at)
+
+    def graph_snapshot(self, user_id: str) -> GraphSnapshot:
+        """The user's whole graph (cached by the backend until it changes)."""
+        return self._graph_cached("_graph_snapshots", user_id, snapshot)
+
+    def graph_live(self, user_id: str) -> frozenset[str]:
+        """Ids of the user's live memories (active, disputed) that the graph links; cached like the snapshot."""
+        return self._graph_cached("_graph_live", user_id, live)
+
+    def graph_history(self, user_id: str) -> list[GraphEvent]:
+        """The trace of resolution (creations, aliases, merges, splits), oldest first."""
+        with self._graph_reading() as db:
+            return history(db, user_id)
