@@ -217,6 +217,36 @@ class GraphMixin:
             cache[user_id] = (key, snap)
             return snap
 
+    def graph_names(self, user_id: str) -> GraphSnapshot:
+        """The user's entities and aliases only (no mentions, no edges): what resolving a new
+        memory's names needs on the write path. Cached apart from the snapshot, whose key moves
+        with every write of the user's memories: this one moves only when the graph's names can
+        have changed (this process's graph writes, another connection's commit, or an entity
+        gone with its last memory, which lowers the count)."""
+        with self._lock:
+            db = self._db
+            count = db.execute("SELECT count(*) FROM graph_entities WHERE user_id = ?", (user_id,)).fetchone()[0]
+            key = (db.execute("PRAGMA data_version").fetchone()[0], self._graph_gen, count)
+            cache: dict[str, tuple[tuple[int, int, int], GraphSnapshot]] = self.__dict__.setdefault("_graph_names", {})
+            hit = cache.get(user_id)
+            if hit is not None and hit[0] == key:
+                return hit[1]
+            snap = GraphSnapshot(
+                entities={
+                    r[0]: EntityRow(r[0], user_id, r[1], r[2], from_epoch(r[3]))
+                    for r in db.execute(
+                        "SELECT id, name, type, created_at FROM graph_entities WHERE user_id = ?", (user_id,)
+                    )
+                },
+                aliases=[AliasRow(r[0], r[1], r[2]) for r in db.execute(
+                    "SELECT a.entity_id, a.key, a.alias FROM graph_aliases a WHERE a.user_id = ?", (user_id,)
+                )],
+            )
+            if len(cache) > 64:
+                cache.clear()
+            cache[user_id] = (key, snap)
+            return snap
+
     def graph_live(self, user_id: str) -> frozenset[str]:
         """Ids of the user's live memories (active, disputed) that the graph links; cached like
         the snapshot (a status change bumps the user's version)."""
