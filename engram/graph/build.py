@@ -64,7 +64,8 @@ def link(
 
 def write(store: Store, user_id: str, found_in: Sequence[tuple[str, Found]], *, replace: bool = False) -> None:
     """Resolve `found_in` (memory id, what it names) against the user's graph and store it."""
-    book = Book.of(store.graph_snapshot(user_id), user_id, utcnow())
+    names = getattr(store, "graph_names", store.graph_snapshot)  # entities + aliases, where a backend has it apart
+    book = Book.of(names(user_id), user_id, utcnow())
     for memory_id, found in found_in:
         book.link(memory_id, found)
     store.graph_write(

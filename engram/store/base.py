@@ -413,6 +413,12 @@ class Store(Protocol):
         """The user's whole graph as stored (read often: a backend should cache it)."""
         ...
 
+    def graph_names(self, user_id: str) -> GraphSnapshot:
+        """Optional: the user's entities and aliases alone, for resolving names on the write path
+        (cached apart from the snapshot, which every memory write invalidates). Without it the
+        write path reads `graph_snapshot`."""
+        ...
+
     def graph_live(self, user_id: str) -> frozenset[str]:
         """Ids of the user's live memories (active, disputed) that the graph links."""
         ...

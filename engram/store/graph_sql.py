@@ -123,6 +123,17 @@ def snapshot(db: Handle, user_id: str) -> GraphSnapshot:
     )
 
 
+def names(db: Handle, user_id: str) -> GraphSnapshot:
+    """The user's entities and aliases only (no mentions, no edges): what resolving a new
+    memory's names needs on the write path."""
+    return snapshot_from(
+        user_id,
+        db.execute("SELECT id, name, type, created_at FROM graph_entities WHERE user_id = ?", (user_id,)).fetchall(),
+        db.execute("SELECT entity_id, key, alias FROM graph_aliases WHERE user_id = ?", (user_id,)).fetchall(),
+        (), (),
+    )
+
+
 def live(db: Handle, user_id: str) -> frozenset[str]:
     """Ids of the user's live memories (active, disputed) that the graph links."""
     return frozenset(r[0] for r in db.execute(
@@ -185,6 +196,11 @@ class GraphMethods:
     def graph_snapshot(self, user_id: str) -> GraphSnapshot:
         """The user's whole graph (cached by the backend until it changes)."""
         return self._graph_cached("_graph_snapshots", user_id, snapshot)
+
+    def graph_names(self, user_id: str) -> GraphSnapshot:
+        """The user's entities and aliases alone (the write path's name resolution), cached like
+        the snapshot unless a backend knows better when names change."""
+        return self._graph_cached("_graph_names", user_id, names)
 
     def graph_live(self, user_id: str) -> frozenset[str]:
         """Ids of the user's live memories (active, disputed) that the graph links; cached like the snapshot."""

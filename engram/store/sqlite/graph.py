@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from engram.store.graph_sql import GraphMethods
+from engram.store.graph import GraphSnapshot
+from engram.store.graph_sql import GraphMethods, names
 
 GRAPH_SCHEMA = """
 CREATE TABLE graph_entities (
@@ -80,6 +81,7 @@ WHEN NOT EXISTS (SELECT 1 FROM graph_mentions WHERE entity_id = OLD.entity_id) B
 END;
 """
 
+
 class GraphMixin(GraphMethods):
     """Needs the connection, lock and transactions of `SQLiteStore`; the methods are
     engram.store.graph_sql's."""
@@ -97,20 +99,34 @@ class GraphMixin(GraphMethods):
         with self._lock:
             yield self._db
 
-    def _graph_cached(self, name: str, user_id: str, read: Callable[[sqlite3.Connection, str], Any]) -> Any:
-        """`read`, reused until this process writes the graph, any memory of the user changes,
-        or another connection commits anything."""
+    def _graph_cached(
+        self, name: str, user_id: str, read: Callable[[sqlite3.Connection, str], Any],
+        key: Callable[[], tuple] | None = None,
+    ) -> Any:
+        """`read`, reused while `key` holds (by default until this process writes the graph, any
+        memory of the user changes, or another connection commits anything)."""
         with self._lock:
-            key = self._graph_key(user_id)
+            current = self._graph_key(user_id) if key is None else key()
             cache: dict = self.__dict__.setdefault(name, {})
             hit = cache.get(user_id)
-            if hit is not None and hit[0] == key:
+            if hit is not None and hit[0] == current:
                 return hit[1]
             value = read(self._db, user_id)
             if len(cache) > 64:
                 cache.clear()
-            cache[user_id] = (key, value)
+            cache[user_id] = (current, value)
             return value
+
+    def graph_names(self, user_id: str) -> GraphSnapshot:
+        """The user's entities and aliases only, cached apart from the snapshot, whose key moves
+        with every write of the user's memories: this one moves only when the graph's names can
+        have changed (this process's graph writes, another connection's commit, or an entity
+        gone with its last memory, which lowers the count)."""
+        def key() -> tuple:
+            count = self._db.execute("SELECT count(*) FROM graph_entities WHERE user_id = ?", (user_id,)).fetchone()[0]
+            return (self._db.execute("PRAGMA data_version").fetchone()[0], self._graph_gen, count)
+
+        return self._graph_cached("_graph_names", user_id, names, key)
 
     def _graph_key(self, user_id: str) -> tuple[int, int, int]:
         """What a cached graph read depends on: other connections' commits, this process's graph
