@@ -134,14 +134,15 @@ class SearchMixin:
             )
 
     def restatements(
-        self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
+        self, scope: Scope, vector: np.ndarray | None, tokens: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
-        """The closest by cosine among the memories sharing the most words with `tokens`."""
+        """The closest by cosine among the memories sharing the most words with `tokens`
+        (`vector` None: those memories, most words shared first)."""
         terms = _terms(tokens)
         if not terms or limit <= 0:
             return []
         with self._lock:
             index, statuses, allowed, window = self._searchable(scope, filters)
             return index.restatements(
-                np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
+                None if vector is None else np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
             )
