@@ -127,3 +127,54 @@ def test_shared_photos_and_subject_dropped_past_verbs():
                                   "I'm getting there.", "Makes me feel connected."])
 def test_encouragement_moods_and_group_decisions_are_no_facts(text):
     assert said(text) == []
+
+
+@pytest.mark.parametrize("text, view", [
+    ("Guidance and support can help dancers really shine.", "User believes guidance and support can help dancers really shine."),
+    ("Yep Jon, staying resilient and focused is key for any entrepreneur.",
+     "User believes staying resilient and focused is key for any entrepreneur."),
+    ("Dance has the power to bring us together.", "User believes dance has the power to bring people together."),
+    ("It's empowering to make a positive difference in someone's life.",
+     "User finds it empowering to make a positive difference in someone's life."),
+    ("Reminds me it's important to cultivate a loving home for our kids.",
+     "User finds it important to cultivate a loving home for their kids."),
+])
+def test_a_general_evaluative_claim_is_the_users_view(text, view):
+    assert said(text) == [view]
+
+
+@pytest.mark.parametrize("text", [
+    "The museum opens at nine.",                      # general, not evaluative
+    "Talking to you is important to me.",             # about the other speaker
+    "You're so strong, and it's important to rest.",  # addressed to them
+    "It's great to see you again.",                   # the exchange
+    "Is exercise important?",                         # a question
+])
+def test_no_view_from_plain_knowledge_remarks_to_the_other_or_questions(text):
+    assert not [f for f in said(text) if f.startswith(("User believes", "User finds"))]
+
+
+def test_clauses_after_but_with_their_own_subject_and_plural_subjects_are_read():
+    assert said("I love all dances, but contemporary is my top pick.") == ["Contemporary is User's top pick."]
+    assert said("Creativity and family keep me at peace.") == ["Creativity and family keep User at peace."]
+    assert said("My parents visited. They're retired teachers.") == ["User's parents are retired teachers."]
+
+
+def test_since_we_last_spoke_is_no_fact():
+    assert said("Since we last spoke, I took my kids to a park.") == ["User took their kids to a park."]
+    assert said("Since I lost my job, I have been painting a lot.")[0] == "User lost their job."
+
+
+def test_a_dream_a_reason_to_keep_going_and_a_habit_beside_a_would_are_read():
+    assert said("Researching adoption agencies — it's been a dream to have a family.") == [
+        "User's dream is to have a family."]
+    assert said("It's been stressful, but dancing has kept me going.") == ["Dancing has kept User going."]
+    assert said("I used to play chess with my grandpa when I was little, we'd play every Sunday.") == [
+        "User used to play chess with their grandpa when they were little."]
+    assert said("Been running longer since our last chat - a great way to clear my mind.") == [
+        "User has been running longer, a great way to clear their mind."]
+
+
+def test_a_comment_goes_with_a_view_or_a_statement_about_the_user_too():
+    assert said("Painting helps me explore my identity. It's definitely therapeutic.") == [
+        "Painting helps User explore their identity; it's definitely therapeutic."]

@@ -150,8 +150,9 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     out: list[Candidate] = []
     last: list[Candidate] = []
     for clause in split_clauses(core, ctx.lang):
-        if per_clause and hedged(main_part(strip_end(clause), ctx.lang), ctx.lang):
-            continue
+        main = main_part(strip_end(clause), ctx.lang)
+        if per_clause and hedged(main, ctx.lang) and not soft_hedged(main, ctx.lang):
+            continue  # "…, we'd go …" is hedged; "I used to ride with my dad" beside it is not
         found = _mine_clause(strip_end(clause), ctx)
         detail = joined_detail(clause, ctx.lang) if not found and len(last) == 1 else None
         if detail and last[0].kind is Kind.PREFERENCE:

@@ -31,6 +31,7 @@ import re
 from engram.extract.candidate import Ctx, candidate
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
 from engram.extract.keys import EMOJI
+from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, trim_fillers, zh_object
 from engram.extract.rewrite import as_sentence, en_rest, third_verb
 from engram.models import Candidate, Kind
@@ -56,6 +57,10 @@ _EN_PETS = frozenset(
     """dog dogs puppy puppies pup cat cats kitten kittens pet pets parrot rabbit bunny hamster fish goldfish
     bird birds horse turtle snake lizard guinea""".split()
 )
+# who "they" may be: "I took my kids to a park. They had fun exploring." → "User's kids had fun exploring."
+_EN_PLURAL_OWNED = frozenset("""sons daughters kids children babies brothers sisters parents coworkers colleagues
+    friends roommates neighbors neighbours grandparents cousins teammates classmates students dogs puppies cats
+    kittens pets birds""".split())
 _EN_OWNED = _EN_PEOPLE | _EN_PETS | frozenset(
     """car house apartment garden business company shop store studio band book blog channel podcast
     project plant plants""".split()
@@ -115,7 +120,7 @@ _EN_SUBJ_RE = re.compile(
     re.I,
 )
 _EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear on long runs
-    r"(?<!\s)(?:\s+[-–—]\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as|because|since"
+    r"(?<!\s)(?:\s+[-–—]\s+|(?<=\w)[-–—]+\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as(?!\s+well\s+as\b)|because|since"
     r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
     r"|\s+and\s+(?=(?:it|that|this)\b)|\s+(?:because|'cause|cause|since|which|so\s+that|so\s+(?:i|we|it)\b"
     r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b)",
@@ -235,14 +240,15 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None  # "Makes me feel connected", "Reminds me …": a verb with its subject dropped, not read
     demonstrative = first in ("this", "that", "these", "those") and len(words) > 1 and words[1].isalpha() \
         and words[1].lower() not in _EN_LINK_VERBS | _EN_AUX_WORDS | {"sounds", "looks", "seems", "one", "was", "is"}
-    if len(words) < 4 or (first in _EN_NOT_A_SUBJECT and not demonstrative) or not words[0][:1].isalpha():
+    if len(words) < 4 or (first in _EN_NOT_A_SUBJECT and not demonstrative) or not words[0].lstrip("\"'“‘")[:1].isalpha():
         return None
     body = _we_rest(_en_concise(s))
     if not _EN_ME_RE.search(body) or not _en_ok_predicate(body):
         return None
     verbs = [w for w in body.lower().split()[1:10]
              if w in _EN_LINK_VERBS or w in _EN_IRREGULAR_PAST
-             or (w.endswith(("s", "ed")) and "'" not in w and not w.endswith("ss"))]
+             or (w.endswith(("s", "ed")) and "'" not in w and not w.endswith("ss"))
+             or (w in _EN_PLURAL_LINK_VERBS and " and " in body.lower().split(w, 1)[0])]
     if not verbs:
         return None  # no finite verb near the start: a fragment or an imperative
     body = _EN_ME_RE.sub(lambda m: {"me": "User", "my": "User's", "myself": "User", "mine": "User's"}[m.group().lower()],
@@ -251,9 +257,15 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     return [candidate(ctx, Kind.FACT, as_sentence(body[:1].upper() + body[1:]), None, None, "about the user")]
 
 
+_EN_I_HOLD_RE = re.compile(r"^i\s+(?:(?:really|truly|honestly|still|always|just|also)\s+)*(?:feel|think|believe|know|find)"
+                           r"\s+(?:that\s+)?(?=\S)", re.I)
+_EN_DROPPED_SUBJECT_PRESENT = frozenset("appreciate need miss love enjoy".split())  # "Appreciate our friendship!"
+_EN_REMINDS_ME_RE = re.compile(r"^(?:it\s+|that\s+|this\s+|which\s+)?(?:always\s+|really\s+)?reminds?\s+me\s+"
+                               r"(?:(?:that|how\s+much|of\s+how\s+much)\s+)?(?=(?:i|i'm|i've|it's|my|we)\b)", re.I)
 _EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|mind|heart|god|gosh)\b|on\s+my\s+own"
                              r"|\b(?:it's|that's)\b|^(?:it|that)\b", re.I)
 _EN_LINK_VERBS = frozenset("is are was were has have had brings helps makes gives keeps means reminds".split())
+_EN_PLURAL_LINK_VERBS = frozenset("bring help make give keep mean remind".split())  # "X and Y keep me …"
 
 
 _EN_NEG_RE = re.compile(r"\s+not\b|n't\b|\s+never\b|\s+no\s+longer\b", re.I)
@@ -292,6 +304,10 @@ _EN_PHOTO_RE = re.compile(
 )
 _EN_EMOJI_SPLIT_RE = re.compile(f"[{EMOJI}]+\\s+(?=(?:I|My|We)\\b)")
 _EN_SINCE_RE = re.compile(r"^(?:ever\s+since|since|because|'cause|after|now\s+that|once)\s+(?=(?:i|we|my)\s)", re.I)
+_EN_SINCE_TALK_RE = re.compile(r"^(?:ever\s+)?since\s+(?:we|i)\s+(?:last\s+)?(?:spoke|talked|chatted|caught\s+up|met|saw\s+"
+                               r"each\s+other)\b(?:\s+last)?[^,]{0,30}(?:,\s*|$)", re.I)
+_EN_SINCE_LAST_RE = re.compile(r"\s+since\s+(?:our\s+last\s+(?:chat|talk|conversation|call)|we\s+last\s+(?:spoke|talked|chatted))\b",
+                               re.I)  # "Been running longer since our last chat": the talk is no part of the fact
 _EN_ABOUT_RE = re.compile(r"\s+(?:about|around|roughly|almost|nearly|over|like|some|just)$", re.I)
 
 
@@ -402,9 +418,18 @@ def _en_ok_adjective(low: list[str]) -> bool:
     if words[0] == "thinking" and len(words) > 2 and words[1] in ("about", "of") and words[2].endswith("ing"):
         return True  # "We're thinking about going camping next month": a plan
     if words[0] in _EN_EMOTIONS:  # "I'm excited to mentor dancers", "proud of my kids"; not "I'm so excited!"
-        return len(words) > 2 and words[1] in ("to", "about", "of", "for", "and", "with", "by")
+        return len(words) > 2 and words[1] in ("to", "about", "of", "for", "and", "with", "by", "seeing", "knowing")
+    if words[0] in ("glad", "happy", "lucky", "blessed") and len(words) > 3 and words[1:3] == ["to", "have"]:
+        return True  # "I'm so glad to have something that brings me joy"; not "I'm glad to hear that"
     return words[0] not in _EN_CHATTER_ADJ and words[0] not in ("thinking", "wondering", "feeling",
                                                                   "sorry", "saying", "talking", "kidding", "gonna")
+
+
+def _commented_on(found: list[Candidate] | None, ctx: Ctx) -> list[Candidate] | None:
+    """`found`, remembered as what the next sentence's "It's …" may comment on."""
+    if found and len(found) == 1 and ctx.memo is not None:
+        ctx.memo["last_fact"] = found[0]
+    return found
 
 
 def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
@@ -420,7 +445,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         return [candidate(ctx, Kind.PREFERENCE, as_sentence("User firmly believes" + link + en_rest(rest)),
                           None, None, "firm opinion")]
     s = _EN_EMOJI_SPLIT_RE.split(s)[-1]  # "Inspiring 💪 I emailed some wholesalers": the statement after the emoji
-    s = _EN_SINCE_RE.sub("", s)  # "Since I lost my job, …"
+    s = _EN_SINCE_RE.sub("", _EN_SINCE_TALK_RE.sub("", _EN_SINCE_LAST_RE.sub("", s)))  # "Since I lost my job, …"; not "Since we last spoke, …"
+    if not s:
+        return None
     photo = _EN_PHOTO_RE.match(s)
     if photo:  # "Here's a photo of my horse painting I did recently"
         what = _they(_we_rest(_en_concise(photo.group("x"))))
@@ -436,6 +463,13 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if _YOU_RE.search(what) or not _en_ok_predicate(verb + " " + what):
             return None
         return [candidate(ctx, Kind.FACT, as_sentence(f"User {third_verb(verb)} {what}"), None, None, "what moved the user")]
+    reminded = _EN_REMINDS_ME_RE.match(s)
+    if reminded and reminded.end() < len(s):  # "Reminds me how much I love performing" → "I love performing"
+        return statement(s[reminded.end():], ctx)
+    held = _EN_I_HOLD_RE.match(s)  # "I feel it's important to help …", "I think taking risks is key": the view itself
+    view = opinion(s[held.end():] if held else s, ctx)
+    if view:  # "Guidance and support can help dancers shine": the user's view
+        return _commented_on(view, ctx)
     prev = ctx.memo.get("prev_fact") if ctx.memo is not None else None
     if prev is not None and _EN_COMMENT_RE.match(s) and not s.lower().startswith("which"):
         said = _en_comment(s)  # "I went to a council meeting. It was inspiring and emotional."
@@ -452,11 +486,12 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         second = s.split(None, 2)[1].lower() if " " in s else ""
         if first[:1].isupper() and " " in s and (first.lower() in _EN_DROPPED_SUBJECT_VERBS or (
                 first.lower() in ("had", "got") and second in ("a", "an", "my", "some", "the", "that"))
-                or (first.lower() == "been" and second.endswith("ing"))):
+                or (first.lower() == "been" and second.endswith("ing"))
+                or (first.lower() in _EN_DROPPED_SUBJECT_PRESENT and second not in CONTEXT_WORDS | {"you", "your"})):
             s = ("I've " if first.lower() == "been" else "I ") + first.lower() + s[len(first):]  # "Took a trip to Rome"
             m = _EN_SUBJ_RE.match(s)
         else:
-            return _en_about_me(s, ctx)
+            return _commented_on(_en_about_me(s, ctx), ctx)
     rest = s[m.end():].strip()
     memo = ctx.memo if ctx.memo is not None else {}
     other = None
@@ -517,9 +552,12 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 rest = "is " + rest if rest.lower().startswith(("name ", "birthday ")) else rest
         else:
             alive = prior in _EN_PEOPLE or prior in _EN_PETS
-            if pron in ("they", "it") or (pron in ("he", "she") and not alive):
+            many = alive and prior in _EN_PLURAL_OWNED
+            if (pron == "they" and not many) or pron == "it" or (pron in ("he", "she") and (not alive or many)):
                 return None  # "it" is no person; "he"/"she" is no car
             subject = f"User's {prior}"
+            if pron == "they" and pc:
+                pc = "'re"
             if pc:
                 has = re.match(r"(?:been|got|gotten|had)\b", rest, re.I)
                 rest = ("has " if has else "is ") + rest if pc == "'s" else "are " + rest
