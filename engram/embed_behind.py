@@ -32,6 +32,9 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("engram")
 
 BATCH = 64  # texts per embedding call: USE costs ~0.7 ms a text in a batch, ~3 ms alone
+# how long the worker lets writes gather before it embeds them: a batch is cheaper, and the
+# worker (its tokenizer is Python, holding the GIL) does not run in the middle of the next add
+LINGER_S = 0.02
 
 
 @dataclass(slots=True, frozen=True)
@@ -80,12 +83,14 @@ class EmbedBehind:
         if not pending or not self.enabled:
             return
         with self._cond:
+            idle = not self._queue
             for p in pending:
                 if p.memory_id not in self._queue:
                     self._queue[p.memory_id] = p
                     self._owed[p.user_id] += 1
             self._start()
-            self._cond.notify_all()
+            if idle:  # the worker sleeps only on an empty queue: one wake-up per burst of writes
+                self._cond.notify_all()
 
     # -- the read side ----------------------------------------------------------------
     def owes(self, user_id: str) -> int:
@@ -145,6 +150,8 @@ class EmbedBehind:
                 self._cond.wait_for(lambda: self._queue or self._closed)
                 if not self._queue:
                     return  # closed, and nothing left
+                if not self._closed:  # let the burst gather (close and flush do not wait long)
+                    self._cond.wait(LINGER_S)
                 taken = []
                 for memory_id in list(self._queue)[: self.batch]:
                     taken.append(self._queue.pop(memory_id))
