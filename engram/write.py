@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from engram import disputes
 from engram.capsule import promotion
 from engram.control import split_commands
+from engram.embed_behind import EmbedBehind
 from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
@@ -32,7 +33,6 @@ from engram.models import Action, Candidate, Command, Event, Filters, Kind, Memo
 from engram.privacy import apply as apply_privacy
 from engram.privacy import redact
 from engram.reconcile import Decision, decide, same_statement, signals_change
-from engram.embed_behind import EmbedBehind
 from engram.records import embed_records, make_record, stamp
 from engram.sanitize import redact_json, safe_candidate
 from engram.store.base import HistoryEvent, Record, Scope

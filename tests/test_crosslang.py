@@ -72,7 +72,7 @@ def test_the_madial_bench_reads_the_parallel_data_across_languages(tmp_path):
     import json
     from pathlib import Path
 
-    from engram.bench.retrieval import run_madial_cross
+    from engram.bench.retrieval import run_madial
 
     source = Path(__file__).resolve().parents[2] / "shared" / "data" / "madial-dev"
     if not (source / "zh" / "memory.jsonl").is_file():
@@ -83,7 +83,7 @@ def test_the_madial_bench_reads_the_parallel_data_across_languages(tmp_path):
             kept = (source / lang / name).read_text(encoding="utf-8").splitlines()[:lines]
             (tmp_path / lang / name).write_text("\n".join(kept) + "\n", encoding="utf-8")
     english = {next(iter(json.loads(line))) for line in (tmp_path / "en" / "memory.jsonl").read_text().splitlines()}
-    report = run_madial_cross(tmp_path, "zh", "en", ["engram", "bm25"], [1, 5], engram_settings={"embedder": "use"})
+    report = run_madial(tmp_path, "zh", ["engram", "bm25"], [1, 5], memories="en", engram_settings={"embedder": "use"})
     assert report.benchmark == "madial-zh-to-en" and report.embedder == "use-multilingual-v3"
     assert report.embed_ms["short"] > 0
     assert report.n_docs == len(english)

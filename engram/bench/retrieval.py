@@ -395,6 +395,7 @@ def run_madial(
     systems: Iterable[str] = SYSTEMS,
     ks: Iterable[int] = DEFAULT_KS,
     *,
+    memories: str | None = None,
     out_dir: str | Path | None = None,
     with_scene: bool = True,
     all_test_turns: bool = False,
@@ -402,15 +403,22 @@ def run_madial(
     engram_settings: Mapping[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> MadialReport:
-    """MADial-Bench memory recall for one language folder (``zh``/``en`` under `path`, or `path` itself).
+    """MADial-Bench memory recall for one language folder (``zh``/``en`` under `path`, or `path` itself);
+    with `memories` another language than `lang`, its dialogues over that language's memories
+    (``madial-zh-to-en``, `cross_language_corpora`).
 
-    With `out_dir`, writes ``madial-{lang}.json`` and ``.png`` there.
+    With `out_dir`, writes ``{benchmark}.json`` and ``.png`` there.
     """
-    corpora = load_madial(path, lang, with_scene=with_scene, all_test_turns=all_test_turns)
+    if memories and lang and memories != lang:
+        corpora = cross_language_corpora(path, lang, memories, with_scene=with_scene, all_test_turns=all_test_turns)
+        benchmark, language = f"madial-{lang}-to-{memories}", f"{lang}->{memories}"
+    else:
+        corpora = load_madial(path, lang, with_scene=with_scene, all_test_turns=all_test_turns)
+        benchmark, language = (f"madial-{lang}" if lang else "madial"), lang
     report = run_corpora(
-        corpora, systems=systems, ks=ks, benchmark=f"madial-{lang}" if lang else "madial",
+        corpora, systems=systems, ks=ks, benchmark=benchmark,
         ingest_batch=ingest_batch, engram_settings=engram_settings, id_key="memory_id",
-        progress=progress, report_cls=MadialReport, language=lang,
+        progress=progress, report_cls=MadialReport, language=language,
     )
     if out_dir is not None:
         write_outputs(report, out_dir, report.benchmark)
@@ -449,34 +457,6 @@ def cross_language_corpora(
             docs=memories.docs, queries=kept, skipped=skipped,
         ))
     return out
-
-
-def run_madial_cross(
-    path: str | Path,
-    query_lang: str,
-    memory_lang: str,
-    systems: Iterable[str] = SYSTEMS,
-    ks: Iterable[int] = DEFAULT_KS,
-    *,
-    out_dir: str | Path | None = None,
-    with_scene: bool = True,
-    all_test_turns: bool = False,
-    ingest_batch: int = 1,
-    engram_settings: Mapping[str, Any] | None = None,
-    progress: Progress | None = None,
-) -> MadialReport:
-    """Cross-language MADial recall: `query_lang` dialogues over `memory_lang` memories
-    (``madial-zh-to-en`` / ``madial-en-to-zh``)."""
-    corpora = cross_language_corpora(path, query_lang, memory_lang, with_scene=with_scene, all_test_turns=all_test_turns)
-    benchmark = f"madial-{query_lang}-to-{memory_lang}"
-    report = run_corpora(
-        corpora, systems=systems, ks=ks, benchmark=benchmark, ingest_batch=ingest_batch,
-        engram_settings=engram_settings, id_key="memory_id", progress=progress, report_cls=MadialReport,
-        language=f"{query_lang}->{memory_lang}",
-    )
-    if out_dir is not None:
-        write_outputs(report, out_dir, benchmark)
-    return report  # type: ignore[return-value]
 
 
 # --- outputs ---------------------------------------------------------------------

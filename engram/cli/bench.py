@@ -232,7 +232,7 @@ def madial(
 ) -> None:
     """Memory recall on MADial-Bench: query with the dialogue before the test turn; with both
     languages, also across them (zh-to-en, en-to-zh: the parallel data's memory ids match)."""
-    from engram.bench.retrieval import run_madial, run_madial_cross
+    from engram.bench.retrieval import run_madial
 
     if not folder.is_dir():
         _fail(f"{folder}: no such folder")
@@ -253,9 +253,9 @@ def madial(
         for asked, held in (("zh", "en"), ("en", "zh")):
             try:
                 with _progress(f"MADial {asked}->{held}") as progress:
-                    report = run_madial_cross(
-                        folder, asked, held, _names(systems), _ints(ks, "-k"), out_dir=out, with_scene=scene,
-                        all_test_turns=all_turns, ingest_batch=batch, engram_settings=_settings(set_),
+                    report = run_madial(
+                        folder, asked, _names(systems), _ints(ks, "-k"), memories=held, out_dir=out,
+                        with_scene=scene, all_test_turns=all_turns, ingest_batch=batch, engram_settings=_settings(set_),
                         progress=progress,
                     )
             except (ValueError, OSError) as exc:
