@@ -83,15 +83,19 @@ class SearchMixin:
 
     def _refresh_index(self, user_id: str, version: int) -> None:
         """Another process changed this user's memories: patch the index from a light scan
-        (rowid, status, content hash; no vectors) instead of reloading every row."""
+        (rowid, status, content hash, whether it has a vector; not the vectors) instead of
+        reloading every row. A row whose vector came after it (write-behind) is read again."""
         cache, hashes = self._indexes[user_id], self._index_hashes[user_id]
         seen: set[int] = set()
         stale: list[int] = []
-        for rowid, status, content_hash in self._db.execute(
-            "SELECT rowid, status, content_hash FROM memories WHERE user_id = ?", (user_id,)
+        for rowid, status, content_hash, embedded in self._db.execute(
+            "SELECT rowid, status, content_hash, embedding IS NOT NULL FROM memories WHERE user_id = ?", (user_id,)
         ):
             seen.add(rowid)
-            if rowid not in cache.position or hashes.get(rowid) != content_hash:
+            if (
+                rowid not in cache.position or hashes.get(rowid) != content_hash
+                or (embedded and not cache.has_vector[cache.position[rowid]])
+            ):
                 stale.append(rowid)
             elif cache.status_of(rowid) != status:
                 cache.set_status(rowid, status)

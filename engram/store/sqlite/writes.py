@@ -78,7 +78,7 @@ class WritesMixin:
         made from (an edit meanwhile embedded its new text itself). Returns how many landed."""
         if not vectors:
             return 0
-        landed = 0
+        landed, users = 0, set()
         with self._lock:
             with self._tx() as db:
                 self._sync_caches()
@@ -91,9 +91,17 @@ class WritesMixin:
                     if row is None:
                         continue
                     landed += 1
+                    users.add(row[1])
                     cache = self._indexes.get(row[1])
                     if cache is not None:
                         cache.set_vector(row[0], vector)
+                # no trigger watches the vector: other processes learn of it from the user's version
+                db.executemany(
+                    "INSERT INTO user_versions (user_id, version) VALUES (?, 1)"
+                    " ON CONFLICT (user_id) DO UPDATE SET version = version + 1",
+                    [(u,) for u in users],
+                )
+                self._touch(users)
                 self._forget_items(memory_id for memory_id, _, _ in vectors)
         return landed
 
