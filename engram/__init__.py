@@ -20,6 +20,8 @@ __version__ = "0.1.0"
 # public name -> the module that defines it
 _EXPORTS = {
     "AsyncMemory": "engram.aio",
+    "AsyncMemoryClient": "engram.client",
+    "MemoryClient": "engram.client",
     "Settings": "engram.config",
     "EngramError": "engram.errors",
     "InvalidInput": "engram.errors",
@@ -52,6 +54,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:  # type checkers and IDEs see the real names
     from engram.aio import AsyncMemory
+    from engram.client import AsyncMemoryClient, MemoryClient
     from engram.config import Settings
     from engram.errors import EngramError, InvalidInput, NotFound
     from engram.lifecycle import MaintenanceReport

@@ -63,6 +63,33 @@ class _TomlSource(PydanticBaseSettingsSource):
         return flat
 
 
+def store_backend(target: str | Path) -> str:
+    """"sqlite", "postgres" or "qdrant": which backend a store path or URL names
+    (engram.store.open opens it); ValueError for a scheme engram has no backend for."""
+    text = str(target)
+    if text.startswith(("postgresql://", "postgres://")):
+        return "postgres"
+    if text.startswith("qdrant://"):
+        return "qdrant"
+    if "://" in text and not text.startswith("sqlite://"):
+        raise ValueError(
+            f"unknown store URL scheme {text.split('://', 1)[0]!r}: use a path, sqlite:///…, postgresql://… or qdrant://…"
+        )
+    return "sqlite"
+
+
+def redact_url(url: str) -> str:
+    """A store URL as messages show it: without the password."""
+    if "://" not in url:
+        return url
+    scheme, rest = url.split("://", 1)
+    authority = rest.split("/", 1)[0]
+    if "@" in authority:
+        credentials, host = rest.split("@", 1)
+        rest = f"{credentials.split(':', 1)[0]}@{host}"
+    return f"{scheme}://{rest}"
+
+
 class Settings(BaseSettings):
     """Every knob engram has, with the defaults of the embedded, offline setup."""
 
@@ -72,7 +99,11 @@ class Settings(BaseSettings):
 
     # storage
     path: Path = Field(default=DEFAULT_HOME / "engram.db", description="SQLite database file")
-    store: Literal["sqlite"] = "sqlite"
+    store: str = Field(
+        default="sqlite",
+        description="'sqlite' (the file at `path`) or a store URL: sqlite:///file, postgresql://… (libpq, "
+        "?host=/socket/dir too), qdrant://host:6333 or qdrant:///folder",
+    )
 
     # embeddings
     embedder: Literal["use", "wordllama", "openai"] = Field(
@@ -280,6 +311,18 @@ class Settings(BaseSettings):
             as_zone(value)  # an unknown name is refused here, not at the first reminder
         return value
 
+    @field_validator("store")
+    @classmethod
+    def _known_store(cls, value: str) -> str:
+        if value != "sqlite":
+            store_backend(value)  # an unknown scheme is refused here, not when the store opens
+        return value
+
+    @property
+    def store_target(self) -> str | Path:
+        """What `engram.store.open.open_store` opens: the `store` URL, or the SQLite file at `path`."""
+        return self.path if self.store == "sqlite" else self.store
+
     @property
     def llm_enabled(self) -> bool:
         return bool(self.llm_base_url or self.llm_model)
@@ -301,4 +344,6 @@ class Settings(BaseSettings):
         for name, value in data.items():
             if name.endswith("api_key") and value:
                 data[name] = "**********"
+        if data["store"] != "sqlite":
+            data["store"] = redact_url(data["store"])
         return data

@@ -52,7 +52,7 @@ from engram.sanitize import redact_identifier, redact_json
 from engram.services import Services, Shared
 from engram.session import Session, SessionManager
 from engram.store.base import Record, Scope, Store
-from engram.store.sqlite import SQLiteStore
+from engram.store.open import open_store
 from engram.validate import MessagesInput
 from engram.write import AddOutcome, Said, Writer
 
@@ -71,9 +71,10 @@ class Memory:
 
     def __init__(
         self, path: str | Path | None = None, *, settings: Settings | None = None,
-        embedder: Embedder | None = None, store: Store | None = None, llm: Any = None, **overrides: Any,
+        embedder: Embedder | None = None, store: Store | str | None = None, llm: Any = None, **overrides: Any,
     ) -> None:
-        """`llm`: an `OpenAICompatLLM` to use instead of the configured one (``llm_*`` settings)."""
+        """`llm`: an `OpenAICompatLLM` to use instead of the configured one (``llm_*`` settings).
+        `store`: a `Store`, or a store URL (``postgresql://…``; default: the ``store`` setting)."""
         if settings is None:
             if path is not None:
                 overrides["path"] = path
@@ -83,14 +84,16 @@ class Memory:
         embedder = embedder or make_embedder(settings)
         privacy = PrivacyPolicy(**settings.privacy)
         self.services = Services(
-            store=store or SQLiteStore(settings.path, dim=embedder.dim, read_only=settings.read_only),
+            store=store if store is not None and not isinstance(store, str) else open_store(
+                store or settings.store_target, dim=embedder.dim, read_only=settings.read_only
+            ),
             embedder=embedder,
             settings=settings, privacy=privacy, display=Display(privacy),
         )
-        vectors.check(self.store, embedder, settings.path)  # another embedder's vectors: say what to do
-        # vectors follow the commit from a worker thread, which first embeds what a crash left
-        self.behind = EmbedBehind(self.services, enabled=settings.embed_behind)
-        self.behind.start()
+        where = getattr(self.store, "path", settings.path)  # a file, or a URL without its password
+        vectors.check(self.store, embedder, where)  # another embedder's vectors: say what to do
+        self.behind = EmbedBehind(self.services, enabled=settings.embed_behind)  # vectors after the commit
+        self.behind.start()  # its worker first embeds what a crash left without vectors
         self.retriever = Retriever(self.store, self.embedder, settings, settle=self.behind.settle)
         self.llm_tasks = LLMTasks(self.services, llm)  # no client (nor openai import) unless configured
         self.capsules = CapsuleEngine(self.services, self.retriever, compress_with=self.llm_tasks.compress)

@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "engram"
 def _interface(module: str) -> bool:
     """The interface layer (and the package's own exports): the only importers of engram.memory."""
     return module in ("engram", "engram.agent", "engram.aio", "engram.__main__") or module.split(".")[:2] in (
-        ["engram", "cli"], ["engram", "bench"],
+        ["engram", "cli"], ["engram", "bench"], ["engram", "service"],
     )
 
 
@@ -143,11 +143,11 @@ LAYERS = {
         "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule", "engram.context",
         "engram.compress_llm", "engram.llm", "engram.disputes", "engram.reminders", "engram.portability",
         "engram.queue", "engram.session", "engram.control", "engram.write", "engram.read", "engram.deletion",
-        "engram.episodes", "engram.grounding", "engram.commands", "engram.reembed",
+        "engram.episodes", "engram.grounding", "engram.commands", "engram.reembed", "engram.migrate",
         "engram.fusion", "engram.embed_behind",
     ),
     "facade": ("engram.memory", "engram.aio"),
-    "interfaces": ("engram.cli", "engram.agent", "engram.bench", "engram.__main__"),
+    "interfaces": ("engram.cli", "engram.agent", "engram.bench", "engram.__main__", "engram.service", "engram.client"),
 }
 
 

@@ -5,6 +5,14 @@ from __future__ import annotations
 import sys
 
 from engram.cli.app import app
+from engram.cli.mcp_cmd import mcp
+from engram.cli.proxy_cmd import proxy
+from engram.cli.service import keys_app, serve
+
+app.add_typer(keys_app, name="keys")  # the REST server's commands (engram.cli.service)
+app.command("serve")(serve)
+app.command("mcp")(mcp)  # engram mcp --user U: Model Context Protocol server (engram.cli.mcp_cmd)
+app.command("proxy")(proxy)  # engram proxy --upstream URL: OpenAI-compatible memory proxy (engram.cli.proxy_cmd)
 
 __all__ = ["app", "hoist_db", "main"]
 

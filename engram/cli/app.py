@@ -550,13 +550,13 @@ def reembed(
     Interrupted, it resumes where it stopped."""
     from engram.providers.embedders import make_embedder
     from engram.reembed import reembed as run_reembed
-    from engram.store.sqlite import SQLiteStore
+    from engram.store.open import open_store
 
     try:
         check_db()
         current = settings()
         embedder = make_embedder(current)
-        store = SQLiteStore(current.path, dim=embedder.dim)
+        store = open_store(current.store_target, dim=embedder.dim)
     except (EngramError, ValueError, OSError) as exc:
         fail(str(exc))
     try:
@@ -567,3 +567,41 @@ def reembed(
     finally:
         store.close()
     notice(f"re-embedded {count} memories with {embedder.name} ({embedder.dim}-d)")
+
+
+@app.command()
+def migrate(
+    source: Annotated[str, typer.Option("--from", help="store to copy: a path, sqlite:///…, postgresql://…, qdrant://…")],
+    target: Annotated[str, typer.Option("--to", help="empty store to copy into (or an interrupted copy to resume)")],
+    batch: Annotated[int, typer.Option("--batch", min=1, help="rows per transaction")] = 500,
+) -> None:
+    """Copy a whole store to another backend (memories with vectors, history, sessions, state, jobs),
+    then verify counts and per-user checksums. Interrupted, run it again: it resumes."""
+    from engram.migrate import migrate as run_migrate
+    from engram.providers.embedders import make_embedder
+    from engram.store.open import describe, open_store
+
+    try:
+        embedder = make_embedder(settings())  # loaded only if a vector was made by another embedder
+        source_store = open_store(source, dim=embedder.dim, read_only=True)
+    except (EngramError, ValueError, OSError) as exc:
+        fail(str(exc))
+    try:
+        target_store = open_store(target, dim=embedder.dim)
+    except (EngramError, ValueError, OSError) as exc:
+        source_store.close()
+        fail(str(exc))
+    try:
+        with render.progress_bar(f"copying to {describe(target)}", disable=_state.get("quiet")) as progress:
+            report = run_migrate(source_store, target_store, embedder=embedder, batch=batch, progress=progress)
+    except (EngramError, OSError) as exc:
+        fail(str(exc))
+    finally:
+        source_store.close()
+        target_store.close()
+    copied = ", ".join(f"{n:,} {table}" for table, n in report.copied.items() if n)
+    notice(
+        f"{'resumed and ' if report.resumed else ''}copied {copied or 'nothing'} in {report.seconds:.1f} s"
+        f" ({report.memories_per_s:,.0f} memories/s); verified {report.users} users"
+        + (f"; re-embedded {report.reembedded} with {embedder.name}" if report.reembedded else "")
+    )

@@ -3,6 +3,7 @@ rows and signals for ranking. Mixed into `SQLiteStore`."""
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -11,6 +12,7 @@ import numpy as np
 
 from engram.models import Filters, MemoryItem
 from engram.store.base import MemoryRow, Scope
+from engram.store.metadata_sql import metadata_sql
 from engram.store.sqlite.rows import JSON_LIST, ROW_COLUMNS, SELECT_ITEM, copy_item, item_from_row, row_from
 
 
@@ -19,44 +21,30 @@ def _sql_value(value: Any) -> Any:
 
 
 def metadata_where(condition: Mapping[str, Any], column: str) -> tuple[str, list[Any]]:
-    """SQL for a metadata filter in mem0's language (checked by `engram.validate.filters`):
-    ``{"k": v}`` equals, ``{"k": {"gte": 3, "ne": 5}}`` operators
-    (eq ne gt gte lt lte in nin contains), ``{"AND"|"OR": [conditions]}``, ``{"NOT": condition}``."""
-    parts: list[str] = []
-    params: list[Any] = []
-    for name, value in condition.items():
-        if name in ("AND", "OR"):
-            subs = [metadata_where(c, column) for c in value]
-            parts.append("(" + f" {name} ".join(s for s, _ in subs) + ")" if subs else "1")
-            params += [p for _, args in subs for p in args]
-            continue
-        if name == "NOT":
-            clause, args = metadata_where(value, column)
-            parts.append(f"NOT COALESCE(({clause}), 0)")  # a memory without the key is "not" it
-            params += args
-            continue
-        path = f'$."{name}"'
-        ops = value if isinstance(value, Mapping) else {"eq": value}
-        for op, operand in ops.items():
-            field = f"json_extract({column}, ?)"
-            if op in _COMPARE:
-                parts.append(f"{field} {_COMPARE[op]} ?")
-                params += [path, _sql_value(operand)]
-            elif op == "ne":
-                parts.append(f"({field} IS NULL OR {field} != ?)")
-                params += [path, path, _sql_value(operand)]
-            elif op in ("in", "nin"):
-                marks = ", ".join("?" for _ in operand) or "NULL"
-                test = f"{field} IN ({marks})"
-                parts.append(test if op == "in" else f"({field} IS NULL OR NOT {test})")
-                params += ([path] if op == "in" else [path, path]) + [_sql_value(v) for v in operand]
-            else:  # contains: an element of a list, or a substring of a string
-                parts.append(
-                    f"(CASE json_type({column}, ?) WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each({column}, ?)"
-                    f" WHERE value = ?) WHEN 'text' THEN instr({field}, ?) > 0 ELSE 0 END)"
-                )
-                params += [path, path, _sql_value(operand), path, str(operand)]
-    return " AND ".join(parts) or "1", params
+    """SQL for a metadata filter in mem0's language (`engram.store.metadata_sql`) over SQLite's JSON."""
+    return metadata_sql(condition, functools.partial(_compare, column), true="1", false="0")
+
+
+def _compare(column: str, name: str, op: str, operand: Any) -> tuple[str, list[Any]]:
+    path = f'$."{name}"'
+    field = f"json_extract({column}, ?)"
+    if op in _COMPARE:
+        return f"{field} {_COMPARE[op]} ?", [path, _sql_value(operand)]
+    if op == "ne":
+        return f"({field} IS NULL OR {field} != ?)", [path, path, _sql_value(operand)]
+    if op in ("in", "nin"):
+        marks = ", ".join("?" for _ in operand) or "NULL"
+        test = f"{field} IN ({marks})"
+        values = [_sql_value(v) for v in operand]
+        if op == "in":
+            return test, [path, *values]
+        return f"({field} IS NULL OR NOT {test})", [path, path, *values]
+    # contains: an element of a list, or a substring of a string
+    return (
+        f"(CASE json_type({column}, ?) WHEN 'array' THEN EXISTS (SELECT 1 FROM json_each({column}, ?)"
+        f" WHERE value = ?) WHEN 'text' THEN instr({field}, ?) > 0 ELSE 0 END)",
+        [path, path, _sql_value(operand), path, str(operand)],
+    )
 
 
 _COMPARE = {"eq": "=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -163,6 +163,24 @@ MIGRATIONS: dict[int, str] = {
     # every statement of the test suite), yet every insert and status change paid for it.
     5: """
     DROP INDEX IF EXISTS memories_scope;
+    """,
+    # 6: the REST server's API keys (engram.service.keys): only a hash of each secret is
+    # kept; `user_id` NULL with `admin` 1 is a key for every user. `service_secrets` holds
+    # what every worker process of one server must share (the web session signing key).
+    6: """
+    CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        secret_hash TEXT NOT NULL,
+        user_id TEXT,
+        admin INTEGER NOT NULL DEFAULT 0,
+        name TEXT,
+        created_at REAL NOT NULL,
+        revoked_at REAL
+    ) WITHOUT ROWID;
+    CREATE TABLE service_secrets (
+        name TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    ) WITHOUT ROWID;
     """,
 }
 

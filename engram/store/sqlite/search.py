@@ -12,7 +12,7 @@ from engram.store.base import Scope
 from engram.store.scope_index import Allowed, ScopeIndex, Window
 from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
 
-def _terms(tokens: Sequence[str]) -> list[str]:
+def query_terms(tokens: Sequence[str]) -> list[str]:
     """A query's distinct tokens, in order."""
     return list(dict.fromkeys(t for t in tokens if t))
 
@@ -25,7 +25,7 @@ class SearchMixin:
         weights: Sequence[float] | None = None, context_weight: float = 0.0,
     ) -> list[tuple[str, float]]:
         """BM25 over engram's tokens with the user's own statistics (see scope_index)."""
-        terms = _terms(tokens)
+        terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
         with self._lock:
@@ -142,7 +142,7 @@ class SearchMixin:
     ) -> list[tuple[str, float]]:
         """The closest by cosine among the memories sharing the most words with `tokens`
         (`vector` None: those memories, most words shared first)."""
-        terms = _terms(tokens)
+        terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
         with self._lock:

@@ -18,7 +18,7 @@
 `SQLiteStore` is this module's connection, transactions and caches, plus one mixin per
 concern: `items` (reads), `writes` (writes, access counts, deletion), `search` (the
 lexical and dense index), `history`, `transitions` (status changes, maintenance rows),
-`state` (per-user switches), `sessions` (sessions, turns), `jobs` (the queue).
+`state` (per-user switches), `sessions` (sessions, turns), `jobs` (the queue), `keys` (the REST server's API keys).
 
 Deletion is real: ``secure_delete`` zeroes freed pages, the FTS index is
 merged so no stale postings survive, history rows lose their content, and the
@@ -43,9 +43,11 @@ from typing import Any
 from engram.models import MemoryItem
 from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
 from engram.store.scope_index import ScopeIndex
+from engram.store.sqlite.copy import CopyMixin
 from engram.store.sqlite.history import HistoryMixin
 from engram.store.sqlite.items import ItemsMixin
 from engram.store.sqlite.jobs import JobsMixin
+from engram.store.sqlite.keys import KeysMixin
 from engram.store.sqlite.rows import ITEM_CACHE_SIZE, JSON_LIST, SELECT_ITEM, item_from_row
 from engram.store.sqlite.schema import MIGRATIONS, SCHEMA_VERSION, statements
 from engram.store.sqlite.search import SearchMixin
@@ -56,7 +58,8 @@ from engram.store.sqlite.writes import WritesMixin
 
 
 class SQLiteStore(
-    ItemsMixin, WritesMixin, SearchMixin, HistoryMixin, TransitionsMixin, StateMixin, SessionsMixin, JobsMixin
+    ItemsMixin, WritesMixin, SearchMixin, HistoryMixin, TransitionsMixin, StateMixin, SessionsMixin, JobsMixin,
+    KeysMixin, CopyMixin,
 ):
     """`Store` over one SQLite file; safe to share between threads of one process."""
 

@@ -1,0 +1,172 @@
+"""Search inside a scope: dense in the database (pgvector: exact for small scopes, HNSW for
+large ones), lexical and duplicate checks on the per-user `ScopeIndex`. Mixed into `PostgresStore`."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from engram.models import Filters
+from engram.store.base import Scope
+from engram.store.scope_index import Allowed, ScopeIndex, Window
+from engram.store.sqlite.rows import conversation_of, statuses_of, to_epoch
+from engram.store.sqlite.search import query_terms
+
+# Dense search picks its path by the scope's size. Exact (every row of the scope, through the
+# user's btree) costs ~5 µs a row here (10k rows: 54 ms p50 on a busy 2-core machine), HNSW a
+# few ms whatever the size (10k: 8 ms, recall@10 1.0 against exact). HNSW filtered to one user
+# finds that user's rows only as often as they occur in the table, and gives up after
+# hnsw.max_scan_tuples (20,000): a filtered HNSW query alone returned too few rows in FACTS.md
+# (recall 0.19). So HNSW serves a scope of more than `HNSW_ABOVE` rows that is at least
+# `HNSW_MIN_SHARE` of the table, with an iterative scan; a short answer falls back to exact.
+HNSW_ABOVE = 1_000
+HNSW_MIN_SHARE = 0.01
+HNSW_EF_SEARCH = 100
+_TABLE_ROWS_TTL = 60.0  # seconds the table's estimated row count is reused
+
+
+class SearchMixin:
+    """Needs the pool, transactions and caches of `PostgresStore`."""
+
+    def lexical_search(
+        self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int,
+        weights: Sequence[float] | None = None, context_weight: float = 0.0,
+    ) -> list[tuple[str, float]]:
+        """BM25 over engram's tokens with the user's own statistics (see scope_index)."""
+        terms = query_terms(tokens)
+        if not terms or limit <= 0:
+            return []
+        with self._searchable(scope, filters) as (index, statuses, allowed, window):
+            return index.lexical(terms, statuses, scope.agent_id, limit, allowed, weights, context_weight, window)
+
+    def restatements(
+        self, scope: Scope, vector: np.ndarray | None, tokens: Sequence[str], filters: Filters, limit: int
+    ) -> list[tuple[str, float]]:
+        terms = query_terms(tokens)
+        if not terms or limit <= 0:
+            return []
+        with self._searchable(scope, filters) as (index, statuses, allowed, window):
+            return index.restatements(
+                None if vector is None else np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
+            )
+
+    @contextmanager
+    def _searchable(
+        self, scope: Scope, filters: Filters
+    ) -> Iterator[tuple[ScopeIndex, list[str], Allowed | None, Window | None]]:
+        """The user's index, current, held (under `_lock`) for one search, and the filters it applies."""
+        allowed, window = self._index_filters(scope, filters)
+        with self._lock:
+            yield self._scope_index(scope.user_id), statuses_of(filters), allowed, window
+
+    def _scope_index(self, user_id: str) -> ScopeIndex:
+        """(Under `_lock`) the user's index, current: reloaded when the user's version in the
+        database is not the one it was built or patched at (another process wrote)."""
+        version = self.user_version(user_id)
+        index = self._indexes.get(user_id)
+        if index is not None and self._index_versions.get(user_id) == version:
+            return index
+        index = ScopeIndex(self.dim)
+        rows = self._rows(
+            "SELECT rowid, embedding, tokens, status, agent_id, kind, session_id, id, created_at FROM memories"
+            " WHERE user_id = %s ORDER BY rowid",
+            (user_id,), binary=True,
+        )
+        # version and rows may come from two snapshots: a write between them makes the index
+        # look stale (loaded again), never current when it is not
+        if rows:
+            index.add(
+                [r[0] for r in rows], [r[7] for r in rows],
+                [r[1] if r[1] is not None and len(r[1]) == self.dim else None for r in rows],
+                [r[2].split() for r in rows], [r[3] for r in rows], [r[4] for r in rows],
+                [conversation_of(r[5], r[4], r[6]) for r in rows], [r[8] for r in rows],
+            )
+        self._indexes[user_id] = index
+        self._index_versions[user_id] = version
+        return index
+
+    def _index_filters(self, scope: Scope, filters: Filters) -> tuple[Allowed | None, Window | None]:
+        """A time range as the index's own window; other filters (kind, session, metadata,
+        as_of…) as the rowids SQL permits."""
+        window = None
+        if filters.since is not None or filters.until is not None:
+            window = (to_epoch(filters.since), to_epoch(filters.until))
+            filters = filters.model_copy(update={"since": None, "until": None})
+        if filters.is_default:
+            return None, window
+        where, params = self._filter_where(scope, filters)
+        permitted = np.array([r[0] for r in self._rows(f"SELECT rowid FROM memories WHERE {where}", params)], dtype=np.int64)
+        return (lambda rowids: np.isin(rowids, permitted)), window
+
+    def _scope_size(self, user_id: str) -> int:
+        """Rows of the user: its cached index's size (it only picks exact or HNSW, so a write
+        from another process not yet seen there does not matter), else counted."""
+        with self._lock:
+            index = self._indexes.get(user_id)
+            if index is not None:
+                return index.size
+        return self._rows("SELECT count(*) FROM memories WHERE user_id = %s", (user_id,))[0][0]
+
+    def dense_search(
+        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
+    ) -> list[tuple[str, float]]:
+        """Top `limit` (id, cosine) in the scope, ranked in the database."""
+        if limit <= 0:
+            return []
+        size = self._scope_size(scope.user_id)
+        hnsw = size > HNSW_ABOVE and size >= HNSW_MIN_SHARE * self._table_rows()
+        with self._conn() as conn:
+            with self._dense_query(conn, scope, vector, filters, limit, hnsw) as (sql, params):
+                rows = conn.execute(sql, params, prepare=False).fetchall()
+            if hnsw and len(rows) < limit:  # the filters left HNSW too few rows: rank them all
+                with self._dense_query(conn, scope, vector, filters, limit, False) as (sql, params):
+                    rows = conn.execute(sql, params, prepare=False).fetchall()
+        rows.sort(key=lambda r: -r[1])  # HNSW's relaxed order
+        return [(r[0], float(r[1])) for r in rows]
+
+    def explain_dense(self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int, hnsw: bool) -> str:
+        """PostgreSQL's plan for a dense search by HNSW or exact (which index serves it)."""
+        with self._conn() as conn, self._dense_query(conn, scope, vector, filters, limit, hnsw) as (sql, params):
+            return "\n".join(r[0] for r in conn.execute("EXPLAIN " + sql, params, prepare=False))
+
+    def _table_rows(self) -> float:
+        """PostgreSQL's estimate of the memories table's rows (no scan), reused for a minute."""
+        now = time.monotonic()
+        cached = self._table_estimate
+        if cached is None or now - cached[0] > _TABLE_ROWS_TTL:
+            rows = self._rows("SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = 'memories'::regclass")
+            cached = self._table_estimate = (now, float(rows[0][0]))
+        return cached[1]
+
+    @contextmanager
+    def _dense_query(
+        self, conn: psycopg.Connection, scope: Scope, vector: np.ndarray, filters: Filters, limit: int, hnsw: bool,
+    ) -> Iterator[tuple[str, list[Any]]]:
+        """The dense query, inside the settings it needs (not prepared: a prepared plan would
+        keep the settings of its first runs)."""
+        query = np.asarray(vector, dtype=np.float32)
+        where, params = self._filter_where(scope, filters)
+        where += f" AND vector_dims(embedding) = {int(self.dim)}"  # a literal: it selects the partial HNSW index
+        if not hnsw:
+            # `embedding <=> q` matches no index: the planner reads the scope's rows by its btree
+            yield (
+                f"SELECT id, 1 - (embedding <=> %s) FROM memories WHERE {where} ORDER BY embedding <=> %s LIMIT %s",
+                [query, *params, query, limit],
+            )
+            return
+        with conn.transaction():  # SET LOCAL: this query only
+            conn.execute(f"SET LOCAL hnsw.ef_search = {max(HNSW_EF_SEARCH, int(limit))}")
+            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+            # the size decided HNSW: a plan through the user's btree and a sort is not an option
+            conn.execute("SET LOCAL enable_sort = off")
+            conn.execute("SET LOCAL enable_seqscan = off")
+            cast = f"embedding::vector({int(self.dim)})"
+            yield (
+                f"SELECT id, 1 - ({cast} <=> %s) FROM memories WHERE {where} ORDER BY {cast} <=> %s LIMIT %s",
+                [query, *params, query, limit],
+            )

@@ -1,0 +1,140 @@
+"""`engram migrate`: a whole store copied between backends, verified, resumable."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from engram import Memory
+from engram.cli import app
+from engram.migrate import CURSOR_USER, MigrateError, checksums, migrate
+from engram.models import utcnow
+from engram.store.base import Scope
+from engram.store.copy import TABLES
+from engram.store.open import open_store
+from store_backends import Unavailable, postgres_target
+
+
+@pytest.fixture
+def pg_target(tmp_path):
+    try:
+        return lambda: postgres_target(tmp_path)
+    except Unavailable as exc:  # pragma: no cover - without the wheel
+        pytest.skip(str(exc))
+
+
+def everything(store) -> dict[str, list]:
+    """Every row of every table (memories without their backend's rowid), comparable across backends."""
+    out: dict[str, list] = {}
+    for table in TABLES:
+        rows, after = [], None
+        while page := store.copy_out(table.name, after, 1000):
+            rows += [r for _, r in page if r.get("user_id") != CURSOR_USER]
+            after = list(page[-1][0])
+        if table.name == "memories":
+            for r in rows:
+                r["embedding"] = None if r["embedding"] is None else np.round(r["embedding"], 6).tolist()
+                r["metadata"] = r["metadata"] and json.loads(r["metadata"])
+                for column in ("entities", "tags", "sources"):
+                    r[column] = json.loads(r[column])
+            rows.sort(key=lambda r: r["id"])
+        else:
+            rows.sort(key=lambda r: [str(r[c]) for c in table.key])
+        out[table.name] = rows
+    return out
+
+
+@pytest.fixture
+def filled(tmp_path, embedder):
+    """A SQLite store with memories of two users, history, a session with turns, state and a job."""
+    path = tmp_path / "source.db"
+    with Memory(path, embedder=embedder) as m:
+        m.add("I live in Berlin and I love green tea", user_id="alice")
+        m.add("我住在上海，喜欢喝咖啡", user_id="bob")
+        first = m.add("Remember my locker code is 42", user_id="alice", infer=False)[0].memory
+        m.update(first.id, "My locker code is 43")
+        m.session("alice", "s1").add("let's plan the trip to Rome")
+        m.pause("bob")
+        m.store.jobs_add("add", Scope("alice"), None, '{"text": "later"}', state="queued", at=utcnow())
+    return path
+
+
+def test_sqlite_to_postgres_and_back_is_the_same_store(filled, tmp_path, pg_target, embedder):
+    source = open_store(filled, dim=256, read_only=True)
+    middle = open_store(pg_target(), dim=256)
+    back = open_store(tmp_path / "back.db", dim=256)
+    try:
+        there = migrate(source, middle, embedder=embedder, batch=3)
+        assert there.copied["memories"] == source.copy_count("memories") > 3 and there.users == 2
+        assert there.reembedded == 0  # vectors copied, not recomputed
+        migrate(middle, back, embedder=embedder, batch=2)
+        assert everything(back) == everything(source)
+        assert checksums(middle) == checksums(source)
+        assert middle.get_state(CURSOR_USER, "cursor") is None  # finished: nothing to resume
+    finally:
+        for store in (source, middle, back):
+            store.close()
+    with Memory(store=middle.url, embedder=embedder) as m:  # the copy works as a store
+        assert any("Berlin" in h.memory.content for h in m.search("where does alice live", user_id="alice"))
+        assert m.is_paused("bob") and m.store.jobs_count(["queued", "running", "failed"]) == 1
+        assert [t.content for t in m.store.turns_list(Scope("alice"), "s1")] == ["let's plan the trip to Rome"]
+
+
+def test_an_interrupted_copy_resumes_where_it_stopped(filled, tmp_path, embedder):
+    source = open_store(filled, dim=256, read_only=True)
+    target = open_store(tmp_path / "copy.db", dim=256)
+    real, calls = target.copy_in, []
+
+    def failing(table, rows):
+        calls.append(table)
+        if len(calls) == 3:
+            raise OSError("the network went away")
+        real(table, rows)
+
+    target.copy_in = failing
+    with pytest.raises(OSError):
+        migrate(source, target, embedder=embedder, batch=2)
+    assert 0 < target.copy_count("memories") < source.copy_count("memories")
+    assert target.get_state(CURSOR_USER, "cursor") is not None
+    target.copy_in = real
+    report = migrate(source, target, embedder=embedder, batch=2)
+    assert report.resumed and everything(target) == everything(source)
+    source.close()
+    target.close()
+
+
+def test_a_target_that_is_not_empty_is_refused(filled, tmp_path, embedder):
+    source = open_store(filled, dim=256, read_only=True)
+    with Memory(tmp_path / "other.db", embedder=embedder) as other:
+        other.add("something else", user_id="zoe", infer=False)
+        with pytest.raises(MigrateError, match="not empty"):
+            migrate(source, other.store, embedder=embedder)
+    source.close()
+
+
+def test_vectors_of_another_embedder_are_embedded_again(tmp_path, embedder):
+    from engram.models import MemoryItem
+    from engram.records import make_record
+
+    source = open_store(tmp_path / "small.db", dim=8)
+    item = MemoryItem(user_id="u", content="I like sailing", embedding_model="tiny-8")
+    source.write(inserts=[make_record(item, embedding=np.ones(8, dtype=np.float32))])
+    target = open_store(tmp_path / "big.db", dim=embedder.dim)
+    report = migrate(source, target, embedder=embedder)
+    assert report.reembedded == 1
+    vector = target.embeddings([item.id])[item.id]
+    assert len(vector) == embedder.dim and target.get(item.id).embedding_model == embedder.name
+    source.close()
+    target.close()
+
+
+def test_the_cli_copies_and_says_how_fast(filled, pg_target, tmp_path):
+    url = pg_target()
+    result = CliRunner().invoke(app, ["migrate", "--from", str(filled), "--to", url])
+    assert result.exit_code == 0, result.output
+    assert "memories/s" in result.output and "verified 2 users" in result.output
+    again = CliRunner().invoke(app, ["migrate", "--from", str(filled), "--to", url])
+    assert again.exit_code == 1 and "not empty" in again.output
