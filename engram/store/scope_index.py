@@ -261,6 +261,11 @@ class ScopeIndex:
         code = None if index is None else int(self.status[index])
         return None if code is None or code == GONE else STATUS_NAMES[code]
 
+    def holes(self) -> np.ndarray:
+        """Rowids of live rows still without a vector (written behind, in this or another process)."""
+        n = self.size
+        return self.rowids[:n][~self.has_vector[:n] & (self.status[:n] != GONE)]
+
     def set_vector(self, rowid: int, vector: np.ndarray) -> None:
         """A row written without its vector gets it (write-behind): dense search finds it from now."""
         index = self.position.get(rowid)

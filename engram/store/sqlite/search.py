@@ -81,6 +81,19 @@ class SearchMixin:
                 [r[8] for r in fresh],
             )
 
+    def _fill_holes(self, user_id: str) -> None:
+        """Vectors another process set since (write-behind) into this user's index rows that
+        lack one; they leave the user's version alone, so only such rows are read."""
+        cache = self._indexes[user_id]
+        holes = cache.holes()
+        for start in range(0, len(holes), 500):
+            chunk = [int(r) for r in holes[start : start + 500]]
+            for rowid, blob in self._db.execute(
+                f"SELECT rowid, embedding FROM memories WHERE rowid IN ({', '.join('?' for _ in chunk)})"
+                " AND embedding IS NOT NULL", chunk,
+            ):
+                cache.set_vector(rowid, np.frombuffer(blob, dtype=np.float32))
+
     def _refresh_index(self, user_id: str, version: int) -> None:
         """Another process changed this user's memories: patch the index from a light scan
         (rowid, status, content hash, whether it has a vector; not the vectors) instead of

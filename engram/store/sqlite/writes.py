@@ -78,7 +78,7 @@ class WritesMixin:
         made from (an edit meanwhile embedded its new text itself). Returns how many landed."""
         if not vectors:
             return 0
-        landed, users = 0, set()
+        landed = 0
         with self._lock:
             with self._tx() as db:
                 self._sync_caches()
@@ -91,17 +91,11 @@ class WritesMixin:
                     if row is None:
                         continue
                     landed += 1
-                    users.add(row[1])
                     cache = self._indexes.get(row[1])
                     if cache is not None:
                         cache.set_vector(row[0], vector)
-                # no trigger watches the vector: other processes learn of it from the user's version
-                db.executemany(
-                    "INSERT INTO user_versions (user_id, version) VALUES (?, 1)"
-                    " ON CONFLICT (user_id) DO UPDATE SET version = version + 1",
-                    [(u,) for u in users],
-                )
-                self._touch(users)
+                # the user's version stays (what they said did not change: capsules stay cached);
+                # other processes fill their index's rows without vectors on their next read
                 self._forget_items(memory_id for memory_id, _, _ in vectors)
         return landed
 
