@@ -136,6 +136,10 @@ class AsyncMemory:
             offset=offset,
         )
 
+    async def graph(self, user_id: str) -> UserGraph:
+        """The user's entities and relations (engram.graph.view), with the trace of resolution."""
+        return await _hop(self.sync.graph, user_id)
+
     async def provenance(self, memory_id: str) -> list[MemoryItem]:
         """The episodes a memory was drawn from: what the user said that made engram think so."""
         return await _hop(self.sync.provenance, memory_id)

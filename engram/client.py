@@ -229,6 +229,11 @@ class MemoryClient:
         body = dict(data=load(source), user_id=user_id, agent_id=agent_id, on_conflict=on_conflict)
         return _parse(ImportReport, self._call("POST", "/v1/import", body=body))
 
+    def graph(self, user_id: str) -> Any:
+        from engram.graph.view import UserGraph
+
+        return _parse(UserGraph, self._call("GET", "/v1/graph", query=dict(user_id=user_id)))
+
     # -- sessions, capsule, context ------------------------------------------------------
     def capsule(self, user_id: str, *, agent_id: str | None = None, budget: int | None = None,
                 language: str | None = None) -> Any:

@@ -104,6 +104,11 @@ class Settings(BaseSettings):
         description="'sqlite' (the file at `path`) or a store URL: sqlite:///file, postgresql://… (libpq, "
         "?host=/socket/dir too), qdrant://host:6333 or qdrant:///folder",
     )
+    index_cache_mb: float = Field(
+        default=256, ge=0,
+        description="memory for per-user search indexes in one process; the least recently used "
+        "user's goes past it (reloaded from its pack on their next search)",
+    )
 
     # embeddings
     embedder: Literal["use", "wordllama", "openai"] = Field(
@@ -207,10 +212,44 @@ class Settings(BaseSettings):
         description="boost for a memory said within the time a query names ('last May', '去年'; "
         "engram.when); 0: dates in queries are ignored",
     )
+    time_tolerance_days: float = Field(
+        default=2.0, ge=0.0, description="a time a query names also covers this many days either side"
+    )
+    time_by_relevance: bool = Field(
+        default=True, description="the time boost scales with how well a memory matches otherwise"
+    )
+    resolve_dates: bool = Field(
+        default=True, description="turns count as about the days their time words name ('last Saturday')"
+    )
     weight_context: float = Field(
-        default=0.6, description="lexical weight of a turn's neighbouring turns in its session"
+        default=0.6, description="lexical weight of the turn a turn answers (and of its answers) in its conversation"
     )
     candidates: int = Field(default=30, description="candidates taken from each retriever")
+    # dialogue structure (engram.dialogue_rank)
+    weight_speaker: float = Field(
+        default=0.3, ge=0.0, description="boost for the turns of a speaker the query names; 0: off"
+    )
+    speaker_name_weight: float = Field(
+        default=0.5, ge=0.0, le=1.0, description="lexical weight of a named speaker's name (favoured by speaker instead)"
+    )
+    filler_factor: float = Field(
+        default=0.3, ge=0.0, le=1.0, description="score share kept by filler turns ('Bye!', 'Take care!'); 1: off"
+    )
+    diversity_session: float = Field(
+        default=0.0, ge=0.0, description="top k: score taken per turn already picked from the same session; 0: off"
+    )
+    diversity_copy: float = Field(
+        default=0.2, ge=0.0, description="top k: score taken x word overlap with the most similar pick; 0: off"
+    )
+    pair_factor: float = Field(
+        default=0.6, ge=0.0, le=1.0, description="a question turn in the result brings its answer at this share of its score; 0: off"
+    )
+    # the entity graph (engram.graph): built on writes, a retrieval signal for list, "both" and
+    # relationship questions that name a known entity, within a fixed fan-out budget
+    graph: bool = Field(default=True, description="build the entity graph on writes and use it in search")
+    weight_graph: float = Field(default=0.25, description="weight of graph-expanded retrieval in the fusion")
+    graph_fanout: int = Field(default=8, description="neighbours followed per query entity (one hop)")
+    graph_memories: int = Field(default=200, description="memories the graph signal reads per query, at most")
     reinforce: bool = Field(default=True, description="retrieval bumps access counts")
 
     # reconciliation

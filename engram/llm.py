@@ -191,6 +191,7 @@ class LLMTasks:
         self.stats.add("extract_translated", result.translated)
         self.stats.add("extract_ungrounded", result.ungrounded)
         self.stats.add("extract_grounded", len(result.candidates))
+        self.stats.add("extract_links_ungrounded", result.ungrounded_links)
         drop = self._drop_placeholders()
         found = [(c, i) for c, i in result.candidates if not dropped_by_policy(c.content, drop)]
         novel = novel_candidates(found, rules, self.services.embedder.embed)

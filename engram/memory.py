@@ -28,6 +28,7 @@ from engram.context import build_context
 from engram.display import Display
 from engram.embed_behind import EmbedBehind
 from engram.errors import InvalidInput, NotFound
+from engram.graph.view import UserGraph, user_graph
 from engram.llm import LLMTasks
 from engram.models import (
     Action,
@@ -85,7 +86,8 @@ class Memory:
         privacy = PrivacyPolicy(**settings.privacy)
         self.services = Services(
             store=store if store is not None and not isinstance(store, str) else open_store(
-                store or settings.store_target, dim=embedder.dim, read_only=settings.read_only
+                store or settings.store_target, dim=embedder.dim, read_only=settings.read_only,
+                index_cache_mb=settings.index_cache_mb,
             ),
             embedder=embedder,
             settings=settings, privacy=privacy, display=Display(privacy),
@@ -285,6 +287,10 @@ class Memory:
         limit = None if limit is None else check.positive_int("limit", limit, 2**62)
         items = self.store.list(scope, read.live(check.filters(filters)), limit=limit, offset=check.offset(offset))
         return [self.services.display.item(i) for i in items]
+
+    def graph(self, user_id: str) -> UserGraph:
+        """The user's entities and relations (engram.graph.view), with the trace of resolution."""
+        return user_graph(self.store, _scope(user_id, None).user_id)
 
     def provenance(self, memory_id: str) -> list[MemoryItem]:
         """The episodes a memory was drawn from: what the user said that made engram think so."""

@@ -131,6 +131,10 @@ class Candidate(BaseModel):
     due_at: datetime | None = None
     recurrence: str | None = None
     valid_from: datetime | None = None
+    # typed entities (name, type) and relations (source, relation, target, reason) an LLM gave
+    # with it, grounded in what the user said: the entity graph takes them (engram.graph.llm)
+    typed_entities: list[tuple[str, str]] = Field(default_factory=list)
+    relations: list[tuple[str, str, str, str]] = Field(default_factory=list)
 
 
 class Command(BaseModel):

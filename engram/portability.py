@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ValidationError
 
 from engram import validate as check
+from engram.graph import build as graph
 from engram.errors import InvalidInput
 from engram.models import Filters, Kind, MemoryItem, Source, Status, new_id, utcnow
 from engram.privacy import apply as apply_privacy
@@ -458,6 +459,8 @@ def import_data(
                 if r.item.id not in has_history
             ]
             store.write(inserts=chunk, events=events)
+            if services.settings.graph:  # the entity graph is derived from the memories: built again
+                graph.link(store, [r.item for r in chunk])
             report.added += len(chunk)
             report.history += len(events)
         for start in range(0, len(events_in_order), _BATCH * 4):

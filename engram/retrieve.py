@@ -21,9 +21,11 @@ from datetime import datetime
 
 import numpy as np
 
+from engram import dialogue_rank, diversity, when_said
 from engram.config import Settings
 from engram.fusion import dense_weight, lexical_reach
 from engram.models import REPLY_KEY, Filters, Kind, MemoryItem, ScoreParts, SearchResult
+from engram.graph import expand as graph
 from engram.providers.embedders import Embedder
 from engram.providers.query_cache import QueryCache
 from engram.lifecycle import decayed_importance
@@ -62,10 +64,6 @@ def quieter(terms: list[str], weights: list[float], ranges: list[TimeRange]) -> 
     memory that says them, only help among those on the topic."""
     quiet = {t for r in ranges for t in lexical_tokens(r.text)}
     return [w * _TIME_WORD_WEIGHT if t in quiet else w for t, w in zip(terms, weights)]
-
-
-def in_ranges(moment: datetime, ranges: list[TimeRange]) -> bool:
-    return any(moment in r for r in ranges)
 
 
 def recency_score(signals: MemoryRow | MemoryItem, now: datetime, half_life_days: float) -> float:
@@ -126,7 +124,7 @@ class Retriever:
 
     def candidates(
         self, scope: Scope, query: str, filters: Filters, depth: int, limit: int = 1,
-        ranges: list[TimeRange] | None = None,
+        ranges: list[TimeRange] | None = None, names: set[str] | None = None,
     ) -> dict[str, _Candidate]:
         """Each retriever's top `depth`, fused into one relevance in [0, 1] per memory.
 
@@ -142,6 +140,8 @@ class Retriever:
         if s.weight_lexical > 0:
             terms, plain = query_terms(query)
             weights = quieter(terms, plain, ranges) if ranges else plain
+            if names:  # the speakers' turns are favoured instead (engram.dialogue_rank)
+                plain = weights = dialogue_rank.name_weights(terms, weights, names, s.speaker_name_weight)
             lexical = self.store.lexical_search(
                 scope, terms, filters, depth, weights=weights, context_weight=s.weight_context
             )
@@ -246,6 +246,21 @@ class Retriever:
                 seen_dense.update(i for i, _ in near)
         return lexical, dense, in_range, vector
 
+    def _graph(self, scope: Scope, query: str, filters: Filters, depth: int, found: dict[str, _Candidate]) -> None:
+        """Graph-expanded retrieval (engram.graph.expand) fused in: each candidate's relevance
+        becomes the weighted mean of what it had and its share of the graph's best score."""
+        s = self.settings
+        hits = graph.ranked(self.store, scope, query, filters, s, found)[:depth]
+        if not hits:
+            return
+        total = (s.weight_lexical if s.weight_lexical > 0 else 0.0) + (s.weight_dense if s.weight_dense > 0 else 0.0)
+        best = hits[0][1] or 1.0
+        for c in found.values():
+            c.fused = c.fused * total / (total + s.weight_graph)
+        for memory_id, score in hits:
+            c = found.setdefault(memory_id, _Candidate())
+            c.fused += s.weight_graph * score / best / (total + s.weight_graph)
+
     def search(
         self, scope: Scope, query: str, filters: Filters, limit: int, now: datetime,
         reference: datetime | None = None, *, spare: int = 0,
@@ -258,37 +273,57 @@ class Retriever:
         ranges: list[TimeRange] = []
         if s.weight_time > 0:
             ranges = time_ranges(query, reference or now)
-        found = self.candidates(scope, query, filters, depth, limit, ranges)
+        names, said_by = set(), set()
+        if s.weight_speaker > 0:
+            names, said_by = dialogue_rank.named_speakers(self.store, scope, query)
+        found = self.candidates(scope, query, filters, depth, limit, ranges, names)
+        if s.graph and s.weight_graph > 0:
+            self._graph(scope, query, filters, depth, found)
         if not found:
             return []
         shortlist = sorted(
             found, key=lambda i: found[i].fused + s.weight_time * found[i].in_range, reverse=True
         )[: max((limit + spare) * 2, 10)]
         scored: list[tuple[float, str, tuple[float, float, float, float]]] = []
+        contents: dict[str, str] = {}
+        sessions: dict[str, str | None] = {}
+        # the time a query names counts for memories said then or about then, give or take
+        # a few days, in proportion to how well they match otherwise (a date alone, maybe
+        # off by a session, must not pull up a whole day's chatter)
+        windows = when_said.spans(ranges)
+        named_spans = getattr(self.store, "named_spans", None) if windows and s.resolve_dates else None
+        spans = named_spans(scope, shortlist) if named_spans is not None else {}
+        best = max((found[i].fused for i in shortlist), default=1.0) or 1.0
         for memory_id, signals in self.store.signals(shortlist).items():
+            contents[memory_id], sessions[memory_id] = signals.content, signals.session_id
             signal = (
                 decayed_importance(signals, now, s),
                 recency_score(signals, now, s.recency_half_life_days),
                 use_score(signals),
-                1.0 if ranges and in_ranges(signals.created_at, ranges) else 0.0,
+                when_said.closeness(
+                    signals.created_at.timestamp(), spans.get(memory_id), windows, s.time_tolerance_days
+                ) if windows else 0.0,
             )
             score = (
                 found[memory_id].fused
                 + s.weight_importance * signal[0]
                 + s.weight_recency * signal[1]
                 + s.weight_use * signal[2]
-                + s.weight_time * signal[3]
+                + s.weight_time * signal[3] * (found[memory_id].fused / best if s.time_by_relevance else 1.0)
             )
             scored.append((score, memory_id, signal))
-        scored.sort(key=lambda t: t[0], reverse=True)
-        top = scored[: limit + spare]
+        scored = dialogue_rank.adjust(scored, contents, said_by, s)
+        scored = diversity.diversify(
+            scored, contents, sessions, limit + spare, s.diversity_session, s.diversity_copy
+        )
+        top = dialogue_rank.with_pairs(self.store, scope, scored, contents, s, limit + spare)
         items = {m.id: m for m in self.store.get_many([t[1] for t in top])}
         terms, weights = query_terms(query)
         results = []
         for score, memory_id, (importance, recency, use, time) in top:
             if memory_id not in items:
                 continue
-            c = found[memory_id]
+            c = found.get(memory_id) or _Candidate()  # a pair brought in (engram.dialogue_rank)
             parts = ScoreParts(
                 lexical=c.lexical, dense=c.dense, fused=c.fused,
                 importance=importance, recency=recency, use=use, time=time,

@@ -128,5 +128,7 @@ def safe_candidate(candidate: Candidate, said: str, policy: PrivacyPolicy) -> Ca
         if candidate.value and _leaks(candidate.value, secrets):
             candidate.value = None
         candidate.entities = [e for e in candidate.entities if not _leaks(e, secrets)]
+        candidate.typed_entities = [e for e in candidate.typed_entities if not _leaks(e[0], secrets)]
+        candidate.relations = [r for r in candidate.relations if not any(_leaks(p, secrets) for p in r)]
         candidate.reason = redact(candidate.reason, policy)
     return candidate

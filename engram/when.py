@@ -265,7 +265,9 @@ _RULES: list[tuple[str, str]] = [
     ("win1", r"\b(?i:the\s+past\s+(?P<win1_u>day|week|month|year))\b"),
     ("ago", rf"\b(?i:(?P<ago_n>{_NUM})\s+(?P<ago_u>{_UNIT})\s+ago)\b"),
     ("rday", r"\b(?i:(?P<rday_w>yesterday|today|tonight|last\s+night|this\s+(?:morning|afternoon|evening)))\b"),
-    ("wkend", r"\b(?i:(?P<wkend_w>last|this)\s+weekend)\b"),
+    ("wkend", r"\b(?i:(?P<wkend_w>last|this(?:\s+past)?)\s+weekend)\b"),
+    ("wkago", rf"\b(?i:(?P<wkago_n>{_NUM})\s+weekends?\s+ago)\b"),
+    ("few", r"\b(?i:(?:a\s+few|a\s+couple(?:\s+of)?|several)\s+(?P<few_u>days|weeks)\s+ago)\b"),
     ("rel", r"\b(?i:(?P<rel_w>last|this)\s+(?P<rel_u>week|month|year))\b"),
     ("lwd", rf"\b(?i:last\s+(?P<lwd_d>{_WEEKDAY}))\b"),
     ("lmon", rf"\b(?i:last\s+(?P<lmon_m>{_FULL_MONTH}))\b"),
@@ -292,6 +294,7 @@ _RULES: list[tuple[str, str]] = [
     ("zmon2", r"上上个?月"),
     ("zmon", r"(?P<zmon_w>上个?月|这个?月|本月)"),
     ("zyr", r"(?P<zyr_w>大前年|(?<![以之提目眼当])前年|去年|今年)"),
+    ("zfew", r"(?:前几|前些)天|(?<![以之这那好])几天(?:前|之前|以前)"),
     ("zday", r"(?P<zday_w>大前天|(?<![以之提目眼当])前天|昨天|昨日|昨晚|今天|今日|今早|今晚)"),
 ]
 
@@ -303,15 +306,15 @@ _ZH_SCAN = re.compile("|".join(f"(?P<{n}>{p})" for n, p in _RULES if n.startswit
 # expression contains (`_*_TRIGGERS`); text without such a word costs a set lookup.
 _EN_WORD = re.compile(r"[a-z]+|\d+")
 _EN_TRIGGERS = frozenset(
-    "ago yesterday today tonight night morning afternoon evening day days week weeks weekend"
+    "ago yesterday today tonight night morning afternoon evening day days week weeks weekend weekends"
     " month months year years spring summer autumn fall winter".split()
 ) | frozenset(MONTHS) | frozenset(_WEEKDAYS) | frozenset(("sept",))
 _EN_STARTS = frozenset(
-    "in during throughout of on the last past this yesterday today tonight year".split()
+    "in during throughout of on the last past this yesterday today tonight year a several".split()
 ) | frozenset(_EN_NUMBERS) | frozenset(MONTHS) | frozenset(("spring", "summer", "autumn", "fall"))
 _EN_BEFORE = 5  # words an expression may start before its trigger
 _ZH_TRIGGERS = frozenset("天周月年期拜晚早日")
-_ZH_STARTS = frozenset("0123456789一二两三四五六七八九十上这本大前去今昨过最近")
+_ZH_STARTS = frozenset("0123456789一二两三四五六七八九十上这本大前去今昨过最近几")
 _ZH_BEFORE = 8  # characters an expression may start before its trigger
 
 # words that turn a point into an open span, which is not a range here
@@ -373,8 +376,16 @@ def _en_rule(m: re.Match[str], today: date) -> Days | None:
         word = g("rday_w").lower()
         return _day(today - timedelta(days=1)) if word in ("yesterday",) or word.startswith("last") else _day(today)
     if rule == "wkend":
-        monday = _week(today, 1 if g("wkend_w").lower() == "last" else 0)[0]
+        monday = _week(today, 0 if g("wkend_w").lower() == "this" else 1)[0]
         return monday + timedelta(days=5), monday + timedelta(days=7)
+    if rule == "wkago":  # the weekend of the week that many weeks back
+        amount = _en_number(g("wkago_n"))
+        monday = _week(today, amount)[0] if amount else None
+        return None if monday is None else (monday + timedelta(days=5), monday + timedelta(days=7))
+    if rule == "few":  # vague: a few days = 2-6 days back, a few weeks = 2-4 weeks back
+        if g("few_u").lower() == "days":
+            return today - timedelta(days=6), today - timedelta(days=1)
+        return _week(today, 4)[0], _week(today, 1)[0]
     if rule == "rel":
         back = 1 if g("rel_w").lower() == "last" else 0
         return _back(today, back, g("rel_u").lower())
@@ -405,6 +416,8 @@ def _en_rule(m: re.Match[str], today: date) -> Days | None:
 def _zh_rule(m: re.Match[str], today: date) -> Days | None:
     rule = m.lastgroup
     g = m.group
+    if rule == "zfew":  # 前几天: a few days back (2-6), as "a few days ago"
+        return today - timedelta(days=6), today - timedelta(days=1)
     if rule == "zymd":
         return _date_or_none(_valid_year(g("zymd_y")), _zh_month(g("zymd_m")), zh_number(g("zymd_d")) or 0)
     if rule == "zym":

@@ -29,6 +29,7 @@ from engram.embed_behind import EmbedBehind
 from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
+from engram.graph import build as graph
 from engram.models import Action, Candidate, Command, Event, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
 from engram.privacy import apply as apply_privacy
 from engram.privacy import redact
@@ -234,6 +235,7 @@ class Writer:
             with s.store.atomic():  # the episode it was drawn from, when not written yet, in one commit
                 self.flush_episodes(said)
                 event = self._apply(decision, record, candidate, now, said.session_id)
+                self._graph(event, candidate)
             if decision.action in (Action.ADD, Action.SUPERSEDE, Action.DISPUTE):
                 self.behind.submit([record])  # its vector, unless the duplicate check made it
         target = decision.target
@@ -245,6 +247,13 @@ class Writer:
             kept = next((e.memory for e in settled if e.action is Action.RESOLVE), event.memory)
             return Event(action=Action.RESOLVE, memory=kept, reason=f"dispute settled by a restatement: {decision.reason}")
         return event
+
+    def _graph(self, event: Event, candidate: Candidate) -> None:
+        """The entity graph (engram.graph) of what was just written, in its transaction, with
+        the typed entities and relations an LLM gave with the candidate."""
+        if self.services.settings.graph and event.action in (Action.ADD, Action.SUPERSEDE, Action.DISPUTE, Action.UPDATE):
+            given = {event.memory.id: candidate} if candidate.typed_entities or candidate.relations else {}
+            graph.link(self.services.store, [event.memory], replace=event.action is Action.UPDATE, given=given)
 
     def _similar(self, scope: Scope, candidate: Candidate, record: Record) -> list[tuple[MemoryItem, float]]:
         """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one
@@ -459,9 +468,12 @@ class Writer:
             self.behind.prepare(records)
         else:
             embed_records(self.services.embedder, records)
-        self.services.store.write(
-            inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, reason) for r in records]
-        )
+        with self.services.store.atomic():
+            self.services.store.write(
+                inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, reason) for r in records]
+            )
+            if self.services.settings.graph:
+                graph.link(self.services.store, [r.item for r in records])
         self.behind.submit(records)
         return [Event(action=Action.ADD, memory=r.item, reason="stored verbatim") for r in records]
 
@@ -491,10 +503,13 @@ class Writer:
         record = make_record(updated)
         if content is not None:
             embed_records(s.embedder, [record])
-        s.store.write(
-            updates=[record],
-            events=[HistoryEvent.of(updated, "UPDATE", updated.content, "edited", old_content=current.content)],
-        )
+        with s.store.atomic():
+            s.store.write(
+                updates=[record],
+                events=[HistoryEvent.of(updated, "UPDATE", updated.content, "edited", old_content=current.content)],
+            )
+            if content is not None and s.settings.graph:
+                graph.link(s.store, [updated], replace=True)
         return Event(action=Action.UPDATE, memory=updated, reason="edited", previous=current)
 
 

@@ -84,8 +84,25 @@ def with_schema(url: str, schema: str) -> str:
     return f"{url}{separator}options=-csearch_path%3D{schema},public"
 
 
+def qdrant_target(tmp_path: Path) -> str:
+    """qdrant-client's local mode in a folder of its own (the side store inside it)."""
+    try:
+        import qdrant_client  # noqa: F401
+    except ImportError as exc:
+        raise Unavailable(f"Qdrant tests need qdrant-client: {exc}") from None
+    return f"qdrant://{tmp_path / 'qdrant'}"
+
+
+def one_process_only(target: str) -> str | None:
+    """Why several processes cannot open this store at once (None: they can)."""
+    if target.startswith("qdrant:///"):
+        return "qdrant-client's local mode locks its folder to one process (a Qdrant server has no such limit)"
+    return None
+
+
 register("sqlite", sqlite_target)
 register("postgres", postgres_target)
+register("qdrant", qdrant_target)
 
 
 # -- fixtures (import them into a test module: `from store_backends import store_factory, ...`) --

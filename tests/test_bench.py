@@ -195,3 +195,24 @@ def test_bench_scale_on_a_missing_workdir_is_a_one_line_error(tmp_path: Path) ->
 
     result = CliRunner().invoke(bench_app, ["scale", "--quick", "--workdir", str(tmp_path / "nope")])
     assert result.exit_code == 1 and result.stderr.startswith("error: --workdir") and result.stderr.count("\n") == 1
+
+
+def test_bench_scale_runs_on_sqlite_and_qdrant_with_writers_that_cross_no_user(tmp_path: Path) -> None:
+    pytest.importorskip("qdrant_client")
+    from engram.bench.scale import run_scale
+
+    report = run_scale(
+        sizes=(40,), users_total=60, users=3, adds=2, searches=3, batch=50, stores=("sqlite", "qdrant"),
+        writers=2, writer_adds=4, workdir=tmp_path, out_dir=tmp_path / "out",
+    )
+    phases = {(p.store, p.name): p for p in report.phases}
+    # qdrant's local mode is one process per folder: no writers phase there
+    assert set(phases) == {
+        ("sqlite", "single-scope-40"), ("sqlite", "multi-user-60"), ("sqlite", "writers-2"),
+        ("qdrant", "single-scope-40"), ("qdrant", "multi-user-60"),
+    }
+    writers = phases["sqlite", "writers-2"]
+    assert writers.memories == 8 and writers.cross_user_hits == 0 and writers.add_ms.n == 8
+    multi = phases["qdrant", "multi-user-60"]
+    assert multi.search_cold_ms.n == multi.search_restart_ms.n == 3 and multi.db_mb > 0
+    assert list(tmp_path.iterdir()) == [tmp_path / "out"]  # every store removed

@@ -212,3 +212,10 @@ def test_the_readme_client_example_runs_against_a_server(served, tmp_path):
                           timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "User lives in Berlin."
+
+
+def test_graph(mem, user):
+    mem.add("My wife Anna works at Google.", user_id=user)
+    g = mem.graph(user)
+    names = {e.id: e.name for e in g.entities}
+    assert ("Anna", "works_at", "Google") in {(names[r.source], r.relation, names[r.target]) for r in g.relations}

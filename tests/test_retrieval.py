@@ -38,7 +38,7 @@ def test_neighbours_come_only_from_the_same_session(memory):
 
 
 def test_context_weight_zero_turns_the_neighbours_off(db_path, embedder):
-    with Memory(db_path, embedder=embedder, weight_context=0.0, weight_dense=0.0) as m:
+    with Memory(db_path, embedder=embedder, weight_context=0.0, weight_dense=0.0, pair_factor=0.0) as m:
         _conversation(m, "u1", "s1", [
             "Mel: How was the camping trip?",
             "Caroline: We roasted marshmallows.",

@@ -78,6 +78,7 @@ def probes(ids: dict[str, str]) -> list[tuple[str, str, dict | None, dict | None
         ("POST", "/v1/memories/{memory_id}/restore", None, None, 404),
         ("POST", "/v1/memories/{task}/complete", {}, None, 404),
         ("GET", "/v1/capsule", None, q, 403),
+        ("GET", "/v1/graph", None, q, 403),
         ("POST", "/v1/context", {"query": "Lisbon", **bob}, None, 403),
         ("POST", "/v1/forget", {"about": "Lisbon", **bob}, None, 403),
         ("GET", "/v1/clarifications", None, q, 403),

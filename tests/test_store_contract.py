@@ -16,7 +16,7 @@ from engram.store.base import (
     HistoryEvent, Record, Scope, SessionRecord, StoreError, Transition, TransitionGroup, TurnRecord,
 )
 from engram.text import lexical_tokens as words
-from store_backends import store_factory, store_target  # noqa: F401 - fixtures
+from store_backends import one_process_only, store_factory, store_target  # noqa: F401 - fixtures
 from store_contract_workers import write_user
 
 DIM = 8
@@ -401,6 +401,8 @@ def test_threads_writing_for_different_users_see_only_their_own(store):
 
 
 def test_processes_writing_at_once_lose_nothing_and_cross_no_user(store, store_target):
+    if one_process_only(store_target):
+        pytest.skip(one_process_only(store_target))
     store.count(Scope("warm"), ALL)  # the schema exists before they race
     context = multiprocessing.get_context("spawn")
     start = context.Barrier(3)

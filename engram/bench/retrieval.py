@@ -24,6 +24,7 @@ Systems:
 from __future__ import annotations
 
 import json
+import random
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -136,13 +137,14 @@ class _Run:
     """One system on one corpus: ingest, then ranked document ids per query."""
 
     def __init__(self, name: str, corpus: Corpus, embedder: Any, settings: Mapping[str, Any],
-                 ingest_batch: int, id_key: str) -> None:
+                 ingest_batch: int, id_key: str, shuffle_seed: int | None = None) -> None:
         self.name = name
         self.corpus = corpus
         self.embedder = embedder
         self.settings = settings
         self.ingest_batch = max(1, ingest_batch)
         self.id_key = id_key
+        self.shuffle_seed = shuffle_seed
         self.ingest_ms: list[float] = []
         self.stored = 0
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -152,6 +154,8 @@ class _Run:
 
     def ingest(self) -> None:
         docs = self.corpus.docs
+        if self.shuffle_seed is not None:  # order must come from the documents, not the import
+            docs = random.Random(self.shuffle_seed).sample(docs, len(docs))
         if self.name in ENGRAM_SYSTEMS:
             from engram.memory import Memory
 
@@ -248,9 +252,11 @@ def run_corpora(
     id_key: str = "doc_id",
     progress: Progress | None = None,
     report_cls: type[RetrievalReport] = RetrievalReport,
+    shuffle_seed: int | None = None,
     **report_fields: Any,
 ) -> RetrievalReport:
-    """Every system over every corpus; one report with per-category scores and latencies."""
+    """Every system over every corpus; one report with per-category scores and latencies.
+    With `shuffle_seed`, each corpus is ingested in a shuffled order."""
     systems = list(dict.fromkeys(systems))
     unknown = [s for s in systems if s not in SYSTEMS]
     if unknown:
@@ -281,7 +287,7 @@ def run_corpora(
                 progress(f"[{number}/{len(corpora)}] {corpus.id}: {name}")
             run = _Run(
                 name, corpus, embedder if name in ENGRAM_SYSTEMS else baseline_embedder,
-                overrides, ingest_batch, id_key,
+                overrides, ingest_batch, id_key, shuffle_seed,
             )
             try:
                 run.ingest()
@@ -373,16 +379,18 @@ def run_locomo(
     ingest_batch: int = 1,
     engram_settings: Mapping[str, Any] | None = None,
     progress: Progress | None = None,
+    shuffle_seed: int | None = None,
 ) -> LocomoReport:
     """LoCoMo turn-level retrieval over one or more files (either LoCoMo layout).
 
-    With `out_dir`, writes ``locomo.json`` and ``locomo.png`` there.
+    With `out_dir`, writes ``locomo.json`` and ``locomo.png`` there; with `shuffle_seed`, the
+    turns are ingested in a shuffled order (their order must come from the conversation).
     """
     corpora = [c for p in _paths(path) for c in load_locomo(p, max_sessions=max_sessions)]
     report = run_corpora(
         corpora, systems=systems, ks=ks, benchmark="locomo", categories=LOCOMO_CATEGORIES,
         ingest_batch=ingest_batch, engram_settings=engram_settings, id_key="dia_id",
-        progress=progress, report_cls=LocomoReport,
+        progress=progress, report_cls=LocomoReport, shuffle_seed=shuffle_seed,
     )
     if out_dir is not None:
         write_outputs(report, out_dir, "locomo")

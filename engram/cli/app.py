@@ -12,6 +12,7 @@ import typer
 
 import engram.cli.render as render
 from engram.cli.chat import chat as _chat
+from engram.cli.graph import show as show_graph
 from engram.cli.render import console, print_json
 from engram.cli.bench import bench_app
 from engram.cli.options import STDIO, check_db, open_memory, read_text, settings, state as _state
@@ -514,6 +515,17 @@ def export(
         print_json(data)
     count = len(data) if isinstance(data, list) else len(data["memories"])
     notice(f"exported {count} memories of {user} to {'stdout' if to_stdout else file} ({fmt})")
+
+
+@app.command("graph")
+def graph(
+    user: UserOpt,
+    html: Annotated[Optional[Path], typer.Option("--html", help="also write the drawing to this HTML file")] = None,
+    limit: Annotated[int, typer.Option("--limit", help="entities listed (most linked first)")] = 50,
+    as_json: JsonOpt = False,
+) -> None:
+    """Entities (people, pets, places, organisations, projects, …) and relations in a user's memories."""
+    show_graph(run(lambda m: m.graph(user)), user, html, limit, as_json)
 
 
 @app.command("import")

@@ -211,6 +211,67 @@ def locomo(
     render_retrieval(report)
 
 
+@bench_app.command("ablation")
+def ablation(
+    files: Annotated[list[Path], typer.Argument(help="LoCoMo files (locomo10.json or one conversation per file)")],
+    out: OutOpt = Path("bench-results"),
+    parts: Annotated[
+        Optional[str], typer.Option("--parts", help="comma-separated parts to switch off (default: all)")
+    ] = None,
+    shuffle: Annotated[bool, typer.Option("--shuffle/--no-shuffle", help="add a run with the turns shuffled")] = True,
+    max_sessions: Annotated[
+        Optional[int], typer.Option("--max-sessions", min=1, help="only the first N sessions (smoke runs)")
+    ] = None,
+    set_: SetOpt = None,
+) -> None:
+    """LoCoMo R@10 per category with each part of retrieval switched off in turn."""
+    from engram.bench.ablation import PARTS, markdown, run_ablation
+
+    _existing(files)
+    chosen = None
+    if parts:
+        names = _names(parts)
+        unknown = [n for n in names if n not in PARTS]
+        if unknown:
+            _fail(f"unknown part(s) {', '.join(unknown)}; known: {', '.join(PARTS)}")
+        chosen = {n: PARTS[n] for n in names}
+    try:
+        with _progress("LoCoMo ablation") as progress:
+            report = run_ablation(
+                files, chosen, base_settings=_settings(set_), shuffle_seed=13 if shuffle else None,
+                max_sessions=max_sessions, out_dir=out, progress=progress,
+            )
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    console.print(f"LoCoMo ablation, {report.n_queries} queries", markup=False)
+    console.print(markdown(report), markup=False, soft_wrap=True)
+
+
+@bench_app.command("zh-simple")
+def zh_simple(
+    out: OutOpt = Path("bench-results"),
+    ks: KsOpt = "1,3,5,10",
+    systems: SystemsOpt = ALL_SYSTEMS,
+    file: Annotated[Optional[Path], typer.Option("--file", help="a set of the same shape (default: the bundled one)")] = None,
+    set_: SetOpt = None,
+) -> None:
+    """Chinese simple questions about one user's messages (MemDaily-style), engram against BM25+dense."""
+    from engram.bench.retrieval import write_outputs
+    from engram.bench.zh_simple import run_zh_simple
+
+    if file is not None:
+        _existing([file])
+    try:
+        with _progress("zh-simple") as progress:
+            report = run_zh_simple(
+                _names(systems), _ints(ks, "-k"), path=file, engram_settings=_settings(set_), progress=progress
+            )
+        write_outputs(report, out, "zh-simple")
+    except (ValueError, OSError) as exc:
+        _fail(str(exc))
+    render_retrieval(report)
+
+
 @bench_app.command("madial")
 def madial(
     folder: Annotated[
@@ -273,11 +334,17 @@ def scale(
     adds: Annotated[int, typer.Option("--adds", min=1, help="single adds timed per scope size")] = 200,
     searches: Annotated[int, typer.Option("--searches", min=1, help="searches timed per phase")] = 300,
     batch: Annotated[int, typer.Option("--batch", min=1, help="memories per add_many call")] = 5000,
+    store: Annotated[str, typer.Option(
+        "--store", help="comma-separated: sqlite, postgres (embedded server), postgresql://URL, qdrant (local mode)"
+    )] = "sqlite",
+    writers: Annotated[int, typer.Option("--writers", min=0, help="processes adding at once (0: skip)")] = 0,
+    writer_adds: Annotated[int, typer.Option("--writer-adds", min=1, help="adds per writing process")] = 200,
     quick: Annotated[bool, typer.Option("--quick", help="small sizes for a smoke run")] = False,
     workdir: Annotated[Optional[Path], typer.Option("--workdir", help="where the temporary databases go")] = None,
     out: OutOpt = Path("bench-results"),
 ) -> None:
-    """Add and search latency, ingest throughput, memory and disk at 10k-1M memories (synthetic)."""
+    """Add and search latency, ingest throughput, memory and disk at 10k-1M memories (synthetic),
+    on SQLite, PostgreSQL or Qdrant, and several processes writing at once."""
     from engram.bench.scale import QUICK, run_scale
 
     if workdir is not None and not workdir.is_dir():
@@ -285,17 +352,24 @@ def scale(
 
     options: dict[str, Any] = {
         "sizes": _ints(sizes, "--sizes"), "users_total": users_total, "users": users,
-        "adds": adds, "searches": searches,
+        "adds": adds, "searches": searches, "stores": [s.strip() for s in store.split(",") if s.strip()],
+        "writers": writers, "writer_adds": writer_adds,
     }
     if quick:
         options.update(QUICK)
     with _progress("scale") as progress:
-        report = run_scale(**options, batch=batch, workdir=workdir, out_dir=out, progress=progress)
+        try:
+            report = run_scale(**options, batch=batch, workdir=workdir, out_dir=out, progress=progress)
+        except ValueError as exc:
+            _fail(str(exc))
     sizes_table = _table(f"scale ({report.wall_s:.0f} s)")
-    for column in ("phase", "memories", "users", "ingest/s", "peak RSS MB", "DB MB"):
+    for column in ("phase", "store", "memories", "users", "ingest/s", "peak RSS MB", "RSS MB", "disk MB", "cross-user"):
         sizes_table.add_column(column, justify="left" if column == "phase" else "right", no_wrap=True)
-    times = _table("latency, ms p50/p95 (infer: add with infer=True; cold: a user's first search)")
-    for column in ("phase", "add", "infer", "search", "cold", "warm"):
+    times = _table(
+        "latency, ms p50/p95 (infer: add with infer=True; cold: a user's first search; restart: "
+        "the first after reopening)"
+    )
+    for column in ("phase", "store", "add", "infer", "search", "cold", "warm", "restart"):
         times.add_column(column, justify="left" if column == "phase" else "right", no_wrap=True)
 
     def pair(latency: Any) -> str:
@@ -303,12 +377,13 @@ def scale(
 
     for phase in report.phases:
         sizes_table.add_row(
-            phase.name, f"{phase.memories:,}", f"{phase.users:,}", f"{phase.ingest_per_s:,.0f}",
-            f"{phase.peak_rss_mb:,.0f}", f"{phase.db_mb:,.0f}",
+            phase.name, phase.store, f"{phase.memories:,}", f"{phase.users:,}", f"{phase.ingest_per_s:,.0f}",
+            f"{phase.peak_rss_mb:,.0f}", f"{phase.rss_mb:,.0f}", f"{phase.db_mb:,.0f}",
+            "" if phase.cross_user_hits is None else str(phase.cross_user_hits),
         )
         times.add_row(
-            phase.name, pair(phase.add_ms), pair(phase.add_infer_ms), pair(phase.search_ms),
-            pair(phase.search_cold_ms), pair(phase.search_warm_ms),
+            phase.name, phase.store, pair(phase.add_ms), pair(phase.add_infer_ms), pair(phase.search_ms),
+            pair(phase.search_cold_ms), pair(phase.search_warm_ms), pair(phase.search_restart_ms),
         )
     console.print(sizes_table)
     console.print(times)

@@ -81,9 +81,8 @@ def serve(
         path = settings().path
     except (EngramError, ValueError, OSError) as exc:
         fail(str(exc))
-    import uvicorn
-
     from engram.service.app import ENV_CORS, ENV_MAX_BODY
+    from engram.service.listen import serve as serve_app
 
     os.environ["ENGRAM_PATH"] = str(path)  # worker processes build their app from the environment
     os.environ[ENV_CORS] = ",".join(cors_origin or [])
@@ -91,5 +90,4 @@ def serve(
     if host not in ("127.0.0.1", "localhost", "::1"):
         notice(f"serving on {host}: reachable from other machines; every call still needs an API key")
     notice(f"engram REST on http://{host}:{port}/v1 (docs /docs, web manager /) over {path}")
-    uvicorn.run("engram.service.app:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_level="warning")
+    serve_app("engram.service.app:app_from_env", factory=True, host=host, port=port, workers=workers)

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from engram.graph.llm import grounded, parse_entities, parse_relations
 from engram.grounding import proposal_problem, source_of
 from engram.models import Candidate, Kind, Message, Source, as_utc
 from engram.text import cjk_ratio, detect_language, normalize
@@ -88,6 +89,18 @@ class ExtractedMemory(BaseModel):
     polarity: int = 0
     due: str | None = None
     turn: int | None = None
+    entities: list[tuple[str, str]] = Field(default_factory=list)  # (name, type): engram.graph.llm
+    relations: list[tuple[str, str, str, str]] = Field(default_factory=list)  # (source, relation, target, reason)
+
+    @field_validator("entities", mode="before")
+    @classmethod
+    def _entities(cls, value: Any) -> Any:
+        return parse_entities(value)
+
+    @field_validator("relations", mode="before")
+    @classmethod
+    def _relations(cls, value: Any) -> Any:
+        return parse_relations(value)
 
     @field_validator("content", mode="before")
     @classmethod
@@ -162,6 +175,7 @@ class ExtractionResult:
     translated: int = 0  # items not in the language the user spoke
     ungrounded: int = 0  # items not supported by what the user said (engram.grounding)
     raw_items: int = 0
+    ungrounded_links: int = 0  # entities and relations not named in what the user said (engram.graph.llm)
 
 
 def _items(data: Any) -> list[Any]:
@@ -287,6 +301,8 @@ class LLMExtractor:
             if text in seen:
                 continue
             seen.add(text)
+            entities, relations, dropped = grounded(item.entities, item.relations, user_text[index] or source)
+            result.ungrounded_links += dropped
             result.candidates.append((
                 Candidate(
                     content=item.content, kind=item.kind, key=_normal_key(item.key),
@@ -294,7 +310,7 @@ class LLMExtractor:
                     confidence=LLM_CONFIDENCE, language=detect_language(item.content), source=Source.LLM,
                     reason=f"llm: {item.reason}".strip() if item.reason else "llm extraction",
                     due_at=_due(item.due, now) if item.kind is Kind.TASK else None,
-                    valid_from=said_at[index],
+                    valid_from=said_at[index], typed_entities=entities, relations=relations,
                 ),
                 index,
             ))

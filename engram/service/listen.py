@@ -22,12 +22,20 @@ def listening_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
-def serve(app: Any, *, host: str, port: int) -> None:
-    """Serve `app` on host:port until interrupted."""
+def serve(app: Any, *, host: str, port: int, workers: int = 1, factory: bool = False) -> None:
+    """Serve `app` on host:port until interrupted; with `workers` > 1, `app` is an import string
+    and that many processes share the one socket (uvicorn's own supervisor, our socket)."""
     import uvicorn
 
     sock = listening_socket(host, port)
+    config = uvicorn.Config(app, factory=factory, workers=workers, log_level="warning")
+    server = uvicorn.Server(config)
     try:
-        uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
+        if workers > 1:
+            from uvicorn.supervisors import Multiprocess
+
+            Multiprocess(config, sockets=[sock]).run()
+        else:
+            server.run(sockets=[sock])
     finally:
         sock.close()

@@ -18,6 +18,7 @@ import numpy as np
 
 from engram.errors import EngramError
 from engram.models import Filters, HistoryEntry, MemoryItem, utcnow
+from engram.store.graph import AliasRow, EdgeRow, EntityRow, GraphEvent, GraphSnapshot, MentionRow
 
 
 class StoreError(EngramError):
@@ -281,6 +282,20 @@ class Store(Protocol):
         `vector` None: those memories by the words shared, vectors not read."""
         ...
 
+    def turn_links(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """For each id that is a turn of a conversation: (the turn it answers, the first turn
+        answering it), ids or None (engram.dialogue)."""
+        return {}
+
+    def turns_by(self, scope: Scope, speakers: Iterable[str]) -> tuple[set[str], set[str]]:
+        """(the scope's speakers, ids of the turns said by any of `speakers`), lower case names."""
+        return set(), set()
+
+    def named_spans(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        """For each id that is a turn naming a time ("last Saturday"): the (start, end) POSIX
+        seconds it names, resolved against when it was said (engram.when_said)."""
+        return {}
+
     def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:
         """(kind, content) of each memory."""
         ...
@@ -379,3 +394,36 @@ class Store(Protocol):
     def reset(self) -> None: ...
 
     def close(self) -> None: ...
+
+    # -- the entity graph (engram.graph; the contract is engram.store.graph's) -----------
+    def graph_write(
+        self, user_id: str, *, entities: Sequence[EntityRow] = (), aliases: Sequence[AliasRow] = (),
+        mentions: Sequence[MentionRow] = (), edges: Sequence[EdgeRow] = (),
+        events: Sequence[GraphEvent] = (), replace: Sequence[str] = (),
+    ) -> None:
+        """Add one user's entities, aliases, mentions and edges in one transaction (inside
+        `atomic`, the caller's); `replace` names memories whose old links not restated go."""
+        ...
+
+    def graph_merge(self, user_id: str, keep: str, drop: str, reason: str, at: datetime) -> None:
+        """Entity `drop` becomes `keep` (aliases, mentions, edges move); a MERGE event records it."""
+        ...
+
+    def graph_split(
+        self, user_id: str, entity_id: str, new: EntityRow, alias_keys: Sequence[str],
+        memory_ids: Sequence[str], reason: str, at: datetime,
+    ) -> None:
+        """Entity `new` takes `alias_keys` and the mentions of `memory_ids` from `entity_id`."""
+        ...
+
+    def graph_snapshot(self, user_id: str) -> GraphSnapshot:
+        """The user's whole graph as stored (read often: a backend should cache it)."""
+        ...
+
+    def graph_live(self, user_id: str) -> frozenset[str]:
+        """Ids of the user's live memories (active, disputed) that the graph links."""
+        ...
+
+    def graph_history(self, user_id: str) -> list[GraphEvent]:
+        """The trace of entity resolution, oldest first."""
+        ...

@@ -35,8 +35,11 @@ def sqlite_path(target: str | Path) -> Path | str:
     return text if text == ":memory:" else Path(text).expanduser()
 
 
-def open_store(target: str | Path, *, dim: int, read_only: bool = False) -> Store:
-    """The store `target` names, opened for vectors of `dim` dimensions."""
+def open_store(
+    target: str | Path, *, dim: int, read_only: bool = False, index_cache_mb: float | None = None,
+) -> Store:
+    """The store `target` names, opened for vectors of `dim` dimensions. `index_cache_mb`: the
+    memory budget of the per-user search indexes (None: the default; SQLite only for now)."""
     backend = backend_of(target)
     if backend == "postgres":
         try:
@@ -52,7 +55,8 @@ def open_store(target: str | Path, *, dim: int, read_only: bool = False) -> Stor
         return open_qdrant(str(target), dim=dim, read_only=read_only)
     from engram.store.sqlite import SQLiteStore
 
-    return SQLiteStore(sqlite_path(target), dim=dim, read_only=read_only)
+    budget = {} if index_cache_mb is None else {"index_cache_mb": index_cache_mb}
+    return SQLiteStore(sqlite_path(target), dim=dim, read_only=read_only, **budget)
 
 
 def describe(target: str | Path) -> str:

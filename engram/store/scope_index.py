@@ -31,6 +31,7 @@ from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 
+from engram.dialogue import Conversations, TurnPlace
 from engram.store import ivf as _ivf
 from engram.store.base import CONTEXT_PREFIX
 from engram.store.ivf import IVF, Build
@@ -40,6 +41,7 @@ SHORTLIST = 2_000  # an IVF search ranks at least this many rows exactly
 RESTATEMENT_SHORTLIST = 16  # rows sharing the most words whose vectors a duplicate check reads
 RESTATEMENT_POSTINGS = 512  # postings a duplicate check reads to find them, rarest words first
 BUILD_IN_BACKGROUND = True  # rebuilds on a thread (a first build is always inline)
+ANSWERS_BACK = 1.0  # share of an answer's words a question turn is read with
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -112,7 +114,71 @@ _NO_DOCS = np.zeros(0, dtype=np.int64)
 _NO_TFS = np.zeros(0, dtype=np.float32)
 
 
-def _post(field: dict[str, _Postings], index: int, words: Sequence[str]) -> int:
+class _Field(dict):
+    """A field's postings by term. Those read from a pack stay in flat CSR arrays until a
+    query or a write touches the term (a cold user's query reads a few of its thousands)."""
+
+    def __init__(
+        self, terms: Sequence[str] = (), offsets: np.ndarray | None = None,
+        docs: np.ndarray | None = None, tfs: np.ndarray | None = None,
+    ) -> None:
+        super().__init__()
+        self._slots = dict(zip(terms, range(len(terms))))
+        self._offsets, self._docs, self._tfs = offsets, docs, tfs
+        self.unpacked = 0  # postings held as Python lists (`nbytes` without a walk over them)
+
+    def get(self, term: str, default: _Postings | None = None) -> _Postings | None:  # type: ignore[override]
+        found = dict.get(self, term)
+        if found is None and self._slots:
+            slot = self._slots.pop(term, None)
+            if slot is not None:
+                found = self[term] = self._unpacked(slot)
+        return default if found is None else found
+
+    def _unpacked(self, slot: int) -> _Postings:
+        start, end = int(self._offsets[slot]), int(self._offsets[slot + 1])
+        postings = _Postings()
+        postings._docs = self._docs[start:end].astype(np.int64)
+        postings._tfs = self._tfs[start:end].copy()
+        postings.docs, postings.tfs = postings._docs.tolist(), postings._tfs.astype(np.int64).tolist()
+        postings._filled = end - start
+        self.unpacked += end - start
+        return postings
+
+    def __len__(self) -> int:
+        return dict.__len__(self) + len(self._slots)
+
+    def __bool__(self) -> bool:
+        return len(self) > 0
+
+    def csr(self) -> tuple[str, np.ndarray, np.ndarray, np.ndarray]:
+        """(terms joined by newlines, offsets, docs, term frequencies) of every term."""
+        terms: list[str] = []
+        offsets = [0]
+        docs: list[np.ndarray] = []
+        tfs: list[np.ndarray] = []
+        for term, slot in self._slots.items():
+            start, end = int(self._offsets[slot]), int(self._offsets[slot + 1])
+            terms.append(term)
+            docs.append(self._docs[start:end])
+            tfs.append(self._tfs[start:end])
+            offsets.append(offsets[-1] + end - start)
+        for term, postings in dict.items(self):
+            terms.append(term)
+            docs.append(np.asarray(postings.docs, dtype=np.int32))
+            tfs.append(np.asarray(postings.tfs, dtype=np.float32))
+            offsets.append(offsets[-1] + len(postings.docs))
+        join = (lambda arrays, dtype: np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype))
+        return "\n".join(terms), np.asarray(offsets, dtype=np.int64), join(docs, np.int32), join(tfs, np.float32)
+
+    def nbytes(self) -> int:
+        """About what the field holds in memory: packed postings at 8 bytes, unpacked ones as
+        Python lists plus their numpy copy (~90 bytes), ~150 bytes of overhead per term."""
+        packed = 0 if self._docs is None else self._docs.nbytes + self._tfs.nbytes + self._offsets.nbytes
+        return packed + 90 * self.unpacked + 150 * len(self)
+
+
+def _post(field: _Field, index: int, words: Sequence[str]) -> int:
     """Add one row's words (with their counts) to a field's postings; returns the length."""
     counts: dict[str, int] = {}
     for word in words:
@@ -122,6 +188,7 @@ def _post(field: dict[str, _Postings], index: int, words: Sequence[str]) -> int:
         if postings is None:
             postings = field[word] = _Postings()
         postings.append(index, tf)
+    field.unpacked += len(counts)
     return len(words)
 
 
@@ -147,13 +214,19 @@ class ScopeIndex:
         self.created = np.zeros(0, dtype=np.float64)
         self.position: dict[int, int] = {}
         self.agent_codes: dict[str | None, int] = {None: 0}
-        self.postings: dict[str, _Postings] = {}
-        # neighbouring turns of a conversation: a second, weaker field per row
+        self.postings: _Field = _Field()
         self.ids: list[str] = []  # memory ids by row, so hits need no lookup
         self.words: list[Sequence[str]] = []
-        self.context: dict[str, _Postings] = {}
+        # the turn an episode answers (its `ctx:` tokens): a second, weaker field per row
+        self.context: _Field = _Field()
         self.context_len = np.zeros(0, dtype=np.float32)
-        self.last_turn: dict[str, int] = {}
+        # turns of conversations in their own order (engram.dialogue); `answered[i]`: the row
+        # of the turn row i answers (-1: none), refreshed before a search reads it
+        self.conversations = Conversations()
+        self.answered = np.zeros(0, dtype=np.int64)
+        self._dialogue = np.zeros(0, dtype=np.int64)  # rows that answer a turn
+        self.row_of: dict[str, int] = {}  # memory id -> its current row
+        self.named: dict[int, tuple[float, float]] = {}  # row -> days its turn talks about
         self._ivf: IVF | None = None
         self._building: Build | None = None
         # rows written since the last dense search, put into the IVF's clusters by the next
@@ -185,6 +258,9 @@ class ScopeIndex:
         self.doc_len = widen(self.doc_len)
         self.created = widen(self.created)
         self.context_len = widen(self.context_len)
+        answered = np.full(capacity, -1, dtype=np.int64)
+        answered[: self.size] = self.answered[: self.size]
+        self.answered = answered
 
     def add(
         self,
@@ -194,11 +270,12 @@ class ScopeIndex:
         tokens: Sequence[Sequence[str]],
         statuses: Iterable[str],
         agents: Iterable[str | None],
-        conversations: Sequence[str | None] | None = None,
+        places: Sequence[TurnPlace | str | None] | None = None,
         created: Sequence[float] | None = None,
+        named: Sequence[tuple[float, float] | None] | None = None,
     ) -> None:
-        """Append rows; rows sharing a `conversations` key are turns in order, each
-        indexed with its neighbours' words as context. `created`: when each was said."""
+        """Append rows; `places`: where each turn of a conversation sits (read with the turn
+        it answers, see `lexical`). `created`: when each was said; `named`: the days it talks about."""
         self._grow(len(rowids))
         start = self.size
         for offset, (rowid, vector, words) in enumerate(zip(rowids, vectors, tokens, strict=True)):
@@ -210,8 +287,14 @@ class ScopeIndex:
             self.position[rowid] = index
             self.words.append(self._index_tokens(index, words))
             self.ids.append(ids[offset])
-            if conversations is not None and conversations[offset] is not None:
-                self._link(index, conversations[offset])
+            self.row_of[ids[offset]] = index
+            place = places[offset] if places is not None else None
+            if isinstance(place, str):  # a conversation key alone: ordered by when it was said
+                place = TurnPlace(place, (0.0, 0.0, float(created[offset]) if created is not None else 0.0))
+            if place is not None:
+                self.conversations.place(index, place, ids[offset])
+            if named is not None and named[offset] is not None:
+                self.named[index] = named[offset]
         end = start + len(rowids)
         self.status[start:end] = [STATUS_CODES[s] for s in statuses]
         self.agent[start:end] = [self.agent_codes.setdefault(a, len(self.agent_codes)) for a in agents]
@@ -238,12 +321,46 @@ class ScopeIndex:
         self.context_len[index] += _post(self.context, index, [w[len(CONTEXT_PREFIX):] for w in words[split:]])
         return own
 
-    def _link(self, index: int, conversation: str) -> None:
-        previous = self.last_turn.get(conversation)
-        self.last_turn[conversation] = index
-        if previous is not None:
-            self.context_len[index] += _post(self.context, index, self.words[previous])
-            self.context_len[previous] += _post(self.context, previous, self.words[index])
+    def _links(self) -> np.ndarray:
+        """`answered`, with the conversations changed since the last search linked again."""
+        if self.conversations.dirty:
+            for row, answered in self.conversations.refresh().items():
+                self.answered[row] = answered
+            self._dialogue = np.flatnonzero(self.answered[: self.size] >= 0)
+        return self.answered
+
+    def answered_ids(self, ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:
+        """For each memory id that is a turn: (the turn it answers, the turn answering it)."""
+        answered = self._links()
+        rows = {i: self.row_of[i] for i in ids if i in self.row_of and self.status[self.row_of[i]] != GONE}
+        out: dict[str, tuple[str | None, str | None]] = {}
+        for memory_id, row in rows.items():
+            place = self.conversations.places.get(row)
+            if place is None:
+                continue
+            before = int(answered[row])
+            after = next(
+                (r for _, r in self.conversations.turns[place.conversation]
+                 if answered[r] == row and self.status[r] != GONE),
+                None,
+            )
+            out[memory_id] = (
+                self.ids[before] if before >= 0 and self.status[before] != GONE else None,
+                None if after is None else self.ids[after],
+            )
+        return out
+
+    def speakers(self) -> set[str]:
+        return self.conversations.speakers()
+
+    def named_spans(self, ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        rows = ((i, self.row_of.get(i)) for i in ids)
+        return {i: self.named[r] for i, r in rows if r is not None and r in self.named}
+
+    def speaker_rows(self, speakers: set[str]) -> set[str]:
+        """Ids of the turns said by any of `speakers`."""
+        by = self.conversations.by_speaker
+        return {self.ids[row] for s in speakers for row in by.get(s, ()) if self.status[row] != GONE}
 
     def set_status(self, rowid: int, status: str | None) -> None:
         """`None` marks the row deleted; its postings are skipped from then on."""
@@ -295,12 +412,87 @@ class ScopeIndex:
         self.position[rowid] = new
         self.words.append(self._index_tokens(new, words))
         self.ids.append(self.ids[index])
+        self.row_of[self.ids[index]] = new
+        self.conversations.move(index, new)
+        if index in self.named:
+            self.named[new] = self.named.pop(index)
         self.size += 1
         if self._ivf is not None:
             self._unassigned.append(new)
         self._writes += 1
         self._stats.clear()
         self._masks.clear()
+
+    # -- memory and persistence --------------------------------------------------
+    @property
+    def clean(self) -> bool:
+        """No row is deleted or replaced: every row is live content (only such an index is packed,
+        so a pack never keeps text that was deleted or rewritten)."""
+        return not bool(np.any(self.status[: self.size] == GONE))
+
+    def nbytes(self) -> int:
+        """About what this index holds in memory (the cache's budget counts this)."""
+        arrays = sum(
+            a.nbytes for a in (
+                self.rowids, self.matrix, self.has_vector, self.status, self.agent, self.doc_len,
+                self.created, self.context_len,
+            )
+        )
+        ivf = self._ivf.nbytes() if self._ivf is not None else 0
+        # ids, words, the rowid -> row dict and the store's content hash: ~400 bytes a row
+        # (tracemalloc on 1,000-memory users: 2.2 MB loaded from the table, 1.6 MB from a pack)
+        return arrays + ivf + 400 * self.size + self.postings.nbytes() + self.context.nbytes()
+
+    def to_parts(self) -> dict[str, np.ndarray | str | list | dict | int]:
+        """The index as flat parts (`engram.store.scope_pack`); only a `clean` one."""
+        n = self.size
+        terms, offsets, docs, tfs = self.postings.csr()
+        c_terms, c_offsets, c_docs, c_tfs = self.context.csr()
+        return {
+            "dim": self.dim, "size": n,
+            "rowids": self.rowids[:n], "matrix": self.matrix[:n], "has_vector": self.has_vector[:n],
+            "status": self.status[:n], "agent": self.agent[:n], "doc_len": self.doc_len[:n],
+            "created": self.created[:n], "context_len": self.context_len[:n],
+            "ids": "\n".join(self.ids),
+            "agents": [a for a, _ in sorted(self.agent_codes.items(), key=lambda kv: kv[1])],
+            "places": [
+                [row, p.conversation, list(p.order), p.speaker, p.turn_id, p.reply_to]
+                for row, p in self.conversations.places.items()
+            ],
+            "named": [[row, span[0], span[1]] for row, span in self.named.items()],
+            "terms": terms, "offsets": offsets, "docs": docs, "tfs": tfs,
+            "c_terms": c_terms, "c_offsets": c_offsets, "c_docs": c_docs, "c_tfs": c_tfs,
+        }
+
+    @classmethod
+    def from_parts(cls, parts: dict, approximate_above: int | None = None) -> ScopeIndex:
+        """An index back from `to_parts` (the IVF, if any, is built again on first use)."""
+        index = cls(int(parts["dim"]), approximate_above)
+        n = index.size = int(parts["size"])
+        index.rowids, index.matrix, index.has_vector = parts["rowids"], parts["matrix"], parts["has_vector"]
+        index.status, index.agent, index.doc_len = parts["status"], parts["agent"], parts["doc_len"]
+        index.created, index.context_len = parts["created"], parts["context_len"]
+        index.ids = parts["ids"].split("\n") if n else []
+        index.words = [()] * n
+        index.position = dict(zip(index.rowids.tolist(), range(n)))
+        index.row_of = dict(zip(index.ids, range(n)))
+        index.agent_codes = {agent: code for code, agent in enumerate(parts["agents"])}
+        index.answered = np.full(n, -1, dtype=np.int64)  # linked again on first use (`_links`)
+        for row, conversation, order, speaker, turn_id, reply_to in parts["places"]:
+            index.conversations.place(
+                row, TurnPlace(conversation, tuple(order), speaker, turn_id, reply_to), index.ids[row]
+            )
+        index.named = {row: (since, until) for row, since, until in parts["named"]}
+
+        def field(prefix: str) -> _Field:
+            terms = parts[prefix + "terms"]
+            return _Field(
+                terms.split("\n") if terms else [], parts[prefix + "offsets"], parts[prefix + "docs"],
+                parts[prefix + "tfs"],
+            )
+
+        index.postings, index.context = field(""), field("c_")
+        return index
 
     # -- searching ---------------------------------------------------------------
     def _mask(
@@ -502,6 +694,8 @@ class ScopeIndex:
         live = self.status[:n] != GONE
         scores = np.zeros(n, dtype=np.float32)
         hit = self._bm25("own", self.postings, self.doc_len[:n], live, terms, weights, scores, 1.0)
+        if context_weight > 0 and hit:
+            self._read_with_answered(scores, live, context_weight)
         if context_weight > 0 and self.context:
             with_context = live & (self.context_len[:n] > 0)
             hit |= self._bm25(
@@ -515,6 +709,23 @@ class ScopeIndex:
             return []
         indexes = np.flatnonzero(mask & (scores > 0))
         return self._top(scores[indexes], indexes, limit)
+
+    def _read_with_answered(self, scores: np.ndarray, live: np.ndarray, weight: float) -> None:
+        """Each turn scores `weight` x the best own score among the turn it answers and the
+        turns answering it (`ANSWERS_BACK` x theirs): a question and its answer sit in two
+        turns. The best, not the sum: a turn in the middle of a long exchange on the topic
+        is not the more relevant for having many neighbours on it."""
+        answered = self._links()
+        rows = self._dialogue
+        if len(rows) == 0:
+            return
+        sources = answered[rows]
+        own = np.where(live, scores, 0.0).astype(np.float32)
+        context = np.zeros_like(own)
+        context[rows] = own[sources]
+        if ANSWERS_BACK > 0:
+            np.maximum.at(context, sources, ANSWERS_BACK * own[rows])
+        scores += weight * context
 
     def restatements(
         self, query: np.ndarray | None, terms: Sequence[str], statuses: list[str], agent_id: str | None,

@@ -10,6 +10,7 @@ from fastapi import APIRouter, Depends
 
 from engram.capsule import Capsule, Context, Delta
 from engram.errors import InvalidInput
+from engram.graph.view import UserGraph
 from engram.lifecycle import MaintenanceReport
 from engram.models import Clarification
 from engram.portability import ImportReport
@@ -26,6 +27,11 @@ router = APIRouter(prefix="/v1", tags=["users"])
 def capsule(user_id: str | None = None, agent_id: str | None = None, budget: int | None = None,
             language: str | None = None, c: Ctx = Depends(ctx)) -> Capsule:
     return c.memory.capsule(c.user(user_id), agent_id=agent_id, budget=budget, language=language)
+
+
+@router.get("/graph", summary="The user's entities and relations (the entity graph)")
+def graph(user_id: str | None = None, c: Ctx = Depends(ctx)) -> UserGraph:
+    return c.memory.graph(c.user(user_id))
 
 
 @router.post("/context", summary="What to put in front of the LLM for this turn")

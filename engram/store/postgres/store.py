@@ -35,6 +35,7 @@ from psycopg_pool import ConnectionPool
 
 from engram.config import redact_url
 from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
+from engram.store.index_cache import IndexCache
 from engram.store.postgres.vectors import register_vectors
 from engram.store.postgres.copy import CopyMixin
 from engram.store.postgres.items import ItemsMixin
@@ -67,8 +68,9 @@ class PostgresStore(
         self.read_only = read_only
         self._local = threading.local()  # this thread's open transaction (connection, depth, changes)
         self._lock = threading.RLock()  # the caches below
-        self._indexes: dict[str, ScopeIndex] = {}
         self._index_versions: dict[str, int] = {}
+        # per-user indexes within a memory budget, least recently used dropped (engram.store.index_cache)
+        self._indexes = IndexCache(on_evict=lambda user_id: self._index_versions.pop(user_id, None))
         # uses counted by record_access, not yet written: id -> (count, last use)
         self._pending_access: dict[str, tuple[int, datetime]] = {}
         self._pending_since: float | None = None

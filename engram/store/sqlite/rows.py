@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from engram.dialogue import TurnPlace, place_of
+from engram.when_said import named_span
 from engram.models import Filters, HistoryEntry, Kind, Layer, MemoryItem, Source, Status
 from engram.store.base import (
     MemoryRow,
@@ -157,10 +159,30 @@ def history_entry(r: Sequence[Any]) -> HistoryEntry:
 
 
 def conversation_of(kind: str, agent_id: str | None, session_id: str | None) -> str | None:
-    """Verbatim turns of one session form a conversation; their neighbours give context."""
+    """The conversation a verbatim turn belongs to (its agent and session), for backends that
+    place turns by this key and their time only; `turn_place` places them fully."""
     if kind != Kind.TURN or session_id is None:
         return None
     return f"{agent_id or ''}\x1f{session_id}"
+
+
+def turn_span(kind: str, said_at: float, content: str) -> tuple[float, float] | None:
+    """The days a verbatim turn talks about ("last Saturday", engram.when_said); None for other rows."""
+    if kind != Kind.TURN:
+        return None
+    return named_span(content, datetime.fromtimestamp(said_at, UTC))
+
+
+def turn_place(
+    kind: str, agent_id: str | None, session_id: str | None, said_at: float,
+    metadata: str | dict | None, content: str,
+) -> TurnPlace | None:
+    """Where a verbatim turn sits in its conversation (engram.dialogue); None for other rows."""
+    if kind != Kind.TURN:
+        return None
+    if isinstance(metadata, str):
+        metadata = json.loads(metadata) if metadata else {}
+    return place_of(kind, agent_id, session_id, said_at, metadata or {}, content)
 
 
 def statuses_of(filters: Filters) -> list[str]:

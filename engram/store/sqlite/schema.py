@@ -5,7 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-SCHEMA_VERSION = 6
+from engram.store.sqlite.graph import GRAPH_SCHEMA
+
+SCHEMA_VERSION = 8
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -181,6 +183,31 @@ MIGRATIONS: dict[int, str] = {
         name TEXT PRIMARY KEY,
         value TEXT NOT NULL
     ) WITHOUT ROWID;
+    """,
+    # 7: the entity graph (engram.graph): entities, aliases, mentions, edges, their trace,
+    # and the triggers that keep it consistent with deletions (engram.store.sqlite.graph)
+    7: GRAPH_SCHEMA,
+    # 8: each user's search index packed in one row (engram.store.scope_pack), so a cold
+    # user's first search reads one blob instead of every memory. A cache: written after a
+    # full load, checked against user_versions, patched when stale. Deleting a memory, or
+    # changing its text or vector, drops the pack at once (it holds tokens and vectors).
+    8: """
+    CREATE TABLE scope_packs (
+        user_id TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        data BLOB NOT NULL
+    );
+    CREATE TRIGGER scope_packs_delete AFTER DELETE ON memories BEGIN
+        DELETE FROM scope_packs WHERE user_id = OLD.user_id;
+    END;
+    CREATE TRIGGER scope_packs_rewrite AFTER UPDATE OF
+        content_hash, embedding, user_id, agent_id, kind, session_id, created_at
+    ON memories WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.embedding IS NOT NEW.embedding
+        OR OLD.user_id IS NOT NEW.user_id OR OLD.agent_id IS NOT NEW.agent_id OR OLD.kind IS NOT NEW.kind
+        OR OLD.session_id IS NOT NEW.session_id OR OLD.created_at IS NOT NEW.created_at
+    BEGIN
+        DELETE FROM scope_packs WHERE user_id IN (OLD.user_id, NEW.user_id);
+    END;
     """,
 }
 

@@ -42,8 +42,9 @@ from typing import Any
 
 from engram.models import MemoryItem
 from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
-from engram.store.scope_index import ScopeIndex
+from engram.store.index_cache import DEFAULT_BUDGET_MB, IndexCache
 from engram.store.sqlite.copy import CopyMixin
+from engram.store.sqlite.graph import GraphMixin
 from engram.store.sqlite.history import HistoryMixin
 from engram.store.sqlite.items import ItemsMixin
 from engram.store.sqlite.jobs import JobsMixin
@@ -59,13 +60,16 @@ from engram.store.sqlite.writes import WritesMixin
 
 class SQLiteStore(
     ItemsMixin, WritesMixin, SearchMixin, HistoryMixin, TransitionsMixin, StateMixin, SessionsMixin, JobsMixin,
-    KeysMixin, CopyMixin,
+    KeysMixin, CopyMixin, GraphMixin,
 ):
     """`Store` over one SQLite file; safe to share between threads of one process."""
 
-    def __init__(self, path: str | Path, *, dim: int, read_only: bool = False) -> None:
+    def __init__(
+        self, path: str | Path, *, dim: int, read_only: bool = False, index_cache_mb: float = DEFAULT_BUDGET_MB,
+    ) -> None:
         """`read_only` (or a file or folder this process cannot write): reads work, every
-        write raises `StoreReadOnly`."""
+        write raises `StoreReadOnly`. `index_cache_mb`: memory for per-user search indexes
+        (least recently used evicted past it)."""
         self.path = Path(path)
         self.dim = dim
         memory = str(path) == ":memory:"
@@ -96,7 +100,7 @@ class SQLiteStore(
         self._tx_depth = 0  # nested `_tx` blocks of the thread holding `_writing`
         self._compact_due = False  # a deletion inside `atomic`: compact after the commit
         self._wal_holds_deleted = False  # a deletion's checkpoint waited for a reader: retry
-        self._indexes: dict[str, ScopeIndex] = {}
+        self._indexes = IndexCache(index_cache_mb, on_evict=self._forget_index)
         # each cached index's user version (`user_versions`, bumped by triggers on every
         # change of that user's memories): another process's write drops only the indexes
         # of the users it changed
@@ -274,6 +278,11 @@ class SQLiteStore(
         users = [u for u in self._touched if u in self._indexes]
         self._touched.clear()
         self._index_versions.update(self._versions(users))
+
+    def _forget_index(self, user_id: str) -> None:
+        """An index left the cache: what described it goes too."""
+        self._index_versions.pop(user_id, None)
+        self._index_hashes.pop(user_id, None)
 
     def _drop_touched(self) -> None:
         """After a rollback: indexes patched inside it no longer match the file."""

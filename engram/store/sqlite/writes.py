@@ -14,7 +14,7 @@ import numpy as np
 
 from engram.models import MemoryItem
 from engram.store.base import HistoryEvent, MemoryRow, Record, Scope, StoreError
-from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, conversation_of, copy_item, row_values, scope_tokens
+from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, copy_item, row_values, scope_tokens, turn_place, turn_span
 
 log = logging.getLogger("engram")
 
@@ -119,10 +119,17 @@ class WritesMixin:
                 [records[i].item.status.value for i in indexes],
                 [records[i].item.agent_id for i in indexes],
                 [
-                    conversation_of(r.item.kind, r.item.agent_id, r.item.session_id)
+                    turn_place(
+                        r.item.kind, r.item.agent_id, r.item.session_id, r.item.created_at.timestamp(),
+                        r.item.metadata, r.item.content,
+                    )
                     for r in (records[i] for i in indexes)
                 ],
                 [records[i].item.created_at.timestamp() for i in indexes],
+                [
+                    turn_span(r.item.kind, r.item.created_at.timestamp(), r.item.content)
+                    for r in (records[i] for i in indexes)
+                ],
             )
 
     def _write_events(self, db: sqlite3.Connection, events: Sequence[HistoryEvent]) -> None:

@@ -1,0 +1,81 @@
+"""Per-user `ScopeIndex`es held within a memory budget, least recently used evicted first.
+
+Why: a process serving many users kept every index it ever loaded (~2.5 MB per 1,000
+memories): on a 1M-memory store RSS reached 2.5 GB once every user had searched. An
+evicted user's index is loaded again on their next search (from its pack, see
+`engram.store.scope_pack`, in a few milliseconds), so the budget trades memory for
+that reload, never correctness.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+
+from engram.store.scope_index import ScopeIndex
+
+DEFAULT_BUDGET_MB = 256
+
+
+class IndexCache:
+    """user_id -> ScopeIndex, LRU by the indexes' estimated bytes (`ScopeIndex.nbytes`).
+
+    Sizes are measured again whenever an index comes in, so growth from writes counts
+    by the next load at the latest. The index just put in is never evicted, however
+    large: a search needs it.
+    """
+
+    def __init__(self, budget_mb: float = DEFAULT_BUDGET_MB, on_evict: Callable[[str], None] | None = None) -> None:
+        self.budget = int(budget_mb * 1024 * 1024)
+        self.on_evict = on_evict
+        self.evictions = 0
+        self._entries: OrderedDict[str, ScopeIndex] = OrderedDict()
+
+    def get(self, user_id: str) -> ScopeIndex | None:
+        """The user's index (now the most recently used), or None."""
+        index = self._entries.get(user_id)
+        if index is not None:
+            self._entries.move_to_end(user_id)
+        return index
+
+    def __getitem__(self, user_id: str) -> ScopeIndex:
+        return self._entries[user_id]
+
+    def __setitem__(self, user_id: str, index: ScopeIndex) -> None:
+        self._entries[user_id] = index
+        self._entries.move_to_end(user_id)
+        self._fit(keep=user_id)
+
+    def __contains__(self, user_id: object) -> bool:
+        return user_id in self._entries
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._entries))
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __bool__(self) -> bool:
+        return bool(self._entries)
+
+    def pop(self, user_id: str, default: ScopeIndex | None = None) -> ScopeIndex | None:
+        return self._entries.pop(user_id, default)
+
+    def clear(self) -> None:
+        self._entries.clear()
+
+    def nbytes(self) -> int:
+        return sum(index.nbytes() for index in self._entries.values())
+
+    def _fit(self, keep: str) -> None:
+        """Evict the least recently used until the rest fits the budget."""
+        total = self.nbytes()
+        while total > self.budget and len(self._entries) > 1:
+            user_id = next(iter(self._entries))
+            if user_id == keep:
+                self._entries.move_to_end(user_id)
+                continue
+            total -= self._entries.pop(user_id).nbytes()
+            self.evictions += 1
+            if self.on_evict is not None:
+                self.on_evict(user_id)

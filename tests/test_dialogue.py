@@ -1,0 +1,174 @@
+"""Dialogue structure as a retrieval signal: order from the conversation, the turn a turn
+answers, question-answer pairs, filler, speakers (engram.dialogue, engram.dialogue_rank)."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from engram import Memory
+from engram.dialogue import Conversations, TurnPlace, place_of, speaker_of, turn_number
+from engram.dialogue_rank import is_filler
+
+LOCOMO = Path(__file__).parents[1].parent / "shared" / "data" / "locomo-dev" / "26.json"
+DAY = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
+
+
+def _add(memory, turns, *, session="s1", user="u1", order=None, extra=None):
+    """Turns ("Name: text") with turn ids D1:1…; `order` adds them in that order of indexes."""
+    entries = [
+        {"messages": text, "user_id": user, "session_id": session, "infer": False,
+         "timestamp": DAY + timedelta(seconds=i), "metadata": {"dia_id": f"D1:{i + 1}", **(extra or {}).get(i, {})}}
+        for i, text in enumerate(turns)
+    ]
+    memory.add_many([entries[i] for i in (order or range(len(entries)))])
+
+
+def _contents(memory, query, limit=5, user="u1"):
+    return [h.memory.content for h in memory.search(query, user_id=user, limit=limit)]
+
+
+# --- parsing ---------------------------------------------------------------------
+def test_turn_ids_speakers_and_filler_are_read_from_the_turn():
+    assert turn_number("D20:10") == (20, 10) and turn_number("20:10") == (20, 10)
+    assert turn_number(7) == (0, 7) and turn_number("hello") is None and turn_number(True) is None
+    assert speaker_of("Caroline: I went hiking.") == "caroline"
+    assert speaker_of("I went hiking.", {"speaker": "Mel"}) == "mel"
+    assert speaker_of("Note: the meeting moved", {"role": "user"}) == "note"  # a prefix is a prefix
+    assert speaker_of("no prefix here", {"role": "user"}) == "user"
+    assert is_filler("Nate: Bye!") and is_filler("Take care, Joanna!") and is_filler("Caroline: Thanks, Mel!")
+    assert not is_filler("Nate: I adopted a third turtle.")
+
+
+def test_links_do_not_depend_on_the_order_turns_are_placed_in():
+    places = [
+        TurnPlace("c", (1.0, float(i), 0.0), speaker="a" if i % 2 else "b", turn_id=f"D1:{i}") for i in range(1, 9)
+    ]
+    links = []
+    for seed in (0, 1, 2):
+        rows = list(range(len(places)))
+        random.Random(seed).shuffle(rows)
+        conversations = Conversations()
+        for row in rows:
+            conversations.place(row, places[row])
+        links.append(dict(sorted(conversations.refresh().items())))
+    assert links[0] == links[1] == links[2]
+    assert links[0][0] == -1 and links[0][1] == 0 and links[0][7] == 6
+
+
+def test_a_turn_answers_the_nearest_earlier_turn_by_another_speaker():
+    conversations = Conversations()
+    said = [("a", "What is your dog called?"), ("b", "Coco."), ("b", "She is two."), ("a", "Cute!")]
+    for i, (speaker, _) in enumerate(said):
+        conversations.place(i, TurnPlace("c", (0.0, float(i), 0.0), speaker=speaker))
+    links = conversations.refresh()
+    assert links[1] == 0 and links[2] == 0  # both of b's turns answer a's question
+    assert links[3] == 2
+
+
+def test_place_needs_a_conversation():
+    assert place_of("fact", None, "s1", 0.0, {}, "x") is None
+    assert place_of("turn", None, None, 0.0, {}, "x") is None  # no session, no turn id
+    assert place_of("turn", None, None, 0.0, {"dia_id": "D3:4"}, "x").conversation.endswith("#3")
+
+
+# --- retrieval -------------------------------------------------------------------
+def test_an_answer_is_read_with_the_question_it_answers_even_when_added_first(memory):
+    turns = [
+        "Joanna: How long do you hold that yoga pose?",
+        "Nate: I typically hold it for 30-60 seconds.",
+        "Joanna: I bought a new lamp for the studio.",
+        "Nate: Lamps are nice.",
+    ]
+    _add(memory, turns, order=[3, 1, 2, 0])  # the answer is stored before the question
+    hits = _contents(memory, "How long does Nate hold the yoga pose?", limit=3)
+    assert "Nate: I typically hold it for 30-60 seconds." in hits[:2]
+
+
+def test_reply_to_names_the_answered_turn(db_path, embedder):
+    with Memory(db_path, embedder=embedder, pair_factor=0.0, weight_dense=0.0) as m:
+        turns = [
+            "Ann: What was the name of the bakery you liked in Lisbon?",
+            "Ann: Also, the weather here is awful.",
+            "Ann: Rain all week.",
+            "Bo: Manteigaria, best custard tarts.",
+        ]
+        _add(m, turns, extra={3: {"reply_to": "D1:1"}})
+        hits = _contents(m, "bakery in Lisbon", limit=3)
+        assert "Bo: Manteigaria, best custard tarts." in hits
+
+
+def test_a_question_hit_brings_its_answer(db_path, embedder):
+    turns = [
+        "Caroline: That bowl is awesome, Mel! What gave you the idea for all the colors and patterns?",
+        "Melanie: Thanks! I'm obsessed with those, so I made something to catch the eye.",
+        "Caroline: I am going to a conference next week.",
+    ]
+    query = "the idea for the colors and patterns of the bowl"
+    for pairs, expected in ((0.9, True), (0.0, False)):
+        with Memory(db_path.with_name(f"p{pairs}.db"), embedder=embedder, weight_context=0.0, weight_dense=0.0,
+                    pair_factor=pairs) as m:
+            _add(m, turns)
+            hits = _contents(m, query, limit=2)
+            assert (turns[1] in hits) is expected
+
+
+def test_shuffled_transcript_ranks_like_the_ordered_one(db_path, embedder):
+    if not LOCOMO.exists():
+        pytest.skip("shared LoCoMo data not found")
+    from engram.bench.data import load_locomo
+    from engram.bench.metrics import mean_recall, ranks_of
+
+    [corpus] = load_locomo(LOCOMO, max_sessions=4)
+    docs = corpus.docs
+    shuffled = docs[:]
+    random.Random(7).shuffle(shuffled)
+    now = max(d.timestamp for d in docs)
+    runs = []
+    for name, order in (("ordered", docs), ("shuffled", shuffled)):
+        with Memory(db_path.with_name(f"{name}.db"), embedder=embedder, reinforce=False) as m:
+            m.add_many(
+                {"messages": d.text, "user_id": "c", "infer": False, "timestamp": d.timestamp,
+                 "session_id": d.session, "metadata": {"dia_id": d.id}}
+                for d in order
+            )
+            runs.append([
+                [h.memory.metadata["dia_id"] for h in m.search(q.text, user_id="c", limit=10, now=now)]
+                for q in corpus.queries
+            ])
+    assert runs[0] == runs[1]
+    recall = mean_recall([ranks_of(r, q.relevant) for r, q in zip(runs[1], corpus.queries)], 10)
+    assert recall > 0.5
+
+
+def test_filler_never_outranks_content(db_path, embedder):
+    turns = [
+        "Joanna: What do you do on weekends?",
+        "Nate: I play video games with my friends, it keeps me sane.",
+        "Joanna: Cool, I have to go now.",
+        "Nate: Bye Joanna, take care!",
+        "Nate: Thanks Joanna!",
+        "Nate: See you soon!",
+    ]
+    fillers = set(turns[3:])
+    for factor, kept in ((0.3, True), (1.0, False)):
+        with Memory(db_path.with_name(f"f{factor}.db"), embedder=embedder, filler_factor=factor) as m:
+            _add(m, turns)
+            hits = _contents(m, "What hobby does Nate have?", limit=6)
+            first_filler = min(hits.index(f) for f in fillers if f in hits)
+            assert (hits.index(turns[1]) < first_filler) is kept
+
+
+def test_a_question_naming_a_speaker_favours_their_turns(db_path, embedder):
+    turns = [
+        "Melanie: Caroline, I love painting! Painting sunsets is what I love.",
+        "Caroline: I love painting portraits of my friends.",
+    ]
+    for weight, first in ((0.3, turns[1]), (0.0, turns[0])):
+        with Memory(db_path.with_name(f"s{weight}.db"), embedder=embedder, weight_speaker=weight, graph=False,
+                    speaker_name_weight=1.0 if weight == 0 else 0.5, weight_dense=0.0) as m:
+            _add(m, turns)
+            assert _contents(m, "What does Caroline love painting?", limit=2)[0] == first
