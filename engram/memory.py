@@ -31,18 +31,7 @@ from engram.errors import InvalidInput, NotFound
 from engram.graph.view import UserGraph, user_graph
 from engram.llm import LLMTasks
 from engram.models import (
-    Action,
-    Clarification,
-    Command,
-    Event,
-    Filters,
-    HistoryEntry,
-    Kind,
-    MemoryItem,
-    SearchResult,
-    Source,
-    Status,
-    utcnow,
+    Action, Clarification, Command, Event, Filters, HistoryEntry, Kind, MemoryItem, SearchResult, Source, Status, utcnow,
 )
 from engram.privacy import PrivacyPolicy
 from engram.providers.embedders import Embedder, make_embedder
