@@ -198,7 +198,7 @@ class Settings(BaseSettings):
     rrf_k: int = 60
     weight_lexical: float = 1.0
     weight_dense: float = Field(
-        default=0.05, description="dense weight for a one-line English query (BM25 reads those well; engram.fusion)"
+        default=0.2, description="dense weight for a one-line English query (BM25 reads those well; engram.fusion)"
     )
     weight_dense_wide: float = Field(
         default=0.6, description="dense weight for a query in Chinese or of several lines (the dialogue so far)"

@@ -5,7 +5,8 @@ Dense weight. A one-line English question is read well by its words (BM25); a qu
 Chinese (bigram BM25 reads it less well) or of several lines (the dialogue so far, whose gist a
 sentence encoder keeps better than its many incidental words) leans on the embedder. Measured
 with the multilingual embedder (dev R@10): LoCoMo questions 0.731 / 0.732 / 0.713 / 0.706
-at 0 / 0.05 / 0.1 / 0.2; MADial dialogues zh 0.745 / 0.763 / 0.767 / 0.747 and en 0.773 / 0.783 / 0.785 / 0.798 at
+at 0 / 0.05 / 0.1 / 0.2 (with dialogue structure merged: 0.773 / 0.772 / 0.768 at 0.05 / 0.1 /
+0.2; 0.2 kept, which dates by relevance need: tests/test_dates.py); MADial dialogues zh 0.745 / 0.763 / 0.767 / 0.747 and en 0.773 / 0.783 / 0.785 / 0.798 at
 0.4 / 0.5 / 0.6 / 0.7 (`weight_dense`, `weight_dense_wide`).
 
 Cross-language. A Chinese question can only share words with an English memory through what it says in Latin
