@@ -97,8 +97,9 @@ class AsyncMemory:
         )
 
     async def flush(self, timeout: float | None = None) -> bool:
-        """Wait for background work: queued adds and batched LLM extraction (waiting turns are extracted now).
-        True when all done, False when `timeout` seconds ran out first."""
+        """Wait for background work: queued adds and batched LLM extraction (waiting turns are extracted now),
+        then the vectors written behind. True when all done, False when `timeout` seconds ran out
+        first (in either)."""
         return await _hop(self.sync.flush, timeout)
 
     async def llm_usage(self) -> dict[str, Any]:

@@ -111,8 +111,15 @@ class Settings(BaseSettings):
     )
 
     # embeddings
-    embedder: Literal["wordllama", "openai"] = "wordllama"
+    embedder: Literal["use", "wordllama", "openai"] = Field(
+        default="use",
+        description="use: multilingual (reads Chinese, across languages); wordllama: English only, fastest",
+    )
     embedding_dim: int = Field(default=256, description="wordllama truncation (64/128/256)")
+    embed_behind: bool = Field(
+        default=True,
+        description="add() commits first and embeds from a background thread (a search of the user waits for it)",
+    )
     embedding_base_url: str | None = None
     embedding_model: str | None = None
     embedding_api_key: SecretStr | None = None
@@ -191,7 +198,10 @@ class Settings(BaseSettings):
     rrf_k: int = 60
     weight_lexical: float = 1.0
     weight_dense: float = Field(
-        default=0.2, description="wordllama is weaker than BM25 on conversation; see README figures"
+        default=0.2, description="dense weight for a one-line English query (BM25 reads those well; engram.fusion)"
+    )
+    weight_dense_wide: float = Field(
+        default=0.6, description="dense weight for a query in Chinese or of several lines (the dialogue so far)"
     )
     weight_importance: float = 0.05
     weight_recency: float = 0.05

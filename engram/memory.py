@@ -26,22 +26,12 @@ from engram.compat.mem0 import config_from_mem0
 from engram.config import Settings
 from engram.context import build_context
 from engram.display import Display
+from engram.embed_behind import EmbedBehind
 from engram.errors import InvalidInput, NotFound
 from engram.graph.view import UserGraph, user_graph
 from engram.llm import LLMTasks
 from engram.models import (
-    Action,
-    Clarification,
-    Command,
-    Event,
-    Filters,
-    HistoryEntry,
-    Kind,
-    MemoryItem,
-    SearchResult,
-    Source,
-    Status,
-    utcnow,
+    Action, Clarification, Command, Event, Filters, HistoryEntry, Kind, MemoryItem, SearchResult, Source, Status, utcnow,
 )
 from engram.privacy import PrivacyPolicy
 from engram.providers.embedders import Embedder, make_embedder
@@ -93,7 +83,9 @@ class Memory:
         )
         where = getattr(self.store, "path", settings.path)  # a file, or a URL without its password
         vectors.check(self.store, embedder, where)  # another embedder's vectors: say what to do
-        self.retriever = Retriever(self.store, self.embedder, settings)
+        self.behind = EmbedBehind(self.services, enabled=settings.embed_behind)  # vectors after the commit
+        self.behind.start()  # its worker first embeds what a crash left without vectors
+        self.retriever = Retriever(self.store, self.embedder, settings, settle=self.behind.settle)
         self.llm_tasks = LLMTasks(self.services, llm)  # no client (nor openai import) unless configured
         self.capsules = CapsuleEngine(self.services, self.retriever, compress_with=self.llm_tasks.compress)
         self.queue = JobQueue(  # background jobs; resumes what a crashed process left
@@ -103,7 +95,7 @@ class Memory:
         self.commands = Commands(  # "forget …", "暂停记忆", "Delete all my memories." (asked back first)
             self.services, forget=self.forget, delete_by_kind=self.delete_by_kind, get_all=self.get_all,
         )
-        self.writer = Writer(self.services, self.llm_tasks, self.queue, self.commands.run)
+        self.writer = Writer(self.services, self.llm_tasks, self.queue, self.commands.run, self.behind)
         self.sessions = SessionManager(  # `memory.sessions.clock` is injectable
             self.services, self.capsules, add=self.add, context=self.context, flush_group=self.queue.flush_group,
         )
@@ -138,8 +130,10 @@ class Memory:
         self.close()
 
     def close(self) -> None:
-        """Stop background workers (queued jobs stay on disk for the next open) and close the store."""
+        """Stop background workers (queued jobs stay on disk for the next open; pending vectors
+        are made first) and close the store."""
         self.queue.close()
+        self.behind.close()
         self.store.close()
 
     # -- writing (engram.write) ------------------------------------------------------
@@ -202,8 +196,9 @@ class Memory:
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait for background work: queued adds and batched LLM extraction (waiting turns are
-        extracted now). True when all done, False when `timeout` seconds ran out first."""
-        return self.queue.flush(timeout)
+        extracted now), then the vectors written behind. True when all done, False when
+        `timeout` seconds ran out first (in either)."""
+        return self.queue.flush(timeout) and self.behind.flush(timeout)
 
     @property
     def llm(self) -> Any:
@@ -239,7 +234,7 @@ class Memory:
             key = check.optional_id("idempotency_key", entry.get("idempotency_key"))
             key = redact_identifier(key, self.privacy, scope.user_id)
             records += [make_record(i, None, key) for i in items]
-        return events + self.writer.store_verbatim(records, "bulk ingest")
+        return events + self.writer.store_verbatim(records, "bulk ingest", behind=False)
 
     # -- reading (engram.read) ---------------------------------------------------------
     def search(

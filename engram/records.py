@@ -43,8 +43,12 @@ def embed_records(embedder: Embedder, records: list[Record]) -> None:
     if not records:
         return
     vectors = embedder.embed([r.item.content for r in records])
-    name = embedder.name
     for record, vector in zip(records, vectors, strict=True):
-        record.embedding = vector
-        if record.item.embedding_model != name:  # (a validated assignment)
-            record.item.embedding_model = name
+        stamp(record, vector, embedder.name)
+
+
+def stamp(record: Record, vector: Any, model: str) -> None:
+    """`record`'s vector, made by `model`."""
+    record.embedding = vector
+    if record.item.embedding_model != model:  # (a validated assignment)
+        record.item.embedding_model = model

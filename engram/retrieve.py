@@ -15,6 +15,7 @@ as topic words (they would pull up every memory that merely says "last" or
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -22,9 +23,11 @@ import numpy as np
 
 from engram import dialogue_rank, diversity, when_said
 from engram.config import Settings
+from engram.fusion import dense_weight, lexical_reach
 from engram.models import REPLY_KEY, Filters, Kind, MemoryItem, ScoreParts, SearchResult
 from engram.graph import expand as graph
 from engram.providers.embedders import Embedder
+from engram.providers.query_cache import QueryCache
 from engram.lifecycle import decayed_importance
 from engram.store.base import MemoryRow, Scope, Store
 from engram.text import detect_language, lexical_tokens
@@ -92,13 +95,25 @@ def query_terms(query: str) -> tuple[list[str], list[float]]:
 class Retriever:
     """Runs one query against one scope of a store."""
 
-    def __init__(self, store: Store, embedder: Embedder, settings: Settings) -> None:
+    def __init__(
+        self, store: Store, embedder: Embedder, settings: Settings,
+        settle: Callable[[str], None] | None = None,
+    ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
+        self.queries = QueryCache()  # a repeated query is not embedded again
+        # makes a user's pending vectors before a dense search (engram.embed_behind)
+        self.settle = settle
 
     def embed_query(self, query: str) -> np.ndarray:
-        return self.embedder.embed([query])[0]
+        return self.queries.vector(self.embedder, query)
+
+    def dense_search(self, scope: Scope, vector: np.ndarray, filters: Filters, depth: int) -> list[tuple[str, float]]:
+        """The store's dense search, once the user's memories written behind have their vectors."""
+        if self.settle is not None:
+            self.settle(scope.user_id)
+        return self.store.dense_search(scope, vector, filters, depth)
 
     def dense_applies(self, query: str) -> bool:
         """Skip the embedder for languages it does not know (wordllama: English only);
@@ -132,7 +147,7 @@ class Retriever:
             )
         if s.weight_dense > 0 and (len(lexical) < limit or self.dense_applies(query)):
             vector = self.embed_query(query)
-            dense = self.store.dense_search(scope, vector, filters, depth)
+            dense = self.dense_search(scope, vector, filters, depth)
         # scales of the overall hits, kept when hits from within a range join
         top_lexical = lexical[0][1] if lexical else 1.0
         high, low = (dense[0][1], dense[-1][1]) if dense else (1.0, 0.0)
@@ -150,8 +165,10 @@ class Retriever:
                     scope, terms, filters, depth, weights=plain, context_weight=s.weight_context
                 )
                 top_lexical = lexical[0][1] if lexical else 1.0
+        language = detect_language(query)
+        reach = self._reach(language, terms, plain, lexical) if dense else {}
         weight_lexical = s.weight_lexical if lexical else 0.0
-        weight_dense = s.weight_dense if dense else 0.0
+        weight_dense = dense_weight(s, query, language) if dense else 0.0
         total = weight_lexical + weight_dense
         if total == 0:
             return found
@@ -165,21 +182,31 @@ class Retriever:
             found[memory_id].in_range = True
         if s.fusion == "rrf":
             best = total / (s.rrf_k + 1)
-            for c in found.values():
+            for memory_id, c in found.items():
                 if c.lexical_rank:
-                    c.fused += weight_lexical / (s.rrf_k + c.lexical_rank) / best
+                    c.fused += weight_lexical * reach.get(memory_id, 1.0) / (s.rrf_k + c.lexical_rank) / best
                 if c.dense_rank:
                     c.fused += weight_dense / (s.rrf_k + c.dense_rank) / best
             return found
         # relative score fusion: BM25 as a share of the best hit, cosine min-max scaled
         spread = (high - low) or 1.0
-        for c in found.values():
+        for memory_id, c in found.items():
             if c.lexical_rank:
-                c.fused += weight_lexical * c.lexical / top_lexical
+                c.fused += weight_lexical * reach.get(memory_id, 1.0) * c.lexical / top_lexical
             if c.dense_rank:
                 c.fused += weight_dense * max(0.0, (c.dense - low) / spread)
             c.fused /= total
         return found
+
+    def _reach(
+        self, language: str, terms: list[str], weights: list[float], lexical: list[tuple[str, float]]
+    ) -> dict[str, float]:
+        """Lexical hits in another language than the query's, worth less (engram.fusion); only
+        with an embedder that reads across languages (otherwise nothing takes their place)."""
+        if not lexical or getattr(self.embedder, "languages", ()) is not None:
+            return {}
+        rows = self.store.signals([i for i, _ in lexical])
+        return lexical_reach(language, terms, weights, {i: r.language for i, r in rows.items()})
 
     def _within(
         self, scope: Scope, query: str, filters: Filters, depth: int, limit: int,
@@ -213,7 +240,7 @@ class Retriever:
             if s.weight_dense > 0 and (dense_ran or len(hits) < limit):
                 if vector is None:
                     vector = self.embed_query(query)
-                near = self.store.dense_search(scope, vector, within, depth)
+                near = self.dense_search(scope, vector, within, depth)
                 in_range.update(i for i, _ in near)
                 dense += [(i, score) for i, score in near if i not in seen_dense]
                 seen_dense.update(i for i, _ in near)

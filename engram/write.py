@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from engram import disputes
 from engram.capsule import promotion
 from engram.control import split_commands
+from engram.embed_behind import EmbedBehind
 from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
@@ -33,9 +34,10 @@ from engram.models import Action, Candidate, Command, Event, Filters, Kind, Memo
 from engram.privacy import apply as apply_privacy
 from engram.privacy import redact
 from engram.reconcile import Decision, decide, same_statement, signals_change
-from engram.records import embed_records, make_record
+from engram.records import embed_records, make_record, stamp
 from engram.sanitize import redact_json, safe_candidate
 from engram.store.base import HistoryEvent, Record, Scope
+from engram.store.scope_index import RESTATEMENT_SHORTLIST
 from engram.text import content_words, detect_language
 from engram.user_state import local_time, pending, set_pending
 
@@ -83,12 +85,15 @@ class Writer:
     """Runs the write path against the services it is handed."""
 
     def __init__(
-        self, services: Services, llm_tasks: LLMTasks, queue: JobQueue, run_command: RunCommand
+        self, services: Services, llm_tasks: LLMTasks, queue: JobQueue, run_command: RunCommand,
+        behind: EmbedBehind | None = None,
     ) -> None:
         self.services = services
         self.llm_tasks = llm_tasks
         self.queue = queue
         self.run_command = run_command
+        # vectors made after the commit (engram.embed_behind); None: with the row, as it is written
+        self.behind = behind if behind is not None else EmbedBehind(services, enabled=False)
 
     # -- the inferred path ---------------------------------------------------------
     def add(
@@ -196,12 +201,11 @@ class Writer:
             metadata={**said.metadata, **({"polarity": candidate.polarity} if candidate.polarity else {})},
             entities=candidate.entities, due_at=candidate.due_at, recurrence=candidate.recurrence,
             created_at=said.said_at, updated_at=now, valid_from=candidate.valid_from or said.said_at,
-            embedding_model=s.embedder.name,  # embedded below unless it is a restatement
+            embedding_model=s.embedder.name,  # embedded by a duplicate check, or after the write
         )
         record = make_record(item, None, said.idempotency_key)
 
         def similar() -> list[tuple[MemoryItem, float]]:
-            embed_records(s.embedder, [record])
             return self._similar(scope, candidate, record)
 
         def decided() -> Decision:
@@ -225,13 +229,15 @@ class Writer:
         with s.store.section(scope):
             if s.store.user_version(scope.user_id) != seen:
                 decision = decided()
-            if record.embedding is None and decision.action is not Action.NOOP:
-                embed_records(s.embedder, [record])  # it is stored (a NOOP only reinforces the old one)
+            if decision.action is not Action.NOOP:  # it is stored (a NOOP only reinforces the old one)
+                self.behind.prepare([record])
             log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)
             with s.store.atomic():  # the episode it was drawn from, when not written yet, in one commit
                 self.flush_episodes(said)
                 event = self._apply(decision, record, candidate, now, said.session_id)
                 self._graph(event, candidate)
+            if decision.action in (Action.ADD, Action.SUPERSEDE, Action.DISPUTE):
+                self.behind.submit([record])  # its vector, unless the duplicate check made it
         target = decision.target
         if (
             decision.action is Action.NOOP and target is not None and target.status is Status.DISPUTED
@@ -253,25 +259,40 @@ class Writer:
         """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one
         is configured) its grey zone. Only those are materialised. Episodes (what was said,
         verbatim) are never a candidate's neighbours: more hits are read and they are dropped."""
-        store, settings = self.services.store, self.services.settings
+        store, settings, embedder = self.services.store, self.services.settings, self.services.embedder
         floor = settings.duplicate_similarity
         wanted = NEIGHBOURS + EPISODE_MARGIN
         if self.llm_tasks.client is not None and settings.llm_reconcile:
-            # the judge also weighs close meanings in other words: every vector is read
+            # the judge also weighs close meanings in other words: every vector is read, the
+            # user's pending ones made first (engram.embed_behind)
             floor = min(floor, settings.llm_grey_zone)
+            if record.embedding is None:
+                embed_records(embedder, [record])
+            self.behind.settle(scope.user_id)
             hits = [h for h in store.dense_search(scope, record.embedding, LIVE, wanted) if h[1] >= floor]
             items = {m.id: m for m in store.get_many([h[0] for h in hits]) if m.kind is not Kind.TURN}
-        else:  # a near-duplicate restates the words too (engram.text.restates)
-            close = [h for h in store.restatements(scope, record.embedding, record.tokens, LIVE, wanted) if h[1] >= floor]
-            # checked on (kind, content) first: most close rows say something else
-            words = content_words(candidate.content)
-            texts = store.texts([i for i, _ in close]) if close else {}
-            hits = [
-                (i, score) for i, score in close
-                if i in texts and same_statement(candidate, words, *texts[i], settings.merge_overlap)
-            ]
-            items = {m.id: m for m in store.get_many([h[0] for h in hits])}
-        return [(items[i], score) for i, score in hits if i in items][:NEIGHBOURS]
+            return [(items[i], score) for i, score in hits if i in items][:NEIGHBOURS]
+        # a near-duplicate restates the words too (engram.text.restates): lexical first, so
+        # the rows sharing the most words are checked on (kind, content), and only when one
+        # says the same thing are vectors made (the candidate's and theirs, one batch): most
+        # statements are new, and an add then embeds nothing before its commit
+        close = store.restatements(scope, None, record.tokens, LIVE, RESTATEMENT_SHORTLIST)
+        words = content_words(candidate.content)
+        texts = store.texts([i for i, _ in close]) if close else {}
+        same = [
+            i for i, _ in close
+            if i in texts and same_statement(candidate, words, *texts[i], settings.merge_overlap)
+        ]
+        if not same:
+            return []
+        vectors = embedder.embed([record.item.content, *(texts[i][1] for i in same)])
+        stamp(record, vectors[0], embedder.name)
+        hits = sorted(
+            ((i, float(vectors[0] @ v)) for i, v in zip(same, vectors[1:], strict=True)), key=lambda h: -h[1]
+        )
+        hits = [h for h in hits if h[1] >= floor][:NEIGHBOURS]
+        items = {m.id: m for m in store.get_many([h[0] for h in hits])}
+        return [(items[i], score) for i, score in hits if i in items]
 
     def _apply(
         self, decision: Decision, record: Record, candidate: Candidate, now: datetime, session_id: str | None
@@ -364,7 +385,7 @@ class Writer:
         })
         updated, promoting = _promoted(Action.UPDATE, updated, target, session_id)
         record = make_record(updated)
-        embed_records(self.services.embedder, [record])
+        embed_records(self.services.embedder, [record])  # an update keeps the old vector until it has one
         self.services.store.write(
             updates=[record],
             events=[HistoryEvent.of(updated, "UPDATE", content, decision.reason, old_content=target.content),
@@ -440,15 +461,20 @@ class Writer:
             )
         return items
 
-    def store_verbatim(self, records: list[Record], reason: str) -> list[Event]:
-        """Embed `records` in one batch and write them in one transaction, as ADDs."""
-        embed_records(self.services.embedder, records)
+    def store_verbatim(self, records: list[Record], reason: str, *, behind: bool = True) -> list[Event]:
+        """Write `records` in one transaction, as ADDs; their vectors follow (engram.embed_behind),
+        or with `behind=False` (bulk ingest) are made first, in one batch."""
+        if behind:
+            self.behind.prepare(records)
+        else:
+            embed_records(self.services.embedder, records)
         with self.services.store.atomic():
             self.services.store.write(
                 inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, reason) for r in records]
             )
             if self.services.settings.graph:
                 graph.link(self.services.store, [r.item for r in records])
+        self.behind.submit(records)
         return [Event(action=Action.ADD, memory=r.item, reason="stored verbatim") for r in records]
 
     def add_turns(self, said: Said, messages: Sequence[Message]) -> list[Event]:

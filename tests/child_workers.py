@@ -47,3 +47,24 @@ def write_forever(path: str) -> None:
         event = memory.add(text, user_id=f"u{n % 3}", infer=n % 2 == 1)
         for e in event:
             print(f"ACK {e.memory.id}", flush=True)
+
+
+def add_then_crash(path: str, texts: list[str]) -> None:
+    """Add `texts` while the write-behind worker cannot embed, print each acknowledged id, then
+    die without closing (os._exit): their rows are committed and have no vector yet."""
+    import threading
+
+    from engram import Memory
+    from engram.providers.embedders import WordLlamaEmbedder
+
+    class StuckBehind(WordLlamaEmbedder):
+        def embed(self, texts):  # the worker thread never gets its vectors made
+            if threading.current_thread().name == "engram-embed-behind":
+                threading.Event().wait()
+            return super().embed(texts)
+
+    memory = Memory(Path(path), embedder=StuckBehind())
+    for text in texts:
+        event = memory.add(text, user_id="u1", infer=False)[0]
+        print(f"ACK {event.memory.id}", flush=True)
+    os._exit(0)

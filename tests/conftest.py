@@ -72,6 +72,9 @@ def _isolated_config(tmp_path, monkeypatch):
             monkeypatch.delenv(name)
     monkeypatch.setenv("ENGRAM_CONFIG", str(tmp_path / "no-config.toml"))
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    # the suite runs on wordllama (~0.1 ms a text, like the `embedder` fixture), child processes
+    # too; the multilingual default is tested where it matters (test_embedder_use, test_crosslang)
+    monkeypatch.setenv("ENGRAM_EMBEDDER", "wordllama")
 
 
 # --- engram with the scripted LLM server -------------------------------------

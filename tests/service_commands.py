@@ -25,7 +25,7 @@ def command_serving(args: list[str], port: int, home: Any) -> Iterator[str]:
     from pathlib import Path
 
     root = Path(__file__).resolve().parent.parent
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_") or k == "ENGRAM_EMBEDDER"}
     env.update(HOME=str(home), ENGRAM_CONFIG=str(Path(home) / "none.toml"))
     process = subprocess.Popen([sys.executable, "-m", "engram", *args], cwd=root, env=env,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)

@@ -145,7 +145,7 @@ LAYERS = {
         "engram.compress_llm", "engram.llm", "engram.disputes", "engram.reminders", "engram.portability",
         "engram.queue", "engram.session", "engram.control", "engram.write", "engram.read", "engram.deletion",
         "engram.episodes", "engram.grounding", "engram.commands", "engram.reembed", "engram.migrate", "engram.graph",
-        "engram.dialogue_rank", "engram.diversity",
+        "engram.dialogue_rank", "engram.diversity", "engram.fusion", "engram.embed_behind",
     ),
     "facade": ("engram.memory", "engram.aio"),
     "interfaces": ("engram.cli", "engram.agent", "engram.bench", "engram.__main__", "engram.service", "engram.client"),

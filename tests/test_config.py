@@ -11,10 +11,11 @@ from engram.cli import app
 from engram.config import Settings
 
 
-def test_defaults_are_offline_and_embedded(tmp_path):
+def test_defaults_are_offline_and_embedded(tmp_path, monkeypatch):
+    monkeypatch.delenv("ENGRAM_EMBEDDER")  # the suite runs on wordllama (conftest)
     s = Settings()
     assert s.path == tmp_path / "home" / ".engram" / "engram.db"
-    assert s.embedder == "wordllama" and not s.llm_enabled
+    assert s.embedder == "use" and not s.llm_enabled
 
 
 def test_toml_env_and_arguments_in_order(tmp_path, monkeypatch):

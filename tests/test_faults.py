@@ -47,7 +47,7 @@ def test_a_read_only_store_serves_reads_and_refuses_writes_clearly(db_path, embe
             memory.delete(kept.id)
     result = subprocess.run(
         [sys.executable, "-c", "from engram.cli import app; app()", "--db", str(db_path), "add", "I love rain.",
-         "--user", "u1"], capture_output=True, text=True, cwd=ROOT, env={"ENGRAM_READ_ONLY": "1", "PATH": "/usr/bin"},
+         "--user", "u1"], capture_output=True, text=True, cwd=ROOT, env={"ENGRAM_READ_ONLY": "1", "ENGRAM_EMBEDDER": "wordllama", "PATH": "/usr/bin"},
     )
     assert result.returncode == 1 and "Traceback" not in result.stderr + result.stdout
     assert "read-only" in result.stdout + result.stderr

@@ -29,6 +29,7 @@ def test_other_process_writes_are_patched_into_a_loaded_index(db_path, embedder)
         there.update(edited.id, content="I decided to learn Rust this year.")  # new content, same row
         there.delete(doomed.id)
         there.add("My favourite colour is blue.", user_id="u1")
+        assert there.flush(timeout=30)  # its vectors, made behind its writes, are stored too
         got = answers(here)
         assert here.store._indexes["u1"] is loaded  # patched, not rebuilt
         with Memory(db_path, embedder=embedder, reinforce=False) as fresh:

@@ -41,7 +41,7 @@ def stdio(db: Path, user: str) -> Client:
     subprocess (`engram` is this checkout's: ``python -m engram``)."""
     config = readme_configs()[0]
     assert config["command"] == "engram" and config["args"][0] == "mcp"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_") or k == "ENGRAM_EMBEDDER"}
     env.update(config["env"], ENGRAM_PATH=str(db), ENGRAM_CONFIG=str(db.parent / "none.toml"), HOME=str(db.parent))
     args = ["-m", "engram", *(user if arg == "alice" else arg for arg in config["args"])]
     return Client(StdioServerParameters(command=sys.executable, args=args, cwd=str(ROOT), env=env),
@@ -136,7 +136,7 @@ def test_stdio_tools_through_the_sdk_client_and_isolation_between_users(tmp_path
 def test_stdio_refuses_to_start_without_a_user(tmp_path):
     import subprocess
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_") or k == "ENGRAM_EMBEDDER"}
     out = subprocess.run([sys.executable, "-m", "engram", "--db", str(tmp_path / "e.db"), "mcp"], cwd=ROOT,
                          env={**env, "HOME": str(tmp_path)}, capture_output=True, text=True, timeout=60)
     assert out.returncode == 1 and "--user" in out.stderr and out.stdout == ""

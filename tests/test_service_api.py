@@ -220,7 +220,7 @@ def test_engram_serve_runs_several_workers_on_one_store(tmp_path):
     secret = subprocess.run([*cli, "keys", "create", "--user", "w"], capture_output=True, text=True,
                             check=True).stdout.strip()
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ENGRAM_") or k == "ENGRAM_EMBEDDER"}
     proc = subprocess.Popen([*cli, "serve", "--port", str(port), "--workers", "2"], env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     url = f"http://127.0.0.1:{port}"

@@ -21,7 +21,8 @@ def test_database_uses_wal_and_records_its_schema_version(memory, db_path):
     assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
     assert {"memories", "history", "memories_fts"} <= tables
-    # vectors live in the database, not beside it
+    # vectors live in the database, not beside it (made behind the add: flush waits for them)
+    assert memory.flush(timeout=30)
     (blob,) = raw.execute("SELECT embedding FROM memories").fetchone()
     assert len(blob) == 256 * 4
 

@@ -110,6 +110,10 @@ class RetrievalReport(BaseModel):
     systems: list[SystemReport]
     engram_settings: dict[str, Any] = Field(default_factory=dict)
     ingest_batch: int = 1
+    embedder: str = Field("", description="the embedder engram's systems ran with")
+    embed_ms: dict[str, float] = Field(
+        default_factory=dict, description="its cost: one short text, one long text, per text in a batch of 64"
+    )
     json_path: str | None = None
     png_path: str | None = None
 
@@ -204,6 +208,28 @@ class _Run:
             self._tmp.cleanup()
 
 
+def _embed_latency(embedder: Any, repeat: int = 5) -> dict[str, float]:
+    """What the embedder costs, warm (median ms): a short text, a long one, a text in a batch of 64."""
+    import statistics
+
+    short = ["What martial art does she practise these days?"]
+    long = [" ".join(["I told you about the trip to the mountains with my sister last spring."] * 12)]
+    batch = [f"{short[0]} ({i})" for i in range(64)]
+
+    def median_ms(texts: list[str], runs: int) -> float:
+        times = []
+        for _ in range(runs):
+            began = time.perf_counter()
+            embedder.embed(texts)
+            times.append((time.perf_counter() - began) * 1000.0)
+        return round(statistics.median(times), 3)
+
+    return {
+        "short": median_ms(short, repeat * 4), "long": median_ms(long, repeat),
+        "batched": round(median_ms(batch, 2) / len(batch), 3),
+    }
+
+
 def _scores(results: Sequence[QueryResult], ks: Sequence[int]) -> Scores:
     ranks = [r.ranks for r in results]
     return Scores(
@@ -242,10 +268,14 @@ def run_corpora(
     overrides = dict(engram_settings or {})
     started, began = datetime.now(UTC), time.perf_counter()
 
-    from engram.providers.embedders import WordLlamaEmbedder
+    from engram.providers.embedders import WordLlamaEmbedder, make_embedder
 
-    embedder = WordLlamaEmbedder()
-    embedder.embed(["warm up"])  # load the model outside the timings
+    # engram's systems use the configured embedder; the `dense`/`rrf` baselines stay wordllama
+    embedder = make_embedder(Settings(**{k: v for k, v in overrides.items() if k.startswith("embed")}))
+    baseline_embedder = embedder if isinstance(embedder, WordLlamaEmbedder) else WordLlamaEmbedder()
+    embedder.embed(["warm up"])  # load the models outside the timings
+    baseline_embedder.embed(["warm up"])
+    embed_ms = _embed_latency(embedder)
 
     results: dict[str, list[QueryResult]] = {s: [] for s in systems}
     ingest: dict[str, list[float]] = {s: [] for s in systems}
@@ -255,7 +285,10 @@ def run_corpora(
         for name in systems:
             if progress:
                 progress(f"[{number}/{len(corpora)}] {corpus.id}: {name}")
-            run = _Run(name, corpus, embedder, overrides, ingest_batch, id_key, shuffle_seed)
+            run = _Run(
+                name, corpus, embedder if name in ENGRAM_SYSTEMS else baseline_embedder,
+                overrides, ingest_batch, id_key, shuffle_seed,
+            )
             try:
                 run.ingest()
                 for query in corpus.queries:
@@ -323,6 +356,8 @@ def run_corpora(
         systems=reports,
         engram_settings=overrides,
         ingest_batch=ingest_batch,
+        embedder=embedder.name,
+        embed_ms=embed_ms,
         **report_fields,
     )
 
@@ -368,6 +403,7 @@ def run_madial(
     systems: Iterable[str] = SYSTEMS,
     ks: Iterable[int] = DEFAULT_KS,
     *,
+    memories: str | None = None,
     out_dir: str | Path | None = None,
     with_scene: bool = True,
     all_test_turns: bool = False,
@@ -375,19 +411,60 @@ def run_madial(
     engram_settings: Mapping[str, Any] | None = None,
     progress: Progress | None = None,
 ) -> MadialReport:
-    """MADial-Bench memory recall for one language folder (``zh``/``en`` under `path`, or `path` itself).
+    """MADial-Bench memory recall for one language folder (``zh``/``en`` under `path`, or `path` itself);
+    with `memories` another language than `lang`, its dialogues over that language's memories
+    (``madial-zh-to-en``, `cross_language_corpora`).
 
-    With `out_dir`, writes ``madial-{lang}.json`` and ``.png`` there.
+    With `out_dir`, writes ``{benchmark}.json`` and ``.png`` there.
     """
-    corpora = load_madial(path, lang, with_scene=with_scene, all_test_turns=all_test_turns)
+    if memories and lang and memories != lang:
+        corpora = cross_language_corpora(path, lang, memories, with_scene=with_scene, all_test_turns=all_test_turns)
+        benchmark, language = f"madial-{lang}-to-{memories}", f"{lang}->{memories}"
+    else:
+        corpora = load_madial(path, lang, with_scene=with_scene, all_test_turns=all_test_turns)
+        benchmark, language = (f"madial-{lang}" if lang else "madial"), lang
     report = run_corpora(
-        corpora, systems=systems, ks=ks, benchmark=f"madial-{lang}" if lang else "madial",
+        corpora, systems=systems, ks=ks, benchmark=benchmark,
         ingest_batch=ingest_batch, engram_settings=engram_settings, id_key="memory_id",
-        progress=progress, report_cls=MadialReport, language=lang,
+        progress=progress, report_cls=MadialReport, language=language,
     )
     if out_dir is not None:
         write_outputs(report, out_dir, report.benchmark)
     return report  # type: ignore[return-value]
+
+
+def cross_language_corpora(
+    path: str | Path, query_lang: str, memory_lang: str, *, with_scene: bool = True, all_test_turns: bool = False
+) -> list[Corpus]:
+    """MADial's parallel data read across languages: the `memory_lang` memories, searched with the
+    `query_lang` dialogues (the same memory ids in both). A user's corpora are paired by user
+    (or one with one); relevant ids missing from the other language are left out."""
+    asked = load_madial(path, query_lang, with_scene=with_scene, all_test_turns=all_test_turns)
+    held = load_madial(path, memory_lang, with_scene=with_scene, all_test_turns=all_test_turns)
+
+    def user(corpus: Corpus) -> str:
+        return corpus.id.rsplit("-u", 1)[1] if "-u" in corpus.id else ""
+
+    out = []
+    for queries in asked:
+        memories = next((c for c in held if user(c) == user(queries)), held[0] if len(held) == 1 else None)
+        if memories is None:
+            continue
+        known = {d.id for d in memories.docs}
+        kept, skipped = [], dict(queries.skipped)
+        for query in queries.queries:
+            relevant = [r for r in query.relevant if r in known]
+            if relevant:
+                kept.append(query.model_copy(update={"relevant": relevant}))
+            else:
+                skipped["queries whose memories the other language lacks"] = skipped.get(
+                    "queries whose memories the other language lacks", 0) + 1
+        out.append(Corpus(
+            id=f"madial-{query_lang}-to-{memory_lang}" + (f"-u{user(queries)}" if user(queries) else ""),
+            source=f"{queries.source} -> {memories.source}", language=f"{query_lang}->{memory_lang}",
+            docs=memories.docs, queries=kept, skipped=skipped,
+        ))
+    return out
 
 
 # --- outputs ---------------------------------------------------------------------

@@ -159,6 +159,13 @@ def render_retrieval(report: Any) -> None:
         f"{report.n_queries:,} queries; {report.wall_s:.1f} s"
         + (f"\n[dim]left out: {', '.join(f'{n} {r}' for r, n in skipped.items())}[/]" if skipped else "")
     )
+    if report.embedder:
+        cost = report.embed_ms
+        console.print(
+            f"embedder: {report.embedder} (ms: {cost.get('short', 0):.2f} a short text, "
+            f"{cost.get('long', 0):.2f} a long one, {cost.get('batched', 0):.2f} a text in a batch of 64)",
+            markup=False,
+        )
     console.print(_scores_table(report, f"overall (n={report.n_queries})", lambda s: s.overall))
     for category, n in report.queries_by_category.items():
         if n:
@@ -278,10 +285,14 @@ def madial(
     all_turns: Annotated[
         bool, typer.Option("--all-test-turns", help="one query per test turn (default: the first)")
     ] = False,
+    cross: Annotated[
+        bool, typer.Option("--cross/--no-cross", help="also Chinese dialogues over English memories and the reverse")
+    ] = True,
     batch: BatchOpt = 1,
     set_: SetOpt = None,
 ) -> None:
-    """Memory recall on MADial-Bench: query with the dialogue before the test turn."""
+    """Memory recall on MADial-Bench: query with the dialogue before the test turn; with both
+    languages, also across them (zh-to-en, en-to-zh: the parallel data's memory ids match)."""
     from engram.bench.retrieval import run_madial
 
     if not folder.is_dir():
@@ -299,6 +310,18 @@ def madial(
         except (ValueError, OSError) as exc:
             _fail(str(exc))
         render_retrieval(report)
+    if cross and not lang and found == ["zh", "en"]:
+        for asked, held in (("zh", "en"), ("en", "zh")):
+            try:
+                with _progress(f"MADial {asked}->{held}") as progress:
+                    report = run_madial(
+                        folder, asked, _names(systems), _ints(ks, "-k"), memories=held, out_dir=out,
+                        with_scene=scene, all_test_turns=all_turns, ingest_batch=batch, engram_settings=_settings(set_),
+                        progress=progress,
+                    )
+            except (ValueError, OSError) as exc:
+                _fail(str(exc))
+            render_retrieval(report)
 
 
 @bench_app.command("scale")

@@ -146,4 +146,8 @@ def make_embedder(settings: Settings) -> Embedder:
                 timeout=settings.embedding_timeout,
             )
         )
+    if settings.embedder == "use":
+        from engram.providers.use import USEEmbedder
+
+        return USEEmbedder()
     return WordLlamaEmbedder(settings.embedding_dim)

@@ -237,6 +237,12 @@ class Store(Protocol):
 
     def count_stale_vectors(self, model: str, dim: int) -> int: ...
 
+    def set_vectors(self, model: str, vectors: Sequence[tuple[str, str, Any]]) -> int:
+        """Vectors of rows written without one, as (id, content hash, vector); a row whose text
+        changed meanwhile, or that has a vector by now, keeps what it has. Optional: a store
+        without it gets its vectors with the row (engram.embed_behind)."""
+        ...
+
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
 
     def signals(self, memory_ids: Sequence[str]) -> dict[str, MemoryRow | MemoryItem]:
@@ -270,9 +276,10 @@ class Store(Protocol):
     ) -> list[tuple[str, float]]: ...
 
     def restatements(
-        self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
+        self, scope: Scope, vector: np.ndarray | None, tokens: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
-        """Dense search among the memories that share most of `tokens` (duplicate checks)."""
+        """Dense search among the memories that share most of `tokens` (duplicate checks);
+        `vector` None: those memories by the words shared, vectors not read."""
         ...
 
     def turn_links(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:

@@ -378,6 +378,22 @@ class ScopeIndex:
         code = None if index is None else int(self.status[index])
         return None if code is None or code == GONE else STATUS_NAMES[code]
 
+    def holes(self) -> np.ndarray:
+        """Rowids of live rows still without a vector (written behind, in this or another process)."""
+        n = self.size
+        return self.rowids[:n][~self.has_vector[:n] & (self.status[:n] != GONE)]
+
+    def set_vector(self, rowid: int, vector: np.ndarray) -> None:
+        """A row written without its vector gets it (write-behind): dense search finds it from now."""
+        index = self.position.get(rowid)
+        if index is None:
+            return
+        self.matrix[index] = vector
+        self.has_vector[index] = True
+        if self._ivf is not None:
+            self._unassigned.append(index)
+        self._writes += 1
+
     def replace(self, rowid: int, vector: np.ndarray | None, words: Sequence[str]) -> None:
         """Content changed: the old row goes, a new one takes its rowid."""
         index = self.position.get(rowid)
@@ -712,11 +728,12 @@ class ScopeIndex:
         scores += weight * context
 
     def restatements(
-        self, query: np.ndarray, terms: Sequence[str], statuses: list[str], agent_id: str | None,
+        self, query: np.ndarray | None, terms: Sequence[str], statuses: list[str], agent_id: str | None,
         limit: int, allowed: Allowed | None = None, window: Window | None = None,
         shortlist: int = RESTATEMENT_SHORTLIST,
     ) -> list[tuple[str, float]]:
-        """Top `limit` (id, cosine) among the `shortlist` rows sharing most of `terms`.
+        """Top `limit` (id, cosine) among the `shortlist` rows sharing most of `terms`
+        (`query` None: the shortlist, by the weight of the words shared).
 
         A restatement shares its wording (``engram.text.restates``), so only those rows'
         vectors are read: a duplicate check over all of a scope's vectors cost more than
@@ -744,6 +761,8 @@ class ScopeIndex:
         passing = self._passing(rows, statuses, agent_id, allowed, window)
         if passing is None:
             return []
+        if query is None:  # the shortlist itself, by shared words (rows not embedded yet too)
+            return self._top(scores[passing], rows[passing], min(limit, shortlist))
         keep = passing & self.has_vector[rows]
         rows, scores = rows[keep], scores[keep]
         if len(rows) > shortlist:

@@ -45,14 +45,14 @@ class SearchMixin:
             return index.lexical(terms, statuses, scope.agent_id, limit, allowed, weights, context_weight, window)
 
     def restatements(
-        self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
+        self, scope: Scope, vector: np.ndarray | None, tokens: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
         terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
         with self._searchable(scope, filters) as (index, statuses, allowed, window):
             return index.restatements(
-                np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
+                None if vector is None else np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
             )
 
     @contextmanager

@@ -276,9 +276,10 @@ class QdrantStore(SQLiteStore):
         return [(p.payload["id"], float(p.score)) for p in hits]
 
     def restatements(
-        self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
+        self, scope: Scope, vector: np.ndarray | None, tokens: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
-        """Cosine among the few memories sharing the most words (a duplicate check)."""
+        """Cosine among the few memories sharing the most words (a duplicate check); `vector`
+        None: those memories, most words shared first."""
         terms = query_terms(tokens)
         if not terms or limit <= 0 or not self._dense:
             return []
@@ -289,6 +290,8 @@ class QdrantStore(SQLiteStore):
             hits = self._sparse(
                 scope, P.query_vector(terms), query_filter, RESTATEMENT_SHORTLIST, with_vectors=[P.DENSE]
             )
+        if vector is None:
+            return [(p.payload["id"], float(p.score)) for p in hits if p.score > 0][:limit]
         query = np.asarray(vector, dtype=np.float32)
         scored = []
         for p in hits:

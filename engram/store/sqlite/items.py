@@ -70,11 +70,12 @@ class ItemsMixin:
         return {(r[0], r[1]) for r in rows if r is not None}
 
     def stale_vectors(self, model: str, dim: int, limit: int) -> list[str]:
-        """Ids of memories whose vector another embedder made (oldest first), at most `limit`."""
+        """Ids of memories whose vector another embedder made, or that have none yet (written
+        behind, `engram.embed_behind`, and not embedded before a crash), oldest first, at most `limit`."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT id FROM memories WHERE embedding IS NOT NULL AND"
-                " (length(embedding) != ? OR embedding_model IS NOT ?) ORDER BY rowid LIMIT ?",
+                "SELECT id FROM memories WHERE embedding IS NULL OR"
+                " length(embedding) != ? OR embedding_model IS NOT ? ORDER BY rowid LIMIT ?",
                 (dim * 4, model, limit),
             ).fetchall()
         return [r[0] for r in rows]
@@ -82,8 +83,8 @@ class ItemsMixin:
     def count_stale_vectors(self, model: str, dim: int) -> int:
         with self._lock:
             return self._db.execute(
-                "SELECT count(*) FROM memories WHERE embedding IS NOT NULL AND"
-                " (length(embedding) != ? OR embedding_model IS NOT ?)", (dim * 4, model),
+                "SELECT count(*) FROM memories WHERE embedding IS NULL OR"
+                " length(embedding) != ? OR embedding_model IS NOT ?", (dim * 4, model),
             ).fetchone()[0]
 
     def ids_with_prefix(self, prefix: str, limit: int = 2) -> list[str]:

@@ -156,17 +156,34 @@ class SearchMixin:
                 [turn_span(r[5], r[8], r[11] or "") for r in fresh],
             )
 
+    def _fill_holes(self, user_id: str) -> None:
+        """Vectors another process set since (write-behind) into this user's index rows that
+        lack one; they leave the user's version alone, so only such rows are read."""
+        cache = self._indexes[user_id]
+        holes = cache.holes()
+        for start in range(0, len(holes), 500):
+            chunk = [int(r) for r in holes[start : start + 500]]
+            for rowid, blob in self._db.execute(
+                f"SELECT rowid, embedding FROM memories WHERE rowid IN ({', '.join('?' for _ in chunk)})"
+                " AND embedding IS NOT NULL", chunk,
+            ):
+                cache.set_vector(rowid, np.frombuffer(blob, dtype=np.float32))
+
     def _refresh_index(self, user_id: str, version: int) -> None:
         """Another process changed this user's memories: patch the index from a light scan
-        (rowid, status, content hash; no vectors) instead of reloading every row."""
+        (rowid, status, content hash, whether it has a vector; not the vectors) instead of
+        reloading every row. A row whose vector came after it (write-behind) is read again."""
         cache, hashes = self._indexes[user_id], self._index_hashes[user_id]
         seen: set[int] = set()
         stale: list[int] = []
-        for rowid, status, content_hash in self._db.execute(
-            "SELECT rowid, status, content_hash FROM memories WHERE user_id = ?", (user_id,)
+        for rowid, status, content_hash, embedded in self._db.execute(
+            "SELECT rowid, status, content_hash, embedding IS NOT NULL FROM memories WHERE user_id = ?", (user_id,)
         ):
             seen.add(rowid)
-            if rowid not in cache.position or hashes.get(rowid) != content_hash:
+            if (
+                rowid not in cache.position or hashes.get(rowid) != content_hash
+                or (embedded and not cache.has_vector[cache.position[rowid]])
+            ):
                 stale.append(rowid)
             elif cache.status_of(rowid) != status:
                 cache.set_status(rowid, status)
@@ -209,16 +226,17 @@ class SearchMixin:
             )
 
     def restatements(
-        self, scope: Scope, vector: np.ndarray, tokens: Sequence[str], filters: Filters, limit: int
+        self, scope: Scope, vector: np.ndarray | None, tokens: Sequence[str], filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
-        """The closest by cosine among the memories sharing the most words with `tokens`."""
+        """The closest by cosine among the memories sharing the most words with `tokens`
+        (`vector` None: those memories, most words shared first)."""
         terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
         with self._lock:
             index, statuses, allowed, window = self._searchable(scope, filters)
             return index.restatements(
-                np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
+                None if vector is None else np.asarray(vector, dtype=np.float32), terms, statuses, scope.agent_id, limit, allowed, window
             )
 
     def turn_links(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[str | None, str | None]]:

@@ -315,6 +315,8 @@ class SQLiteStore(
         for user_id in list(self._indexes):
             if current[user_id] != self._index_versions.get(user_id):
                 self._refresh_index(user_id, current[user_id])
+            else:  # the same memories; vectors made behind them may have come
+                self._fill_holes(user_id)
 
     def _cached(self, memory_ids: Sequence[str]) -> dict[str, MemoryItem]:
         """Items by id from the cache, reading (and caching) the missing ones."""

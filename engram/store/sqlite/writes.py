@@ -10,6 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
 
+import numpy as np
+
 from engram.models import MemoryItem
 from engram.store.base import HistoryEvent, MemoryRow, Record, Scope, StoreError
 from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, copy_item, row_values, scope_tokens, turn_place, turn_span
@@ -69,6 +71,33 @@ class WritesMixin:
             self._cache_add(rowids, inserts)
             if len(inserts) <= _KEEP_WRITTEN:  # an add, not a bulk ingest
                 self._keep_items(r.item for r in inserts)
+
+    def set_vectors(self, model: str, vectors: Sequence[tuple[str, str, np.ndarray]]) -> int:
+        """Vectors made after their rows were written (`engram.embed_behind`), as (id, content
+        hash, vector): each lands only while its row has no vector and still says what it was
+        made from (an edit meanwhile embedded its new text itself). Returns how many landed."""
+        if not vectors:
+            return 0
+        landed = 0
+        with self._lock:
+            with self._tx() as db:
+                self._sync_caches()
+                for memory_id, content_hash, vector in vectors:
+                    row = db.execute(
+                        "UPDATE memories SET embedding = ?, embedding_model = ? WHERE id = ? AND content_hash = ?"
+                        " AND embedding IS NULL RETURNING rowid, user_id",
+                        (np.asarray(vector, dtype=np.float32).tobytes(), model, memory_id, content_hash),
+                    ).fetchone()
+                    if row is None:
+                        continue
+                    landed += 1
+                    cache = self._indexes.get(row[1])
+                    if cache is not None:
+                        cache.set_vector(row[0], vector)
+                # the user's version stays (what they said did not change: capsules stay cached);
+                # other processes fill their index's rows without vectors on their next read
+                self._forget_items(memory_id for memory_id, _, _ in vectors)
+        return landed
 
     def _keep_items(self, items: Iterable[MemoryItem]) -> None:
         """New memories into the item cache (copies: callers keep theirs): the next statement
