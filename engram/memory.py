@@ -34,7 +34,7 @@ from engram.models import (
     Action, Clarification, Command, Event, Filters, HistoryEntry, Kind, MemoryItem, SearchResult, Source, Status, utcnow,
 )
 from engram.privacy import PrivacyPolicy
-from engram.providers.embedders import Embedder, make_embedder
+from engram.providers.embedders import Embedder
 from engram.queue import JobQueue
 from engram.records import make_record
 from engram.retrieve import Retriever
@@ -42,7 +42,6 @@ from engram.sanitize import redact_identifier, redact_json
 from engram.services import Services, Shared
 from engram.session import Session, SessionManager
 from engram.store.base import Record, Scope, Store
-from engram.store.open import open_store
 from engram.validate import MessagesInput
 from engram.write import AddOutcome, Said, Writer
 
@@ -71,15 +70,10 @@ class Memory:
             settings = Settings(**overrides)
         elif path is not None or overrides:
             settings = settings.model_copy(update={**overrides, **({"path": Path(path)} if path else {})})
-        embedder = embedder or make_embedder(settings)
+        opened, embedder = vectors.opened(settings, store, embedder)  # a wordllama store keeps wordllama
         privacy = PrivacyPolicy(**settings.privacy)
         self.services = Services(
-            store=store if store is not None and not isinstance(store, str) else open_store(
-                store or settings.store_target, dim=embedder.dim, read_only=settings.read_only,
-                index_cache_mb=settings.index_cache_mb,
-            ),
-            embedder=embedder,
-            settings=settings, privacy=privacy, display=Display(privacy),
+            store=opened, embedder=embedder, settings=settings, privacy=privacy, display=Display(privacy),
         )
         where = getattr(self.store, "path", settings.path)  # a file, or a URL without its password
         vectors.check(self.store, embedder, where)  # another embedder's vectors: say what to do

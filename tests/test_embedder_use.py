@@ -145,3 +145,20 @@ def test_reembed_switches_a_store_from_wordllama_to_the_multilingual_embedder_an
         with Memory(db_path, embedder=target) as m:
             question = "我对什么过敏？" if target is use else "what am I allergic to?"
             assert m.search(question, user_id="u", limit=1)[0].memory.content == said[2]
+
+
+def test_a_store_made_with_wordllama_opens_with_it_while_no_embedder_is_configured(db_path, embedder, monkeypatch):
+    """Upgrading engram must not lock a user out of their store: the old default's store is
+    searched with its own embedder until `engram reembed` moves it; a chosen embedder still
+    gets the mismatch message."""
+    from engram.config import Settings
+    from engram.reembed import EmbedderMismatch
+
+    with Memory(db_path, embedder=embedder) as m:  # the suite's wordllama: the store of an older engram
+        m.add("I live in Lisbon.", user_id="u", infer=False)
+    monkeypatch.delenv("ENGRAM_EMBEDDER")
+    with Memory(db_path) as m:
+        assert m.embedder.name == embedder.name
+        assert m.search("where do I live?", user_id="u")[0].memory.content == "I live in Lisbon."
+    with pytest.raises(EmbedderMismatch, match="engram reembed"):
+        Memory(settings=Settings(path=db_path, embedder="use"))  # chosen: told what to do

@@ -170,3 +170,20 @@ def test_a_damaged_pack_is_ignored(db_path, embedder) -> None:
         raw.execute("UPDATE scope_packs SET data = x'00ff00ff'")
     with Memory(db_path, embedder=embedder, reinforce=False) as cold:
         assert answers(cold, "ana") == expected
+
+
+def test_a_vector_written_behind_after_the_pack_is_in_the_cold_index(db_path, embedder) -> None:
+    with Memory(db_path, embedder=embedder, reinforce=False) as first:
+        fill(first)
+        answers(first, "ana")
+        written = packs(db_path)
+        first.add("I adopted a greyhound called Biscuit.", user_id="ana", infer=False)
+    # the vector landed after the row (write-behind): the pack stays, and a cold load reads it
+    assert packs(db_path)["ana"] == written["ana"]
+    with sqlite3.connect(db_path) as raw:
+        row = raw.execute("SELECT rowid FROM memories WHERE content LIKE '%Biscuit%'").fetchone()[0]
+    with Memory(db_path, embedder=embedder, reinforce=False) as cold:
+        answers(cold, "ana")
+        index = cold.store._indexes.get("ana")
+        assert row in index.position and index.has_vector[index.position[row]]
+        assert row not in index.holes().tolist()

@@ -37,11 +37,16 @@ class Embedder(Protocol):
 class WordLlamaEmbedder:
     """Static token embeddings (256-d by default): ~0.1 ms per short text on a CPU."""
 
+    @staticmethod
+    def name_for(dim: int) -> str:
+        """The model name its vectors carry in a store."""
+        return f"wordllama-l2-supercat-{dim}"
+
     def __init__(self, dim: int = 256) -> None:
         if dim not in (64, 128, 256):
             raise ValueError(f"wordllama supports dimensions 64, 128 or 256, not {dim}")
         self.dim = dim
-        self.name = f"wordllama-l2-supercat-{dim}"
+        self.name = self.name_for(dim)
         # its vocabulary barely covers Chinese: near chance on MADial-zh
         self.languages = frozenset({"en"})
         self._model = None

@@ -202,7 +202,8 @@ MIGRATIONS: dict[int, str] = {
     END;
     CREATE TRIGGER scope_packs_rewrite AFTER UPDATE OF
         content_hash, embedding, user_id, agent_id, kind, session_id, created_at
-    ON memories WHEN OLD.content_hash IS NOT NEW.content_hash OR OLD.embedding IS NOT NEW.embedding
+    ON memories WHEN OLD.content_hash IS NOT NEW.content_hash
+        OR (OLD.embedding IS NOT NULL AND OLD.embedding IS NOT NEW.embedding)
         OR OLD.user_id IS NOT NEW.user_id OR OLD.agent_id IS NOT NEW.agent_id OR OLD.kind IS NOT NEW.kind
         OR OLD.session_id IS NOT NEW.session_id OR OLD.created_at IS NOT NEW.created_at
     BEGIN

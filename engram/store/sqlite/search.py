@@ -89,6 +89,9 @@ class SearchMixin:
                 self._db.execute("COMMIT")
         self._index_versions[user_id] = version
         self._indexes[user_id] = cache
+        # a first vector set behind leaves the pack alone (its trigger): the rows the pack holds
+        # without one are read here
+        self._fill_holes(user_id)
         if added >= max(REPACK_ROWS, cache.size // 8):
             self._pack(user_id, cache)
         return cache
