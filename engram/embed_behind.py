@@ -54,7 +54,7 @@ class EmbedBehind:
         self.services = services
         self.batch = batch
         store = services.store
-        self.enabled = enabled and hasattr(store, "set_vectors") and not getattr(store, "read_only", False)
+        self.enabled = enabled and callable(getattr(store, "set_vectors", None)) and not getattr(store, "read_only", False)
         self._cond = threading.Condition()
         self._queue: dict[str, _Pending] = {}  # by memory id, in order of writing
         self._held: dict[str, _Pending] = {}  # what the worker is embedding now

@@ -146,6 +146,10 @@ class QdrantStore(SQLiteStore):
         except Exception:  # noqa: BLE001 - a read-only side store made before the mirror table existed
             return []
 
+    # Qdrant follows the side store by the user's version, which a vector set behind leaves alone:
+    # its memories are embedded with the row (engram.embed_behind sees no `set_vectors`)
+    set_vectors = None
+
     def _mirror_changed(self) -> None:
         """Bring every lagging user's points level with their rows (see the module's docstring)."""
         if self.read_only:
