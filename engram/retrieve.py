@@ -168,7 +168,9 @@ class Retriever:
         language = detect_language(query)
         reach = self._reach(language, terms, plain, lexical) if dense else {}
         weight_lexical = s.weight_lexical if lexical else 0.0
-        weight_dense = dense_weight(s, query, language) if dense else 0.0
+        # the wider dense weight is for an embedder that reads the query's language; one that
+        # cannot (wordllama on Chinese) only fills in, at the plain weight
+        weight_dense = (dense_weight(s, query, language) if self.dense_applies(query) else s.weight_dense) if dense else 0.0
         total = weight_lexical + weight_dense
         if total == 0:
             return found
