@@ -202,7 +202,10 @@ def test_health_docs_and_no_cors_by_default(server):
     assert httpx.get(f"{url}/healthz").json()["status"] == "ok"
     assert httpx.get(f"{url}/readyz").status_code == 200
     assert "/v1/memories/search" in httpx.get(f"{url}/openapi.json").json()["paths"]
-    assert httpx.get(f"{url}/docs").status_code == 200
+    docs = httpx.get(f"{url}/docs")
+    assert docs.status_code == 200 and "cdn" not in docs.text  # Swagger UI from this server: works offline
+    assert "/docs-assets/swagger-ui-bundle.js" in docs.text
+    assert httpx.get(f"{url}/docs-assets/swagger-ui-bundle.js").status_code == 200
     preflight = httpx.options(f"{url}/v1/memories", headers={
         "Origin": "https://evil.example", "Access-Control-Request-Method": "POST"})
     assert "access-control-allow-origin" not in preflight.headers

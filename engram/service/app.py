@@ -48,7 +48,7 @@ def create_app(
                 engine.close()
 
     app = FastAPI(
-        title="engram", version=__version__, lifespan=lifespan,
+        title="engram", version=__version__, lifespan=lifespan, docs_url=None,  # /docs: `_docs`, offline
         description="Long-term memory for AI agents. Every call needs an API key (`engram keys create`): "
                     "a user key reaches only its user; an admin key reaches every user.",
     )
@@ -59,6 +59,7 @@ def create_app(
     for router in (memories.router, users.router, sessions.router):
         app.include_router(router)
     _health(app)
+    _docs(app)
     if web:
         from engram.service.web import install as install_web
 
@@ -70,6 +71,24 @@ def create_app(
                            allow_headers=["Authorization", "X-API-Key", "Content-Type"])
     app.add_middleware(BodyLimit, limit=max_body_bytes)
     return app
+
+
+def _docs(app: FastAPI) -> None:
+    """OpenAPI's page at /docs with Swagger UI's files served from the `swagger-ui-bundle`
+    package: FastAPI's default page loads them from a CDN, blank on a machine offline."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.staticfiles import StaticFiles
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> Any:
+        return get_swagger_ui_html(
+            openapi_url=app.openapi_url or "/openapi.json", title="engram API",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js", swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/docs-assets/favicon-32x32.png",
+        )
 
 
 def _health(app: FastAPI) -> None:
