@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.candidate import Ctx, candidate
-from engram.extract.rewrite import as_sentence
+from engram.extract.rewrite import as_sentence, en_rest, we_rest
 from engram.models import Candidate, Kind
 from engram.text import content_words
 
@@ -62,9 +62,6 @@ _TRAILING_RE = re.compile(r"(?:,?\s+(?:too|though|as\s+well|also|for\s+sure|hone
 _OUR_START_RE = re.compile(r"^our\s+(?=(?:loved\s+ones|friends|families|kids|children|pets|communities)\b)", re.I)
 _YOU_RE = re.compile(r"\b(?:you|your|yours|yourself|u|ur|ya)\b", re.I)
 _GENERIC_WE = {"us": "people", "we": "people", "ourselves": "oneself", "our": "one's"}
-_THEIR = {"us": "them", "we": "they", "ourselves": "themselves", "our": "their", "myself": "themselves",
-          "my": "their", "me": "them", "i": "they"}
-_OUR_RE = re.compile(r"\b(?:us|we|ourselves|our|myself|my|me|i)\b", re.I)
 _WE_RE = re.compile(r"\b(?:us|we|ourselves|our)\b", re.I)
 
 
@@ -88,15 +85,15 @@ def _view(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     dream = _DREAM_RE.match(s)
     if dream and content_words(dream.group("what")):  # "It's been a dream to adopt …"
-        return [candidate(ctx, Kind.FACT, as_sentence(f"User's dream is to {_their(dream.group('what'))}"), None, None,
-                          "opinion")]
+        view = f"User's dream is to {en_rest(we_rest(dream.group('what')))}"
+        return [candidate(ctx, Kind.FACT, as_sentence(view), None, None, "opinion")]
     it = _IT_IS_RE.match(s)
     if it:
         what = it.group("what") or it.group("doing")
         if len(content_words(what)) < 2 or re.match(r"(?:see|hear|know|say|meet|talk|chat)\b", what, re.I):
             return None  # "it's great to see …", "it was nice to meet …": the exchange, not a view
         link = "" if it.group("doing") else "to "
-        view = f"User finds it {it.group('adj').lower()} {link}{_their(what)}"
+        view = f"User finds it {it.group('adj').lower()} {link}{en_rest(we_rest(what))}"
         return [candidate(ctx, Kind.FACT, as_sentence(view), None, None, "opinion")]
     m = _GENERIC_RE.match(s)
     if m is None or words[0].lower().strip(",") in _NOT_A_SUBJECT:
@@ -110,11 +107,6 @@ def _view(s: str, ctx: Ctx) -> list[Candidate] | None:
         first = first.lower()  # "Dance has the power…" → "dance has…"; "LGBTQ events…" stays
     view = "User believes " + _generic(first + rest)
     return [candidate(ctx, Kind.FACT, as_sentence(view), None, None, "opinion")]
-
-
-def _their(text: str) -> str:
-    """"to cultivate a loving home for our kids" → "… for their kids": the user's own, in their view."""
-    return _OUR_RE.sub(lambda m: _THEIR[m.group().lower()], text)
 
 
 def _generic(text: str) -> str:

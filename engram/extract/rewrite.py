@@ -99,6 +99,16 @@ def en_rest(s: str) -> str:
     return _EN_PRON_RE.sub(_pron_sub, s)
 
 
+_WE_REST_RE = re.compile(r"\b(?:(?P<we>we)(?P<c>'re|'ve|'ll)?|(?P<w>ourselves|ours|our|us))\b", re.I)
+_WE = {"ourselves": "themselves", "ours": "theirs", "our": "their", "us": "them", "": "they",
+       "'re": "they are", "'ve": "they have", "'ll": "they will"}
+
+
+def we_rest(s: str) -> str:
+    """First person plural → "they" ("our kids" → "their kids"): the user and theirs."""
+    return _WE_REST_RE.sub(lambda m: _WE[(m.group("w") or m.group("c") or "").lower()], s)
+
+
 def zh_third(clause: str, *, subject: bool = False) -> str:
     """Rewrite a first-person Chinese clause about "用户"; `subject` adds one when missing."""
     s = clause.replace("我们", "\0").replace("我", "用户").replace("\0", "我们")

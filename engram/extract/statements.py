@@ -33,7 +33,7 @@ from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, trim_fillers, zh_object
-from engram.extract.rewrite import as_sentence, en_rest, third_verb
+from engram.extract.rewrite import as_sentence, en_rest, third_verb, we_rest
 from engram.models import Candidate, Kind
 from engram.text import content_words
 from engram.when import find_range
@@ -144,9 +144,6 @@ _EN_TAIL_TIME_RE = re.compile(
     r"(?:days|weeks|months)\s+ago|just\s+now)$",
     re.I,
 )
-_WE_REST_RE = re.compile(r"\b(?:(?P<we>we)(?P<c>'re|'ve|'ll)?|(?P<w>ourselves|ours|our|us))\b", re.I)
-_WE = {"ourselves": "themselves", "ours": "theirs", "our": "their", "us": "them", "": "they",
-       "'re": "they are", "'ve": "they have", "'ll": "they will"}
 _I_AM_RE = re.compile(r"\bI\s+am\b")
 _YOU_RE = re.compile(r"\b(?:you|your|yours|yourself|u|ur|ya)\b", re.I)
 _CONTEXT_ONLY = frozenset("it that this them those these there here one so".split())
@@ -185,10 +182,6 @@ def _they(s: str) -> str:
     return _THEY_AGREE_RE.sub(lambda m: "they were" if m.group("was") else "they are" if m.group("is") else "they have", s)
 
 
-def _we_rest(s: str) -> str:
-    return _WE_REST_RE.sub(lambda m: _WE[(m.group("w") or m.group("c") or "").lower()], s)
-
-
 def _en_concise(rest: str, *, comment: bool = False) -> str:
     """The statement without its aside, reason or trailing fillers; with `comment`, a short
     comment on it is kept ("…; it's been a great way to express myself")."""
@@ -217,7 +210,7 @@ def _en_comment(tail: str) -> str | None:
     words = said.split()
     if not 3 <= len(words) <= 18 or _YOU_RE.search(said) or words[-1].lower() in _EN_BAD_END:
         return None
-    return _they(_we_rest(said[:1].lower() + said[1:]))
+    return _they(we_rest(said[:1].lower() + said[1:]))
 
 
 _EN_ME_RE = re.compile(r"\b(?:me|my|myself|mine)\b", re.I)
@@ -242,7 +235,7 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
         and words[1].lower() not in _EN_LINK_VERBS | _EN_AUX_WORDS | {"sounds", "looks", "seems", "one", "was", "is"}
     if len(words) < 4 or (first in _EN_NOT_A_SUBJECT and not demonstrative) or not words[0].lstrip("\"'“‘")[:1].isalpha():
         return None
-    body = _we_rest(_en_concise(s))
+    body = we_rest(_en_concise(s))
     if not _EN_ME_RE.search(body) or not _en_ok_predicate(body):
         return None
     verbs = [w for w in body.lower().split()[1:10]
@@ -450,7 +443,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     photo = _EN_PHOTO_RE.match(s)
     if photo:  # "Here's a photo of my horse painting I did recently"
-        what = _they(_we_rest(_en_concise(photo.group("x"))))
+        what = _they(we_rest(_en_concise(photo.group("x"))))
         if _YOU_RE.search(what) or len(what.split()) > 14 or not content_words(what):
             return None
         return [candidate(ctx, Kind.EVENT, as_sentence("User shared a photo of " + what), None, None, "shared photo")]
@@ -459,7 +452,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         verb = made.group("verb").lower()
         if verb in _EN_CHATTER - {"appreciate", "realize", "realise"} or verb in ("feel", "smile", "laugh", "cry", "think", "want", "wanna"):
             return None
-        what = _they(_we_rest(_en_concise(made.group("rest"))))
+        what = _they(we_rest(_en_concise(made.group("rest"))))
         if _YOU_RE.search(what) or not _en_ok_predicate(verb + " " + what):
             return None
         return [candidate(ctx, Kind.FACT, as_sentence(f"User {third_verb(verb)} {what}"), None, None, "what moved the user")]
@@ -569,7 +562,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 memo["other"] = w  # "I just got a puppy!" → the next "her" is the puppy
         if ctx.memo is not None and "other" in memo:
             ctx.memo["other"] = memo["other"]
-    pred = _we_rest(_en_concise(pred, comment=True))
+    pred = we_rest(_en_concise(pred, comment=True))
     pred = _they(pred)
     if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
         return None
