@@ -211,13 +211,16 @@ class Memory:
         """
         records: list[Record] = []
         events: list[Event] = []
+        paused: dict[str, bool] = {}  # read once per user of the batch (a query each on a server)
         for entry in check.batch(batch):
             messages = entry.pop("messages")
             if entry.pop("infer", False):
                 events += self.add(messages, **entry)
                 continue
             scope = _scope(entry.get("user_id"), entry.get("agent_id"))
-            if self.is_paused(scope.user_id):
+            if scope.user_id not in paused:
+                paused[scope.user_id] = self.is_paused(scope.user_id)
+            if paused[scope.user_id]:
                 continue  # as `add`: nothing is stored while paused
             said = Said(
                 scope, redact_identifier(check.session_id(entry.get("session_id")), self.privacy, scope.user_id),

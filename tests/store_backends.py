@@ -84,6 +84,20 @@ def with_schema(url: str, schema: str) -> str:
     return f"{url}{separator}options=-csearch_path%3D{schema},public"
 
 
+# a PostgreSQL store of schema 4 taken back to schema 3 (every row in one HNSW index)
+UNDO_POSTGRES_4 = (
+    "DROP TRIGGER memories_hnsw_flag ON memories",
+    "DROP FUNCTION memories_hnsw_flag",
+    "DROP TABLE hnsw_users",
+    "DROP INDEX IF EXISTS memories_hnsw_8",
+    "ALTER TABLE memories DROP COLUMN hnsw",
+    "ALTER TABLE user_versions DROP COLUMN row_count",
+    "CREATE INDEX memories_hnsw_8 ON memories USING hnsw ((embedding::vector(8)) vector_cosine_ops)"
+    " WHERE vector_dims(embedding) = 8",
+    "UPDATE engram_schema SET version = 3",
+)
+
+
 def qdrant_target(tmp_path: Path) -> str:
     """qdrant-client's local mode in a folder of its own (the side store inside it)."""
     try:

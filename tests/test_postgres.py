@@ -47,11 +47,12 @@ def test_large_scopes_search_through_hnsw_and_still_fill_a_filtered_limit(url, m
                                content=f"note {n}"), embedding=vectors[n])
         for n in range(600)
     ]
-    store.write(inserts=records)
+    monkeypatch.setattr(search, "HNSW_ABOVE", 100)
+    store.write(inserts=records[:300])
+    store.write(inserts=records[300:])
     query = vectors[3]
     owned = [r for r in records if r.item.user_id == "big" and r.item.agent_id == "a"]
     exact = sorted(owned, key=lambda r: -float(r.embedding @ query))[:10]
-    monkeypatch.setattr(search, "HNSW_ABOVE", 100)
     assert "memories_hnsw_8" in store.explain_dense(Scope("big", "a"), query, Filters(), 10, hnsw=True)
     assert "hnsw" not in store.explain_dense(Scope("big", "a"), query, Filters(), 10, hnsw=False)
     used = []
@@ -131,3 +132,64 @@ def test_the_store_setting_and_memory_take_a_url(url, monkeypatch, embedder):
         m.add("I keep bees", user_id="hana", infer=False)
     with Memory(store=url, embedder=embedder) as m:
         assert [x.content for x in m.get_all(user_id="hana")] == ["I keep bees"]
+
+
+def test_only_the_rows_of_users_hnsw_serves_are_in_its_index(url, monkeypatch):
+    """A user joins the HNSW index when a write takes them over the bound (all their rows then,
+    later ones as they come); smaller users' rows stay out of it, and deletes keep the count."""
+    from engram.store.postgres import search
+
+    monkeypatch.setattr(search, "HNSW_ABOVE", 50)
+    store = open_store(url, dim=DIM)
+    rng = np.random.default_rng(3)
+
+    def add(user: str, n: int) -> list[str]:
+        records = [make_record(MemoryItem(user_id=user, content=f"{user} {i}"), embedding=rng.normal(size=DIM).astype(np.float32))
+                   for i in range(n)]
+        store.write(inserts=records)
+        return [r.item.id for r in records]
+
+    def indexed() -> dict[str, tuple[int, int]]:
+        rows = psql(url, "SELECT m.user_id, count(*) FILTER (WHERE m.hnsw), max(v.row_count) FROM memories m"
+                         " JOIN user_versions v USING (user_id) GROUP BY m.user_id")
+        return {u: (flagged, counted) for u, flagged, counted in rows}
+
+    grow = add("grow", 40)
+    add("small", 10)
+    assert indexed() == {"grow": (0, 40), "small": (0, 10)}
+    add("grow", 20)
+    assert indexed() == {"grow": (60, 60), "small": (0, 10)}
+    add("grow", 5)
+    store.delete(grow[:7], [])
+    assert indexed() == {"grow": (58, 58), "small": (0, 10)}
+    assert len(store.dense_search(Scope("grow"), rng.normal(size=DIM).astype(np.float32), Filters(), 10)) == 10
+    store.close()
+
+
+def test_a_store_of_schema_3_keeps_only_its_big_users_in_the_hnsw_index(url):
+    """Upgrading: the whole-table HNSW index goes, users HNSW serves are counted in (their rows
+    flagged, the new index holds them), smaller users stay out, and searches find the same."""
+    from store_backends import UNDO_POSTGRES_4
+
+    from engram.store.postgres.search import HNSW_ABOVE
+
+    rng = np.random.default_rng(5)
+    store = open_store(url, dim=DIM)
+    vectors = rng.normal(size=(HNSW_ABOVE + 41, DIM)).astype(np.float32)
+    users = ["big"] * (HNSW_ABOVE + 1) + ["small"] * 40
+    store.write(inserts=[make_record(MemoryItem(user_id=u, content=f"note {n}"), embedding=vectors[n])
+                         for n, u in enumerate(users)])
+    before = store.dense_search(Scope("big"), vectors[0], Filters(), 10)
+    store.close()
+    for statement in UNDO_POSTGRES_4:
+        psql(url, statement)
+    store = open_store(url, dim=DIM)
+    assert store.schema_version == 4
+    flagged = psql(url, "SELECT m.user_id, count(*) FILTER (WHERE m.hnsw), max(v.row_count) FROM memories m"
+                        " JOIN user_versions v USING (user_id) GROUP BY m.user_id ORDER BY 1")
+    assert flagged == [("big", HNSW_ABOVE + 1, HNSW_ABOVE + 1), ("small", 0, 40)]
+    indexes = psql(url, "SELECT indexdef FROM pg_indexes WHERE starts_with(indexname, 'memories_hnsw')"
+                         " AND schemaname = current_schema()")
+    assert len(indexes) == 1 and indexes[0][0].endswith("AND hnsw)")
+    assert [h for h, _ in store.dense_search(Scope("big"), vectors[0], Filters(), 10)][:1] == [before[0][0]]
+    store.close()

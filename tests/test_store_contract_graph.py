@@ -170,7 +170,7 @@ def test_a_postgres_store_of_schema_2_gains_the_graph(tmp_path, embedder):
     graph is built for what is said from then on, and deleting keeps it consistent."""
     import psycopg
 
-    from store_backends import Unavailable, postgres_target
+    from store_backends import UNDO_POSTGRES_4, Unavailable, postgres_target
 
     try:
         url = postgres_target(tmp_path)
@@ -179,13 +179,15 @@ def test_a_postgres_store_of_schema_2_gains_the_graph(tmp_path, embedder):
     with Memory(store=url, embedder=embedder) as m:
         old = m.add("I adopted a dog named Coco.", user_id="u", infer=False)[0].memory
     with psycopg.connect(url, autocommit=True) as db:  # as a store written before migration 3
+        for statement in UNDO_POSTGRES_4:
+            db.execute(statement)
         for table in ("graph_entities", "graph_aliases", "graph_mentions", "graph_edges", "graph_history"):
             db.execute(f"DROP TABLE {table}")
         db.execute("DROP TRIGGER graph_memory_deleted ON memories")
         db.execute("DROP FUNCTION graph_memory_deleted, graph_entity_orphaned")
         db.execute("UPDATE engram_schema SET version = 2")
     with Memory(store=url, embedder=embedder) as m:
-        assert m.store.schema_version == 3 and m.get(old.id) is not None
+        assert m.store.schema_version >= 3 and m.get(old.id) is not None
         new = m.add("My sister Beth works at Initech.", user_id="u", infer=False)[0].memory
         assert {"Beth", "Initech"} <= {e.name for e in m.graph("u").entities}
         m.delete(new.id)

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from engram.store.copy import JSON_COLUMNS, TABLE, keyset, unpack
-from engram.store.postgres.schema import hnsw_index
+from engram.store.postgres import search
+from engram.store.postgres.schema import FLAG_ALL, PROMOTE_ALL, RECOUNT, hnsw_index
 
 _SERIAL = {"history": "id", "session_turns": "id", "jobs": "id", "graph_edges": "id", "graph_history": "id"}
 
@@ -56,6 +58,7 @@ class CopyMixin:
                 )
             if table == "memories":
                 self._bump(conn, {row["user_id"] for row in rows})
+                self._count_rows(conn, Counter(row["user_id"] for row in rows))
         if table == "memories":  # (inside `atomic`: the whole transaction's patches then find no index)
             self._drop_indexes({row["user_id"] for row in rows})
 
@@ -66,7 +69,11 @@ class CopyMixin:
             conn.execute(f"DROP INDEX IF EXISTS memories_hnsw_{int(self.dim)}")
 
     def copy_finish(self) -> None:
+        """The row counts, the users HNSW serves (by the table's true size now), then the index."""
         with self._tx() as conn:
+            conn.execute(RECOUNT)
+            conn.execute(PROMOTE_ALL, {"above": search.HNSW_ABOVE, "share": search.HNSW_MIN_SHARE})
+            conn.execute(FLAG_ALL)
             conn.execute("SET LOCAL maintenance_work_mem = '512MB'")
             conn.execute(hnsw_index(self.dim))
             conn.execute("ANALYZE memories")

@@ -11,8 +11,9 @@ write from another process is never missed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import psycopg
@@ -91,19 +92,60 @@ GRAPH_MIGRATION: tuple[str, ...] = (
     FOR EACH ROW EXECUTE FUNCTION graph_entity_orphaned()""",
 )
 
+_INSERT = re.compile(r"INSERT INTO (\w+) \(([^)]*)\) VALUES (\([^)]*\))(.*)", re.S)
+_UPDATES = re.compile(r"ON CONFLICT \(([^)]*)\) DO UPDATE")
+_ROWS_PER_STATEMENT = 1_000  # PostgreSQL takes at most 65,535 parameters a statement
+
+
+def statements(sql: str, rows: Sequence[Sequence[Any]]) -> Iterator[tuple[str, Sequence[Any]]]:
+    """`executemany(sql, rows)` as few statements: an INSERT as multi-row ones (when it updates
+    on conflict, one row per key, the last: a statement may not update a row twice, and one by
+    one the last would win), anything else row by row."""
+    found = _INSERT.fullmatch(sql)
+    if found is None:
+        yield from ((sql, row) for row in rows)
+        return
+    table, columns, marks, rest = found.groups()
+    target = _UPDATES.search(rest)
+    if target is not None:
+        names = [c.strip() for c in columns.split(",")]
+        at = [names.index(c.strip()) for c in target.group(1).split(",")]
+        rows = list({tuple(row[i] for i in at): row for row in rows}.values())
+    for start in range(0, len(rows), _ROWS_PER_STATEMENT):
+        chunk = rows[start : start + _ROWS_PER_STATEMENT]
+        yield f"INSERT INTO {table} ({columns}) VALUES {', '.join([marks] * len(chunk))}{rest}", [v for r in chunk for v in r]
+
+
 class Marks:
     """A psycopg cursor taking engram.store.graph_sql's ``?`` placeholders (its SQL holds no
-    other ``?`` or ``%``)."""
+    other ``?`` or ``%``). With `queue`, `executemany` waits for the next `execute` or `flush`,
+    which sends what waits as multi-row statements in one pipeline: one round trip for a whole
+    graph write, where psycopg's `executemany` takes one per call."""
 
-    def __init__(self, cursor: psycopg.Cursor) -> None:
+    def __init__(self, cursor: psycopg.Cursor, *, queue: bool = False) -> None:
         self.cursor = cursor
+        self.queued: list[tuple[str, Sequence[Sequence[Any]]]] | None = [] if queue else None
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> psycopg.Cursor:
+        self.flush()
         return self.cursor.execute(sql.replace("?", "%s"), params)
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        if rows:
+        if not rows:
+            return
+        if self.queued is None:
             self.cursor.executemany(sql.replace("?", "%s"), rows)
+        else:
+            self.queued.append((sql.replace("?", "%s"), rows))
+
+    def flush(self) -> None:
+        if not self.queued:
+            return
+        queued, self.queued = self.queued, []
+        with self.cursor.connection.pipeline():
+            for sql, rows in queued:
+                for statement, params in statements(sql, rows):  # (a text per row count: not prepared)
+                    self.cursor.execute(statement, params, prepare=False)
 
 
 class GraphMixin(GraphMethods):
@@ -112,10 +154,17 @@ class GraphMixin(GraphMethods):
 
     @contextmanager
     def _graph_tx(self, user_id: str) -> Iterator[Marks]:
-        """A graph change: one transaction (or the caller's) that bumps the user's version."""
-        with self._tx() as conn, conn.cursor() as cur:
+        """A graph change: one transaction (or the caller's) that bumps the user's version, its
+        statements sent in one pipeline (a bulk ingest writes the graph of every user it touches:
+        ~10 round trips per user before)."""
+        held = getattr(self._local, "conn", None)
+        # inside the caller's transaction no savepoint of its own (two round trips): a failed
+        # graph write fails the caller's transaction, as a memory and its links commit together
+        with (nullcontext(held) if held is not None else self._tx()) as conn, conn.cursor() as cur:
             self._bump(conn, [user_id])
-            yield Marks(cur)
+            marks = Marks(cur, queue=True)
+            yield marks
+            marks.flush()
 
     @contextmanager
     def _graph_reading(self) -> Iterator[Marks]:

@@ -4,7 +4,7 @@ large ones), lexical and duplicate checks on the per-user `ScopeIndex`. Mixed in
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -114,6 +114,35 @@ class SearchMixin:
                 return index.size
         return self._rows("SELECT count(*) FROM memories WHERE user_id = %s", (user_id,))[0][0]
 
+    def _count_rows(self, conn: psycopg.Connection, deltas: Mapping[str, int]) -> None:
+        """(In the writing transaction, after `_bump` locked these users' version rows.) Keep each
+        user's row count, and move a user the write took over `HNSW_ABOVE` rows and
+        `HNSW_MIN_SHARE` of the table into the HNSW index: their rows flagged now, new ones by
+        the insert trigger. The version lock orders this against another process inserting
+        rows of the same user, so no row of theirs is left out."""
+        deltas = {u: n for u, n in deltas.items() if n}
+        if not deltas:
+            return
+        counted = conn.execute(
+            "UPDATE user_versions v SET row_count = v.row_count + d.n FROM unnest(%s::text[], %s::bigint[]) AS d(u, n)"
+            " WHERE v.user_id = d.u RETURNING v.user_id, v.row_count",
+            (list(deltas), list(deltas.values())),
+        ).fetchall()
+        table = self._table_rows()
+        due = [u for u, n in counted if n > HNSW_ABOVE and n >= HNSW_MIN_SHARE * table]
+        if not due:
+            return
+        joined = conn.execute(
+            "INSERT INTO hnsw_users SELECT unnest(%s::text[]) ON CONFLICT DO NOTHING RETURNING user_id", (due,)
+        ).fetchall()
+        if joined:
+            conn.execute(
+                "UPDATE memories SET hnsw = true WHERE user_id = ANY(%s::text[]) AND NOT hnsw", ([r[0] for r in joined],)
+            )
+
+    def _in_hnsw(self, user_id: str) -> bool:
+        return bool(self._rows("SELECT 1 FROM hnsw_users WHERE user_id = %s", (user_id,)))
+
     def dense_search(
         self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
@@ -121,7 +150,7 @@ class SearchMixin:
         if limit <= 0:
             return []
         size = self._scope_size(scope.user_id)
-        hnsw = size > HNSW_ABOVE and size >= HNSW_MIN_SHARE * self._table_rows()
+        hnsw = size > HNSW_ABOVE and size >= HNSW_MIN_SHARE * self._table_rows() and self._in_hnsw(scope.user_id)
         with self._conn() as conn:
             with self._dense_query(conn, scope, vector, filters, limit, hnsw) as (sql, params):
                 rows = conn.execute(sql, params, prepare=False).fetchall()
@@ -168,8 +197,8 @@ class SearchMixin:
             conn.execute("SET LOCAL enable_sort = off")
             conn.execute("SET LOCAL enable_seqscan = off")
             cast = f"embedding::vector({int(self.dim)})"
-            yield (
-                f"SELECT id, 1 - ({cast} <=> %s) FROM memories WHERE {where} ORDER BY {cast} <=> %s LIMIT %s",
+            yield (  # `AND hnsw`: the index's own condition (the user's rows are all flagged)
+                f"SELECT id, 1 - ({cast} <=> %s) FROM memories WHERE {where} AND hnsw ORDER BY {cast} <=> %s LIMIT %s",
                 [query, *params, query, limit],
             )
 

@@ -4,6 +4,7 @@ counts, and deletion. Mixed into `PostgresStore`."""
 from __future__ import annotations
 
 import time
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from datetime import datetime
@@ -93,6 +94,7 @@ class WritesMixin:
         by_user: dict[str, list[int]] = {}
         for position, record in enumerate(records):
             by_user.setdefault(record.item.user_id, []).append(position)
+        self._count_rows(conn, {user_id: len(positions) for user_id, positions in by_user.items()})
         for user_id, positions in by_user.items():
             self._patch(user_id, index_add([rowids[p] for p in positions], [records[p] for p in positions]))
 
@@ -170,6 +172,7 @@ class WritesMixin:
             (ids, ids),
         )
         self._bump(conn, (user_id for _, user_id in rows))
+        self._count_rows(conn, {u: -n for u, n in Counter(user_id for _, user_id in rows).items()})
         for rowid, user_id in rows:
             self._patch(user_id, lambda i, r=rowid: i.set_status(r, None))
 
@@ -201,6 +204,7 @@ class WritesMixin:
         with self._tx() as conn:
             users = [r[0] for r in conn.execute("SELECT DISTINCT user_id FROM memories")]
             self._bump(conn, users)
-            for table in ("memories", "history", "session_turns", "sessions", "jobs"):
+            for table in ("memories", "history", "session_turns", "sessions", "jobs", "hnsw_users"):
                 conn.execute(f"DELETE FROM {table}")
+            conn.execute("UPDATE user_versions SET row_count = 0")
         self._drop_indexes(list(self._indexes))
