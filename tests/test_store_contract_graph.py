@@ -129,6 +129,35 @@ def _add_dialogue(memory, user="u1", session="s1"):
     return [by_text[t] for t in TURNS]
 
 
+def test_a_search_reads_only_the_part_of_the_graph_its_question_reaches(memory, monkeypatch):
+    """The graph signal from the names, the named entities' edges and counts and the memories it
+    follows is the one from the whole graph; a question naming no entity the user's graph knows
+    reads nothing but the (cached) names."""
+    from engram.graph.expand import expand, expand_in
+
+    turns = [f"Melanie: I went hiking with friend number {i}." for i in range(40)]
+    turns += [
+        "Melanie: I play clarinet in a band.", "Melanie: My violin needs new strings.",
+        "My sister Beth works at Initech.", "Beth adopted a cat named Coco.", "Our project Atlas ships in May.",
+        "Beth and Tom lead project Atlas.", "张三是甲公司的联系人。", "我们和甲公司合作项目Y。",
+    ]
+    memory.add_many([{"messages": t, "user_id": "h", "infer": False} for t in turns])
+    store = memory.store
+    for question in (
+        "What instruments does Melanie play?", "What did Melanie say?", "Who works at Initech?",
+        "Which pets does my sister have?", "Who leads project Atlas?", "项目Y的联系人是谁？", "What does Beth do?",
+    ):
+        whole = expand(store.graph_snapshot("h"), question, fanout=8, budget=20)
+        assert expand_in(store, "h", question, fanout=8, budget=20) == whole, question
+    assert expand_in(store, "h", "Which pets does Beth have?", fanout=8, budget=20)
+    read = []
+    for name in ("graph_snapshot", "graph_around", "graph_mentioned"):
+        monkeypatch.setattr(store, name, lambda *args, name=name: read.append(name))
+    assert expand_in(store, "h", "Which city did Zoe move to?", fanout=8, budget=20) == {}
+    assert expand_in(store, "h", "Where is the hiking trail?", fanout=8, budget=20) == {}  # not a graph question
+    assert read == []
+
+
 def test_turn_links_speakers_and_named_spans(memory, store_target, embedder):
     ids = _add_dialogue(memory)
     scope = Scope("u1")

@@ -123,6 +123,35 @@ def snapshot(db: Handle, user_id: str) -> GraphSnapshot:
     )
 
 
+def around(db: Handle, user_id: str, entity_ids: Sequence[str]) -> tuple[list[EdgeRow], dict[str, int], int]:
+    """The edges of these entities (in edge order), how many memories mention each of them and
+    of their neighbours, and how many of the user's memories the graph links at all."""
+    ids = list(entity_ids)
+    edges = [EdgeRow(*r) for r in db.execute(
+        f"SELECT src, rel, dst, memory_id, reason FROM graph_edges WHERE user_id = ?"
+        f" AND (src IN ({_marks(ids)}) OR dst IN ({_marks(ids)})) ORDER BY id", (user_id, *ids, *ids),
+    ).fetchall()]
+    near = sorted(set(ids) | {e.src for e in edges} | {e.dst for e in edges})
+    counts = dict(db.execute(
+        f"SELECT entity_id, count(*) FROM graph_mentions WHERE user_id = ? AND entity_id IN ({_marks(near)})"
+        " GROUP BY entity_id", (user_id, *near),
+    ).fetchall())
+    linked = db.execute("SELECT count(DISTINCT memory_id) FROM graph_mentions WHERE user_id = ?", (user_id,)).fetchone()[0]
+    return edges, counts, linked
+
+
+def mentioned(db: Handle, user_id: str, entity_ids: Sequence[str]) -> dict[str, set[str]]:
+    """The memories that mention each of these entities."""
+    found: dict[str, set[str]] = {}
+    ids = list(entity_ids)
+    for entity_id, memory_id in db.execute(
+        f"SELECT entity_id, memory_id FROM graph_mentions WHERE user_id = ? AND entity_id IN ({_marks(ids)})",
+        (user_id, *ids),
+    ).fetchall():
+        found.setdefault(entity_id, set()).add(memory_id)
+    return found
+
+
 def names(db: Handle, user_id: str) -> GraphSnapshot:
     """The user's entities and aliases only (no mentions, no edges): what resolving a new
     memory's names needs on the write path."""
@@ -201,6 +230,21 @@ class GraphMethods:
         """The user's entities and aliases alone (the write path's name resolution), cached like
         the snapshot unless a backend knows better when names change."""
         return self._graph_cached("_graph_names", user_id, names)
+
+    def graph_around(self, user_id: str, entity_ids: Sequence[str]) -> tuple[list[EdgeRow], dict[str, int], int]:
+        """What a search needs of the graph near the entities a query names (`around`), read
+        uncached: a cold search reads this much instead of the whole graph."""
+        if not entity_ids:
+            return [], {}, 0
+        with self._graph_reading() as db:
+            return around(db, user_id, entity_ids)
+
+    def graph_mentioned(self, user_id: str, entity_ids: Sequence[str]) -> dict[str, set[str]]:
+        """The memories that mention each of these entities (uncached)."""
+        if not entity_ids:
+            return {}
+        with self._graph_reading() as db:
+            return mentioned(db, user_id, entity_ids)
 
     def graph_live(self, user_id: str) -> frozenset[str]:
         """Ids of the user's live memories (active, disputed) that the graph links; cached like the snapshot."""

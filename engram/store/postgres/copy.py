@@ -9,8 +9,8 @@ from typing import Any
 import numpy as np
 
 from engram.store.copy import JSON_COLUMNS, TABLE, keyset, unpack
-from engram.store.postgres import search
 from engram.store.postgres.schema import FLAG_ALL, PROMOTE_ALL, RECOUNT, hnsw_index
+from engram.store.postgres.search import HNSW_ABOVE, HNSW_MIN_SHARE
 
 _SERIAL = {"history": "id", "session_turns": "id", "jobs": "id", "graph_edges": "id", "graph_history": "id"}
 
@@ -72,7 +72,7 @@ class CopyMixin:
         """The row counts, the users HNSW serves (by the table's true size now), then the index."""
         with self._tx() as conn:
             conn.execute(RECOUNT)
-            conn.execute(PROMOTE_ALL, {"above": search.HNSW_ABOVE, "share": search.HNSW_MIN_SHARE})
+            conn.execute(PROMOTE_ALL, {"above": HNSW_ABOVE, "share": HNSW_MIN_SHARE})
             conn.execute(FLAG_ALL)
             conn.execute("SET LOCAL maintenance_work_mem = '512MB'")
             conn.execute(hnsw_index(self.dim))
