@@ -149,7 +149,11 @@ def test_a_search_reads_only_the_part_of_the_graph_its_question_reaches(memory, 
     ):
         whole = expand(store.graph_snapshot("h"), question, fanout=8, budget=20)
         assert expand_in(store, "h", question, fanout=8, budget=20) == whole, question
-    assert expand_in(store, "h", "Which pets does Beth have?", fanout=8, budget=20)
+    before = expand_in(store, "h", "Which pets does Beth have?", fanout=8, budget=20)
+    memory.add_many([{"messages": "Beth adopted a dog named Rex.", "user_id": "h", "infer": False}])
+    after = expand_in(store, "h", "Which pets does Beth have?", fanout=8, budget=20)
+    assert before and len(after) > len(before)  # what is remembered is read afresh after a write
+    assert after == expand(store.graph_snapshot("h"), "Which pets does Beth have?", fanout=8, budget=20)
     read = []
     for name in ("graph_snapshot", "graph_around", "graph_mentioned"):
         monkeypatch.setattr(store, name, lambda *args, name=name: read.append(name))
