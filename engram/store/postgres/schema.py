@@ -19,11 +19,12 @@ MIGRATION_LOCK = 0x656E6772616D  # pg_advisory_xact_lock key of schema changes (
 
 # Keeping every row in the HNSW index made bulk ingest slow (258 rows/s into a 20k-row table,
 # 16,000/s without the index, measured with random vectors), yet HNSW only serves users of more
-# than `HNSW_ABOVE` rows that are at least `HNSW_MIN_SHARE` of the table (engram.store.postgres.search): at 1M rows over 1,000 users no
-# user's search uses it. So the index holds the rows flagged ``hnsw``: a trigger flags a new row
-# of a user in ``hnsw_users``, and a user joins it (their rows flagged then) when a write takes
-# them over the threshold (`PostgresStore._promote`). ``user_versions.row_count`` counts each user's
-# rows, kept by the writes, so that decision costs no count.
+# than `HNSW_ABOVE` rows that are at least `HNSW_MIN_SHARE` of the table
+# (engram.store.postgres.search): at 1M rows over 1,000 users no user's search uses it. So the
+# index holds the rows flagged ``hnsw``: a trigger flags a new row of a user in ``hnsw_users``,
+# and a user joins it (their rows flagged then) when a write takes them over both bounds
+# (`SearchMixin._count_rows`). ``user_versions.row_count`` counts each user's rows, kept by the
+# writes, so that decision costs no count.
 RECOUNT = (
     "INSERT INTO user_versions (user_id, version, row_count) SELECT user_id, 1, count(*) FROM memories GROUP BY user_id"
     " ON CONFLICT (user_id) DO UPDATE SET row_count = excluded.row_count"
