@@ -193,3 +193,20 @@ def test_a_store_of_schema_3_keeps_only_its_big_users_in_the_hnsw_index(url):
     assert len(indexes) == 1 and indexes[0][0].endswith("AND hnsw)")
     assert [h for h, _ in store.dense_search(Scope("big"), vectors[0], Filters(), 10)][:1] == [before[0][0]]
     store.close()
+
+
+def test_graph_rows_go_as_multi_row_statements_the_last_row_of_a_key_winning():
+    """What a graph write sends in its one pipeline: an INSERT's rows in one statement (a row
+    updated twice by one statement is an error: the last of a key is kept, as one by one), other
+    statements row by row."""
+    from engram.store.postgres.graph import statements
+
+    upsert = ("INSERT INTO graph_mentions (entity_id, memory_id, user_id, role) VALUES (%s, %s, %s, %s)"
+              " ON CONFLICT (entity_id, memory_id) DO UPDATE SET role = excluded.role")
+    [(sql, params)] = statements(upsert, [("e", "m", "u", "subject"), ("f", "m", "u", "object"), ("e", "m", "u", "object")])
+    assert sql.count("(%s, %s, %s, %s)") == 2 and params == ["e", "m", "u", "object", "f", "m", "u", "object"]
+    plain = "INSERT INTO graph_edges (user_id, src) VALUES (%s, %s)"
+    sent = list(statements(plain, [("u", str(n)) for n in range(2500)]))
+    assert [len(p) for _, p in sent] == [2000, 2000, 1000]  # ≤ 1,000 rows a statement
+    delete = "DELETE FROM graph_mentions WHERE entity_id = %s AND memory_id = %s"
+    assert list(statements(delete, [("e", "m"), ("f", "m")])) == [(delete, ("e", "m")), (delete, ("f", "m"))]
