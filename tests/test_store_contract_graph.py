@@ -179,6 +179,7 @@ def test_turn_links_speakers_and_named_spans(memory, store_target, embedder):
         start, end = spans[ids[3]]
         assert datetime.fromtimestamp(start, UTC).date() == datetime(2023, 5, 6).date() and end > start
         assert store.turn_links(Scope("nobody"), ids) == {} and store.turns_by(Scope("nobody"), ["melanie"])[1] == set()
+        assert store.named_spans(Scope("nobody"), ids) == {}
     fresh.close()
 
 
