@@ -108,6 +108,7 @@ TAMPERED = {
     "unknown role": (lambda d: _last(d, "mentions").update(role=["owner"]), r"graph mention \d+: role must be one of"),
     "duplicate entity": (lambda d: d["graph"]["entities"].append(dict(d["graph"]["entities"][0])),
                          r"graph entity \d+: id '.+' is also another entity's"),
+    "row not an object": (lambda d: d["graph"]["edges"].append("oops"), r"graph edge \d+: not an object"),
     "newer section": (lambda d: d["graph"].update(version=2), r"graph section version 2 is not supported"),
     "not a section": (lambda d: d.update(graph=[]), r"'graph' must be an object"),
 }
@@ -225,3 +226,20 @@ def test_migrate_to_postgresql_keeps_the_graph_and_its_trace(tmp_path, embedder)
         copy_.close()
     with Memory(store=target, embedder=embedder) as o:
         assert o.graph("alice") == before
+
+
+def test_the_cli_carries_the_graph_from_one_database_to_another(memory, db_path, tmp_path):
+    from typer.testing import CliRunner
+
+    from engram.cli import app
+
+    fill(memory)
+    memory.close()
+    file, other = tmp_path / "alice.json", tmp_path / "other.db"
+    cli = CliRunner()
+    assert cli.invoke(app, ["--db", str(db_path), "export", str(file), "--user", "alice"]).exit_code == 0
+    result = cli.invoke(app, ["--db", str(other), "import", str(file)])
+    assert result.exit_code == 0, result.output
+    assert "7 graph entities" in result.output
+    shown = cli.invoke(app, ["--db", str(other), "graph", "--user", "alice"]).output
+    assert "Paris fan" in shown and "my wife" in shown and "张三" in shown

@@ -109,13 +109,16 @@ class FileGraph:
     history: list[GraphEvent]
 
 
+_ROW = {"entities": "entity", "aliases": "alias", "mentions": "mention", "edges": "edge", "history": "history"}
+
+
 def _rows(section: Mapping[str, Any], name: str) -> list[Mapping[str, Any]]:
     rows = section.get(name, [])
     if not isinstance(rows, list):
         raise InvalidInput(f"graph: {name!r} must be a list")
     for index, row in enumerate(rows):
         if not isinstance(row, Mapping):
-            raise InvalidInput(f"graph {name[:-1] if name != 'aliases' else 'alias'} {index}: not an object")
+            raise InvalidInput(f"graph {_ROW[name]} {index}: not an object")
     return rows
 
 
@@ -212,7 +215,7 @@ def restore(store: Store, graph: FileGraph, stored: Mapping[str, str], *, replac
     live, user_id = {m.entity_id for m in mentions}, graph.user_id
     if not live:
         return 0
-    snap = store.graph_snapshot(user_id)
+    snap = getattr(store, "graph_names", store.graph_snapshot)(user_id)  # entities and aliases (as build.write)
     ids = {e: e for e in live if e in snap.entities}
     same = set(ids)
 
