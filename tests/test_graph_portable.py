@@ -109,6 +109,7 @@ TAMPERED = {
     "duplicate entity": (lambda d: d["graph"]["entities"].append(dict(d["graph"]["entities"][0])),
                          r"graph entity \d+: id '.+' is also another entity's"),
     "row not an object": (lambda d: d["graph"]["edges"].append("oops"), r"graph edge \d+: not an object"),
+    "file names no user": (lambda d: d.pop("scope"), r"a graph section needs the file's scope.user_id"),
     "newer section": (lambda d: d["graph"].update(version=2), r"graph section version 2 is not supported"),
     "not a section": (lambda d: d.update(graph=[]), r"'graph' must be an object"),
 }
@@ -243,3 +244,16 @@ def test_the_cli_carries_the_graph_from_one_database_to_another(memory, db_path,
     assert "7 graph entities" in result.output
     shown = cli.invoke(app, ["--db", str(other), "graph", "--user", "alice"]).output
     assert "Paris fan" in shown and "my wife" in shown and "张三" in shown
+
+
+def test_replace_brings_back_the_graph_of_the_memories_it_restores(memory):
+    fill(memory)
+    before, data = memory.graph("alice"), memory.export(user_id="alice")
+    google = next(m for m in memory.get_all(user_id="alice", limit=None) if "Google" in m.content)
+    memory.update(google.id, "My wife Anna works at Microsoft.")  # the edit re-derives: Google is gone
+    assert "Google" not in by_name(memory, "alice")[0]
+    report = memory.import_(data, on_conflict="replace")
+    entities, relations, _ = by_name(memory, "alice")
+    assert report.replaced == 4 and "Microsoft" not in entities
+    assert ("Anna", "works_at", "Google", "Anna works at Google") in relations
+    assert entities == by_name_of(before)[0]

@@ -77,7 +77,8 @@ def export_graph(store: Store, privacy: PrivacyPolicy, user_id: str, memory_ids:
     mentions = [m for m in snap.mentions if m.memory_id in memory_ids and m.entity_id in snap.entities]
     kept = {m.entity_id for m in mentions}
     entities = sorted((snap.entities[e] for e in kept), key=lambda e: (e.created_at, e.id))
-    aliases = [a for a in snap.aliases if a.entity_id in kept and _owner(a.key, snap.entities) in (None, *kept)]
+    aliases = [a for a in snap.aliases
+               if a.entity_id in kept and ((owner := _owner(a.key, snap.entities)) is None or owner in kept)]
     return {
         "version": GRAPH_VERSION,
         "entities": [{"id": e.id, "user_id": e.user_id, "name": clean(e.name), "type": clean(e.type),
