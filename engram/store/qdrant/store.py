@@ -127,7 +127,10 @@ class QdrantStore(QdrantCopyMixin, SQLiteStore):
 
     def close(self) -> None:
         try:
-            super().close()
+            try:
+                self._end_bulk()  # an interrupted copy: local mode's points file syncs again
+            finally:
+                super().close()
         finally:
             release, self._release = getattr(self, "_release", None), None
             if release is not None:
