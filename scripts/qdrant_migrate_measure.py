@@ -2,7 +2,7 @@
 `--memories` memories over `--users` users is copied SQLite -> Qdrant (local mode) -> SQLite,
 each copy verified by `engram migrate`'s counts and per-user checksums.
 
-    python scripts/qdrant_migrate_measure.py [--memories 20000] [--users 20] [--batch 500]
+    PYTHONPATH=. python scripts/qdrant_migrate_measure.py [--memories 20000] [--users 20] [--batch 500]
 """
 
 from __future__ import annotations
