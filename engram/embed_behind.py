@@ -20,6 +20,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -33,9 +34,14 @@ if TYPE_CHECKING:  # pragma: no cover
 log = logging.getLogger("engram")
 
 BATCH = 64  # texts per embedding call: USE costs ~0.7 ms a text in a batch, ~3 ms alone
-# how long the worker lets writes gather before it embeds them: a batch is cheaper, and the
-# worker (its tokenizer is Python, holding the GIL) does not run in the middle of the next add
+# The worker embeds once writes pause for LINGER_S: a batch is cheaper, and the worker (its
+# tokenizer is Python, holding the GIL; a thread that gives the GIL up for SQLite waits up to
+# the switch interval to get it back) does not run in the middle of the next add. An agent's
+# writes come in bursts between model calls, so the pause comes soon; under a steady stream
+# the worker still starts once GATHER_MAX vectors are owed or the oldest waited MAX_WAIT_S.
 LINGER_S = 0.02
+GATHER_MAX = 4 * BATCH
+MAX_WAIT_S = 1.0
 NICER = 15  # the worker's nice value above the process's (`_lower_priority`)
 
 
@@ -62,6 +68,8 @@ class EmbedBehind:
         self._closed = False
         self._recovering = False  # the worker is still looking for rows a crash left
         self._thread: threading.Thread | None = None
+        self._last_write = 0.0  # time.monotonic() of the latest submit
+        self._hurry = 0  # callers waiting in `flush`: the worker does not linger for them
         self.embedded = 0  # vectors set so far (tests and benchmarks read it)
 
     # -- the write side ---------------------------------------------------------------
@@ -86,6 +94,7 @@ class EmbedBehind:
             return
         with self._cond:
             idle = not self._queue
+            self._last_write = time.monotonic()
             for p in pending:
                 if p.memory_id not in self._queue:
                     self._queue[p.memory_id] = p
@@ -117,7 +126,12 @@ class EmbedBehind:
         """Wait until every pending vector is set (those a crash left too); False when
         `timeout` ran out first."""
         with self._cond:
-            return self._cond.wait_for(lambda: not self._owed and not self._recovering, timeout)
+            self._hurry += 1
+            self._cond.notify_all()
+            try:
+                return self._cond.wait_for(lambda: not self._owed and not self._recovering, timeout)
+            finally:
+                self._hurry -= 1
 
     def close(self, timeout: float | None = 60.0) -> None:
         """Embed what is pending, then stop the worker (what it could not do stays for the next open)."""
@@ -153,13 +167,24 @@ class EmbedBehind:
                 self._cond.wait_for(lambda: self._queue or self._closed)
                 if not self._queue:
                     return  # closed, and nothing left
-                if not self._closed:  # let the burst gather (close and flush do not wait long)
-                    self._cond.wait(LINGER_S)
+                self._gather()
                 taken = []
                 for memory_id in list(self._queue)[: self.batch]:
                     taken.append(self._queue.pop(memory_id))
                     self._held[memory_id] = taken[-1]
             self._embed(taken)
+
+    def _gather(self) -> None:
+        """Wait (holding nothing but the condition's wait) until writes pause for `LINGER_S`,
+        unless enough is owed, the oldest waited long enough, or `flush`/`close` is waiting."""
+        began = time.monotonic()
+        while not self._closed and not self._hurry and len(self._queue) < GATHER_MAX:
+            now = time.monotonic()
+            quiet_in = self._last_write + LINGER_S - now
+            left = began + MAX_WAIT_S - now
+            if quiet_in <= 0 or left <= 0:
+                return
+            self._cond.wait(min(quiet_in, left))
 
     def _embed(self, pending: list[_Pending], owed: bool = True) -> None:
         """Embed `pending` (already off the queue) and set their vectors; with `owed`, their
