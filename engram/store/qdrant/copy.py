@@ -65,8 +65,9 @@ class QdrantCopyMixin:
             self._mirror_changed()
             return
         ids, self._pending = list(self._pending), {}
-        with self._writing():
-            self._upsert_ids(ids)
+        if ids:
+            with self._writing():
+                self._upsert_ids(ids)
 
     def _end_bulk(self) -> None:
         """Back to mirroring every write; local mode's points file synced and syncing again."""
