@@ -60,10 +60,14 @@ class Memory:
 
     def __init__(
         self, path: str | Path | None = None, *, settings: Settings | None = None,
-        embedder: Embedder | None = None, store: Store | str | None = None, llm: Any = None, **overrides: Any,
+        embedder: Embedder | str | None = None, store: Store | str | None = None, llm: Any = None,
+        **overrides: Any,
     ) -> None:
         """`llm`: an `OpenAICompatLLM` to use instead of the configured one (``llm_*`` settings).
-        `store`: a `Store`, or a store URL (``postgresql://…``; default: the ``store`` setting)."""
+        `store`: a `Store`, or a store URL (``postgresql://…``; default: the ``store`` setting).
+        `embedder`: an object, or a configured one by name (``"use"``, ``"wordllama"``, ``"openai"``)."""
+        if isinstance(embedder, str):
+            overrides["embedder"], embedder = check.embedder_name(embedder), None
         if settings is None:
             if path is not None:
                 overrides["path"] = path

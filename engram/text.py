@@ -174,11 +174,15 @@ def lexical_tokens(text: str) -> list[str]:
     return list(_lexical_tokens(text))
 
 
+_COMPOUND_RE = re.compile(r"(?<![a-z-])[a-z]+(?:-[a-z]+){1,2}(?![a-z-])")
+
+
 @lru_cache(maxsize=8192)
 def _lexical_tokens(text: str) -> tuple[str, ...]:
     out: list[str] = []
     stop = _EN_STOPWORDS
-    for m in _TOKEN_RE.finditer(_fold(text)):
+    folded = _fold(text)
+    for m in _TOKEN_RE.finditer(folded):
         kind = m.lastgroup
         tok = m.group()
         if kind == "word":
@@ -190,6 +194,8 @@ def _lexical_tokens(text: str) -> tuple[str, ...]:
             out.append(tok.replace(",", "") if "," in tok else tok)
         else:
             _cjk_tokens(tok, out)
+    if "-" in folded:  # "de-stress" is also found by "destress", "co-worker" by "coworker"
+        out += [_stem(m.group().replace("-", "")) for m in _COMPOUND_RE.finditer(folded)]
     return tuple(out)
 
 

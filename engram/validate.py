@@ -7,10 +7,11 @@ import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 from pydantic import ValidationError
 
+from engram.config import Settings
 from engram.errors import InvalidInput
 from engram.models import Filters, Message, as_utc, as_zone, utcnow
 from engram.store.base import Scope
@@ -31,6 +32,14 @@ def scope(user_id: Any, agent_id: Any = None) -> Scope:
         return Scope(user_id, agent_id)
     except ValueError as exc:
         raise InvalidInput(str(exc)) from None
+
+
+def embedder_name(name: str) -> str:
+    """`Memory(embedder="use")`: a configurable embedder by the ``embedder`` setting's name."""
+    allowed = get_args(Settings.model_fields["embedder"].annotation)
+    if name not in allowed:
+        raise InvalidInput(f"unknown embedder {name!r}: one of {', '.join(allowed)}, or an embedder object")
+    return name
 
 
 def messages(value: MessagesInput, limit: int | None = None) -> list[Message]:

@@ -415,8 +415,8 @@ class Writer:
         """The session's last turn when the assistant said it (working memory), else None."""
         if said.session_id is None:
             return None
-        recent = self.services.store.turns_list(said.scope, said.session_id)
-        return recent[-1].content if recent and recent[-1].role == "assistant" else None
+        recent = self.services.store.turns_list(said.scope, said.session_id, last=1)
+        return recent[0].content if recent and recent[0].role == "assistant" else None
 
     def keep_episode(self, said: Said, text: str, answers: str | None) -> Record | None:
         """What the user said, verbatim after the privacy filter, with the assistant turn it

@@ -86,3 +86,13 @@ def test_the_time_zone_defaults_to_the_systems(memory, monkeypatch):
     assert str(memory.timezone("u")) == "Asia/Shanghai"
     memory.set_timezone("u", "Europe/Lisbon")
     assert str(memory.timezone("u")) == "Europe/Lisbon"
+
+
+def test_an_embedder_can_be_named_and_a_wrong_name_says_which_exist(tmp_path):
+    from engram import Memory
+
+    with Memory(tmp_path / "named.db", embedder="wordllama") as m:
+        assert m.embedder.name.startswith("wordllama")
+    with pytest.raises(InvalidInput, match="unknown embedder 'bert'.*use, wordllama, openai"):
+        Memory(tmp_path / "bad.db", embedder="bert")
+    assert not (tmp_path / "bad.db").exists()  # refused before anything was created

@@ -321,3 +321,22 @@ def test_what_add_returns_is_the_callers_own_copy(memory):
     assert again.content == stored and "x" not in again.metadata
     # and a restatement is still recognised against the stored text
     assert [e.action.value for e in facts(memory.add("I really love jazz.", user_id="u1"))] == ["NOOP"]
+
+
+def test_rows_tied_at_the_cut_come_whatever_order_they_were_written_in():
+    import numpy as np
+
+    from engram.store.scope_index import ScopeIndex
+
+    # "bike" twice in c (the best), once in three same-length rows that tie for the second place
+    words = {"a": ["bike", "red"], "b": ["bike", "blue"], "c": ["bike", "bike"], "d": ["bike", "green"],
+             "f": ["car", "red"]}
+    found = []
+    for order in (list(words), list(reversed(words))):
+        index = ScopeIndex(4)
+        index.add(list(range(len(order))), order, [np.ones(4, dtype=np.float32) / 2] * len(order),
+                  [words[m] for m in order], ["active"] * len(order), [None] * len(order))
+        found.append(index.lexical(["bike"], ["active"], None, 2))
+    assert found[0][0][0] == found[1][0][0] == "c"
+    # which tied row makes a cut of 2 must not depend on the writing order: all three come
+    assert {m for m, _ in found[0]} == {m for m, _ in found[1]} == {"a", "b", "c", "d"}

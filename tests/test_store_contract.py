@@ -320,6 +320,7 @@ def test_sessions_open_end_once_and_keep_their_newest_turns(store):
     turns = [TurnRecord("user", f"turn {n}", 10, t0 + timedelta(seconds=n)) for n in range(5)]
     store.turns_append(scope, "s2", turns, keep_tokens=30)
     assert [t.content for t in store.turns_list(scope, "s2")] == ["turn 2", "turn 3", "turn 4"]
+    assert [t.content for t in store.turns_list(scope, "s2", last=2)] == ["turn 3", "turn 4"]  # the latest, in order
     rows = store.turns_rows(Scope("u"))
     store.turns_delete(Scope("u"), [rows[0][0]])
     assert [t.content for t in store.turns_list(scope, "s2")] == ["turn 3", "turn 4"]

@@ -75,6 +75,24 @@ def test_inflections_share_a_stem() -> None:
     assert set(lexical_tokens("She runs")) <= set(lexical_tokens("running"))
 
 
+def test_hyphenated_compounds_match_their_closed_form() -> None:
+    # "what does she do to destress?" finds "running farther to de-stress", and the reverse
+    assert "destress" in lexical_tokens("running farther to de-stress")
+    assert set(lexical_tokens("my coworker")) <= set(lexical_tokens("my co-worker"))
+    assert set(lexical_tokens("send an email")) - {"send"} <= set(lexical_tokens("sent an e-mail"))
+    assert lexical_tokens("--") == [] and lexical_tokens("a - b") == ["b"]
+
+
+def test_hyphenated_word_found_by_its_closed_form(tmp_path, embedder) -> None:
+    from engram import Memory
+
+    with Memory(tmp_path / "m.db", embedder=embedder, weight_dense=0.0) as m:
+        m.add("I've been running farther to de-stress.", user_id="u", infer=False)
+        m.add("I went to the shop for bread.", user_id="u", infer=False)
+        top = m.search("what do I do to destress?", user_id="u", limit=1)
+    assert "de-stress" in top[0].memory.content
+
+
 def test_chinese_words_and_bigrams() -> None:
     tokens = lexical_tokens("我住在北京")
     assert "北京" in tokens

@@ -252,6 +252,9 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
 
 _EN_I_HOLD_RE = re.compile(r"^i\s+(?:(?:really|truly|honestly|still|always|just|also)\s+)*(?:feel|think|believe|know|find)"
                            r"\s+(?:that\s+)?(?=\S)", re.I)
+# past forms that are also adjectives or imperatives ("Lost in thought"): a verb only before
+# its object ("Lost my job as a banker yesterday", "Won a prize")
+_EN_DROPPED_SUBJECT_BEFORE_OBJECT = frozenset("had got lost won kept left held felt heard did knew".split())
 _EN_DROPPED_SUBJECT_PRESENT = frozenset("appreciate need miss love enjoy".split())  # "Appreciate our friendship!"
 _EN_REMINDS_ME_RE = re.compile(r"^(?:it\s+|that\s+|this\s+|which\s+)?(?:always\s+|really\s+)?reminds?\s+me\s+"
                                r"(?:(?:that|how\s+much|of\s+how\s+much)\s+)?(?=(?:i|i'm|i've|it's|my|we)\b)", re.I)
@@ -478,7 +481,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         first = s.split(None, 1)[0]
         second = s.split(None, 2)[1].lower() if " " in s else ""
         if first[:1].isupper() and " " in s and (first.lower() in _EN_DROPPED_SUBJECT_VERBS or (
-                first.lower() in ("had", "got") and second in ("a", "an", "my", "some", "the", "that"))
+                first.lower() in _EN_DROPPED_SUBJECT_BEFORE_OBJECT and second in ("a", "an", "my", "our", "some", "the", "that"))
                 or (first.lower() == "been" and second.endswith("ing"))
                 or (first.lower() in _EN_DROPPED_SUBJECT_PRESENT and second not in CONTEXT_WORDS | {"you", "your"})):
             s = ("I've " if first.lower() == "been" else "I ") + first.lower() + s[len(first):]  # "Took a trip to Rome"

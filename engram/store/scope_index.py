@@ -544,12 +544,24 @@ class ScopeIndex:
             inside &= created < until
         return inside
 
-    def _top(self, scores: np.ndarray, indexes: np.ndarray, limit: int) -> list[tuple[str, float]]:
-        """The best `limit` of `indexes` (rows) by `scores` (aligned with `indexes`), as (id, score)."""
+    def _top(
+        self, scores: np.ndarray, indexes: np.ndarray, limit: int, ties: bool = False
+    ) -> list[tuple[str, float]]:
+        """The best `limit` of `indexes` (rows) by `scores` (aligned with `indexes`), as (id, score);
+        with `ties`, also the rows tied with the last one (BM25 ties often; cosines of
+        different texts hardly ever)."""
         if len(indexes) == 0 or limit <= 0:
             return []
         k = min(limit, len(indexes))
-        top = np.argpartition(-scores, k - 1)[:k] if k < len(indexes) else np.arange(len(indexes))
+        if k == len(indexes):
+            top = np.arange(len(indexes))
+        else:
+            top = np.argpartition(-scores, k - 1)[:k]
+            if ties:  # which of the tied rows made the cut would depend on the writing order
+                last = scores[top].min()
+                better = top[scores[top] > last]
+                tied = np.flatnonzero(scores == last)
+                top = np.concatenate([better, tied[: max(k, 2 * limit) - len(better)]])
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(self.ids[indexes[i]], float(scores[i])) for i in top]
 
@@ -708,7 +720,7 @@ class ScopeIndex:
         if mask is None:
             return []
         indexes = np.flatnonzero(mask & (scores > 0))
-        return self._top(scores[indexes], indexes, limit)
+        return self._top(scores[indexes], indexes, limit, ties=True)
 
     def _read_with_answered(self, scores: np.ndarray, live: np.ndarray, weight: float) -> None:
         """Each turn scores `weight` x the best own score among the turn it answers and the

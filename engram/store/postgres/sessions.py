@@ -127,12 +127,13 @@ class SessionsMixin:
                 (scope.user_id, session_id, keep_tokens),
             )
 
-    def turns_list(self, scope: Scope, session_id: str) -> list[TurnRecord]:
+    def turns_list(self, scope: Scope, session_id: str, last: int | None = None) -> list[TurnRecord]:
         rows = self._rows(
-            "SELECT role, content, tokens, created_at FROM session_turns WHERE user_id = %s AND session_id = %s ORDER BY id",
-            (scope.user_id, session_id),
+            "SELECT role, content, tokens, created_at FROM session_turns WHERE user_id = %s AND session_id = %s"
+            " ORDER BY id DESC LIMIT %s",
+            (scope.user_id, session_id, last),
         )
-        return [TurnRecord(role=r[0], content=r[1], tokens=r[2], created_at=from_epoch(r[3])) for r in rows]
+        return [TurnRecord(role=r[0], content=r[1], tokens=r[2], created_at=from_epoch(r[3])) for r in reversed(rows)]
 
     def turns_rows(self, scope: Scope) -> list[tuple[int, str, str]]:
         return [tuple(r) for r in self._rows(

@@ -136,14 +136,14 @@ class SessionsMixin:
                 (scope.user_id, session_id, scope.user_id, session_id, keep_tokens),
             )
 
-    def turns_list(self, scope: Scope, session_id: str) -> list[TurnRecord]:
+    def turns_list(self, scope: Scope, session_id: str, last: int | None = None) -> list[TurnRecord]:
         with self._lock:
             rows = self._db.execute(
                 "SELECT role, content, tokens, created_at FROM session_turns"
-                " WHERE user_id = ? AND session_id = ? ORDER BY id",
-                (scope.user_id, session_id),
+                " WHERE user_id = ? AND session_id = ? ORDER BY id DESC LIMIT ?",
+                (scope.user_id, session_id, -1 if last is None else last),
             ).fetchall()
-        return [TurnRecord(role=r[0], content=r[1], tokens=r[2], created_at=from_epoch(r[3])) for r in rows]
+        return [TurnRecord(role=r[0], content=r[1], tokens=r[2], created_at=from_epoch(r[3])) for r in reversed(rows)]
 
     def turns_rows(self, scope: Scope) -> list[tuple[int, str, str]]:
         """(id, session_id, content) of every working-memory turn of the user."""
