@@ -40,7 +40,7 @@ BATCH = 64  # texts per embedding call: USE costs ~0.7 ms a text in a batch, ~3 
 # writes come in bursts between model calls, so the pause comes soon; under a steady stream
 # the worker still starts once GATHER_MAX vectors are owed or the oldest waited MAX_WAIT_S.
 LINGER_S = 0.02
-GATHER_MAX = 4 * BATCH
+GATHER_MAX = 16 * BATCH
 MAX_WAIT_S = 1.0
 NICER = 15  # the worker's nice value above the process's (`_lower_priority`)
 

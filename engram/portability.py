@@ -9,7 +9,9 @@ engram format (lossless; ``engram export --user U [--history] FILE``)::
       "scope": {"user_id": "alice", "agent_id": null},
       "memories": [ {every field of MemoryItem, as MemoryItem.model_dump(mode="json")} ],
       "history": [ {"memory_id", "user_id", "action", "old_content", "new_content",
-                    "reason", "created_at", "related_id"} ]        # only with --history
+                    "reason", "created_at", "related_id"} ],       # only with --history
+      "graph": {"version": 1, "entities": [...], "aliases": [...], "mentions": [...],
+                "edges": [...], "history": [...]}                 # the entity graph
     }
 
 Memories come oldest first, in every status (active, superseded, disputed,
@@ -19,6 +21,13 @@ embeds the text again with the configured embedder (``embedding_model``
 records which). History rows keep their order and time; their integer row
 ids are not part of the format. Everything exported passes the privacy
 filter on the way out, and everything imported passes it again on the way in.
+
+The ``graph`` section (engram.graph.portable documents it; absent from files written before
+it, and from stores that keep no graph) holds the user's entity graph as stored: entities,
+aliases, the memories that mention them, relations with their reasons, and the trace of
+merges and splits. Import restores it for the memories it stores, in the same transaction;
+a file without it (or with an empty one, and mem0 and OptMem files) has its graph rebuilt
+from the memories instead.
 
 OptMem file (the format of OptMem's ``memory_storage.json``)::
 
@@ -49,6 +58,7 @@ from pydantic import BaseModel, ValidationError
 
 from engram import validate as check
 from engram.graph import build as graph
+from engram.graph import portable
 from engram.errors import InvalidInput
 from engram.models import Filters, Kind, MemoryItem, Source, Status, new_id, utcnow
 from engram.privacy import apply as apply_privacy
@@ -85,6 +95,7 @@ class ImportReport(BaseModel):
     dropped: int = 0  # refused by the privacy policy
     paused: int = 0  # not stored: the user paused memory
     history: int = 0  # history rows written
+    entities: int = 0  # graph entities restored from the file's graph section
 
 
 # --------------------------------------------------------------------------- export
@@ -162,6 +173,9 @@ def export_data(
             for h in rows
             if h.memory_id in ids or scope.agent_id is None
         ]
+    section = portable.export_graph(store, privacy, scope.user_id, {i.id for i in items})
+    if section is not None:
+        data["graph"] = section
     return data
 
 
@@ -390,6 +404,7 @@ def import_data(
     report = ImportReport(format=fmt)
     items, history_rows, owners = _parse(data, fmt, user_id, agent_id)
     _unique_ids(items)
+    file_graph = _file_graph(services, data, fmt, items, user_id)
 
     # conflicts: ids already stored
     store, privacy = services.store, services.privacy
@@ -459,14 +474,38 @@ def import_data(
                 if r.item.id not in has_history
             ]
             store.write(inserts=chunk, events=events)
-            if services.settings.graph:  # the entity graph is derived from the memories: built again
+            if services.settings.graph and file_graph is None:  # no graph in the file: derived again
                 graph.link(store, [r.item for r in chunk])
             report.added += len(chunk)
             report.history += len(events)
         for start in range(0, len(events_in_order), _BATCH * 4):
             store.write(events=events_in_order[start : start + _BATCH * 4])
+        if file_graph is not None:
+            stored = {i.id for i in clean}
+            written = {i.id: ids.get(i.id, i.id) for i in items if ids.get(i.id, i.id) in stored}
+            report.entities = portable.restore(store, file_graph, written, replace=on_conflict == "replace")
     report.history += len(events_in_order)
     return report
+
+
+def _file_graph(
+    services: Services, data: Any, fmt: str, items: Sequence[MemoryItem], user_id: str | None,
+) -> portable.FileGraph | None:
+    """The file's graph section, checked whole before anything is written; None where the
+    graph is to be rebuilt from the memories (no section, an empty one, another format) or not
+    kept at all (the `graph` setting off, a store without a graph)."""
+    section = data.get("graph") if fmt == FORMAT else None
+    if section is None:
+        return None
+    scope = data.get("scope")
+    owner = scope.get("user_id") if isinstance(scope, Mapping) and isinstance(scope.get("user_id"), str) else None
+    parsed = portable.parse(
+        section, owner=owner, target=user_id or owner or "", memories={i.id: i.user_id for i in items},
+        when=_time, privacy=services.privacy,
+    )
+    if not parsed.entities or not services.settings.graph or not graph.supported(services.store):
+        return None
+    return parsed
 
 
 def _history_events(

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -270,6 +271,13 @@ class Retriever:
         """Top `limit` memories, and `spare` more for the caller to drop what a better one says
         (engram.read); relative dates in the query are read against `reference` (default:
         `now`, which recency and decay are measured from)."""
+        with getattr(self.store, "reading", nullcontext)():  # one look for other processes' commits
+            return self._search(scope, query, filters, limit, now, reference, spare=spare)
+
+    def _search(
+        self, scope: Scope, query: str, filters: Filters, limit: int, now: datetime,
+        reference: datetime | None = None, *, spare: int = 0,
+    ) -> list[SearchResult]:
         s = self.settings
         depth = max(s.candidates, limit)
         ranges: list[TimeRange] = []

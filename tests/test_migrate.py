@@ -142,3 +142,141 @@ def test_the_cli_copies_and_says_how_fast(filled, pg_target, tmp_path):
     assert "memories/s" in result.output and "verified 2 users" in result.output
     again = CliRunner().invoke(app, ["migrate", "--from", str(filled), "--to", url])
     assert again.exit_code == 1 and "not empty" in again.output
+
+
+# -- Qdrant (qdrant-client's local mode) as a source and a destination ------------------------
+
+GRAPH_TABLES = ("graph_entities", "graph_aliases", "graph_mentions", "graph_edges")
+
+
+@pytest.fixture
+def qdrant_url(tmp_path):
+    pytest.importorskip("qdrant_client")
+    return lambda name="qdrant": f"qdrant://{tmp_path / name}"
+
+
+def points_of(store) -> dict[str, object]:
+    """memory id -> its point in the store's collection (payload and vectors)."""
+    found, _ = store._client.scroll(store.collection, limit=10_000, with_payload=True, with_vectors=True)
+    return {p.payload["id"]: p for p in found}
+
+
+def assert_points_carry_the_vectors_of(store, source) -> None:
+    """One point per memory; its dense vector is the source's (Qdrant keeps cosine vectors at unit
+    length), its sparse vector holds the memory's words."""
+    want = source.embeddings([row["id"] for row in everything(source)["memories"]])
+    points = points_of(store)
+    assert set(points) == set(want) and len(want) == source.copy_count("memories")
+    for memory_id, vector in want.items():
+        dense = np.asarray(points[memory_id].vector["dense"], dtype=np.float32)
+        np.testing.assert_allclose(dense, vector / np.linalg.norm(vector), atol=1e-6)
+        assert points[memory_id].vector["lexical"].indices
+
+
+def test_sqlite_to_qdrant_and_back_is_the_same_store(filled, tmp_path, qdrant_url, embedder):
+    from engram.models import Filters
+
+    source = open_store(filled, dim=embedder.dim, read_only=True)
+    middle = open_store(qdrant_url(), dim=embedder.dim)
+    back = open_store(tmp_path / "back.db", dim=embedder.dim)
+    try:
+        there = migrate(source, middle, embedder=embedder, batch=3)
+        assert there.copied["memories"] == source.copy_count("memories") > 3 and there.users == 2
+        assert there.reembedded == 0 and all(there.copied[t] > 0 for t in GRAPH_TABLES)
+        assert_points_carry_the_vectors_of(middle, source)
+        # Qdrant answers a dense search with the source's own neighbours and scores
+        query = embedder.embed(["which city is her home"])[0]
+        theirs = middle.dense_search(Scope("alice"), query, Filters(), 10)
+        ours = source.dense_search(Scope("alice"), query, Filters(), 10)
+        assert [i for i, _ in theirs] == [i for i, _ in ours] and len(ours) >= 3
+        np.testing.assert_allclose([s for _, s in theirs], [s for _, s in ours], atol=1e-4)
+        back_report = migrate(middle, back, embedder=embedder, batch=2)
+        assert back_report.reembedded == 0 and back_report.users == 2
+        assert everything(back) == everything(source) == everything(middle)
+        assert checksums(middle) == checksums(source) == checksums(back)
+        assert middle.get_state(CURSOR_USER, "cursor") is None
+    finally:
+        for store in (source, middle, back):
+            store.close()
+    with Memory(store=qdrant_url(), embedder=embedder) as m:  # the copy works as a store at once
+        assert any("Berlin" in h.memory.content for h in m.search("where does alice live", user_id="alice"))
+        assert m.search("locker", user_id="alice")[0].memory.content == "My locker code is 43"
+        assert "上海" in m.search("上海", user_id="bob")[0].memory.content
+        assert m.is_paused("bob") and m.store.jobs_count(["queued", "running", "failed"]) == 1
+        assert [t.content for t in m.store.turns_list(Scope("alice"), "s1")] == ["let's plan the trip to Rome"]
+        assert {"Anna", "Google"} <= {e.name for e in m.graph("alice").entities}
+        assert [h.action for h in m.history(m.search("locker", user_id="alice")[0].memory.id)][-1] == "UPDATE"
+
+
+def test_postgres_to_qdrant_and_qdrant_to_postgres(filled, qdrant_url, pg_target, embedder):
+    source = open_store(filled, dim=embedder.dim, read_only=True)
+    pg, qdrant, pg_again = open_store(pg_target(), dim=embedder.dim), None, None
+    try:
+        migrate(source, pg, embedder=embedder)
+        qdrant = open_store(qdrant_url(), dim=embedder.dim)
+        assert migrate(pg, qdrant, embedder=embedder, batch=4).reembedded == 0  # PostgreSQL -> Qdrant
+        assert_points_carry_the_vectors_of(qdrant, source)
+        pg_again = open_store(pg_target(), dim=embedder.dim)
+        assert migrate(qdrant, pg_again, embedder=embedder, batch=4).users == 2  # Qdrant -> PostgreSQL
+        assert everything(qdrant) == everything(source) == everything(pg_again)
+        assert checksums(pg_again) == checksums(source)
+    finally:
+        for store in (source, pg, qdrant, pg_again):
+            if store is not None:
+                store.close()
+
+
+def test_an_interrupted_copy_into_qdrant_resumes_and_writes_the_points_it_missed(filled, qdrant_url, embedder):
+    source = open_store(filled, dim=embedder.dim, read_only=True)
+    target = open_store(qdrant_url(), dim=embedder.dim)
+    client = target._client
+    real, calls = client.upsert, []
+
+    def failing(*args, **kwargs):  # the second batch reached the side store, its points do not reach Qdrant
+        calls.append(1)
+        if len(calls) == 2:
+            raise OSError("Qdrant went away")
+        return real(*args, **kwargs)
+
+    client.upsert = failing
+    try:
+        with pytest.raises(OSError):
+            migrate(source, target, embedder=embedder, batch=2)
+    finally:
+        client.upsert = real
+    target.close()
+    target = open_store(qdrant_url(), dim=embedder.dim)  # run again, as `engram migrate` would
+    try:
+        assert target.copy_count("memories") == 4 and len(points_of(target)) == 2
+        report = migrate(source, target, embedder=embedder, batch=2)
+        assert report.resumed and report.copied["memories"] == source.copy_count("memories") - 4
+        assert everything(target) == everything(source)
+        assert_points_carry_the_vectors_of(target, source)  # the lost batch's points too
+    finally:
+        target.close()
+        source.close()
+
+
+def test_a_qdrant_collection_holding_another_stores_points_is_refused(filled, tmp_path, embedder):
+    from engram.store.base import StoreError
+
+    pytest.importorskip("qdrant_client")
+    folder = tmp_path / "shared"
+    with Memory(store=f"qdrant://{folder}", embedder=embedder) as m:
+        m.add("I collect stamps", user_id="zoe", infer=False)
+    source = open_store(filled, dim=embedder.dim, read_only=True)
+    other = open_store(f"qdrant://{folder}?side={tmp_path / 'fresh.db'}", dim=embedder.dim)
+    try:
+        with pytest.raises(StoreError, match="empty collection"):
+            migrate(source, other, embedder=embedder)
+    finally:
+        other.close()
+        source.close()
+
+
+def test_the_cli_copies_into_qdrant_and_out_of_it(filled, qdrant_url, tmp_path):
+    out = CliRunner().invoke(app, ["migrate", "--from", str(filled), "--to", qdrant_url()])
+    assert out.exit_code == 0, out.output
+    assert "memories/s" in out.output and "verified 2 users" in out.output
+    back = CliRunner().invoke(app, ["migrate", "--from", qdrant_url(), "--to", str(tmp_path / "back.db")])
+    assert back.exit_code == 0 and "verified 2 users" in back.output, back.output

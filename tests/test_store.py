@@ -84,6 +84,22 @@ def test_another_process_writing_one_user_keeps_the_other_users_indexes(memory, 
     assert all("Tom" not in r.memory.content for r in memory.search("cat Tom", user_id="u1"))
 
 
+def test_ranking_rows_follow_every_commit_of_this_and_other_connections(memory, db_path, embedder):
+    """`signals` (what ranking reads of each memory) is cached between reads and must not
+    outlive a change: one by another connection, or one by this one."""
+    fact = facts(memory.add("I live in Berlin.", user_id="u1"))[0].memory
+    store = memory.store
+    store._items.clear()  # not in the item cache: served as a light row
+    assert store.signals([fact.id])[fact.id].content == "User lives in Berlin."
+    assert fact.id in store._rows
+    with Memory(db_path, embedder=embedder) as other:  # its own connection
+        other.update(fact.id, content="User lives in Porto.")
+    assert store.signals([fact.id])[fact.id].content == "User lives in Porto."
+    store._items.clear()
+    memory.update(fact.id, content="User lives in Lisbon.")
+    assert store.signals([fact.id])[fact.id].content == "User lives in Lisbon."
+
+
 def test_scope_is_enforced_inside_the_full_text_index(memory):
     memory.add("I live in Berlin.", user_id="u1")
     store = memory.store

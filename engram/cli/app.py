@@ -550,7 +550,7 @@ def import_(
             f"imported {report.added} memories ({report.format}); skipped {report.skipped}, "
             f"renamed {report.renamed}, replaced {report.replaced}, refused by privacy {report.dropped}, "
             f"not stored while paused {report.paused}; "
-            f"{report.history} history rows"
+            f"{report.history} history rows, {report.entities} graph entities"
         )
 
 

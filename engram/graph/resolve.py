@@ -31,6 +31,10 @@ _PERSONISH = ("person", "name")
 NICKNAME_MIN = 3
 
 
+def new_entity_id() -> str:
+    return f"ent_{uuid.uuid4().hex[:16]}"
+
+
 @dataclass(slots=True)
 class Book:
     """One user's aliases and entities while a batch is resolved, and what the batch adds."""
@@ -58,7 +62,7 @@ class Book:
 
     # -- entities ------------------------------------------------------------------
     def create(self, name: str, type_: str, alias_key: str, reason: str) -> str:
-        entity = EntityRow(f"ent_{uuid.uuid4().hex[:16]}", self.user_id, name, type_, self.at)
+        entity = EntityRow(new_entity_id(), self.user_id, name, type_, self.at)
         self.entities[entity.id] = self.new_entities[entity.id] = entity
         self.alias(entity.id, alias_key, name, None)
         self.events.append(GraphEvent(self.user_id, "CREATE", entity.id, None, f"{name!r} ({type_}): {reason}", self.at))

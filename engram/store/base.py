@@ -435,3 +435,7 @@ class Store(Protocol):
     def graph_history(self, user_id: str) -> list[GraphEvent]:
         """The trace of entity resolution, oldest first."""
         ...
+
+    def graph_taken(self, entity_ids: Sequence[str]) -> set[str]:
+        """Which of these entity ids some user's entity holds already (import: ids are global)."""
+        ...

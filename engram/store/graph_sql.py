@@ -179,6 +179,16 @@ def history(db: Handle, user_id: str) -> list[GraphEvent]:
     ).fetchall()]
 
 
+def taken(db: Handle, entity_ids: Sequence[str]) -> set[str]:
+    """Those of `entity_ids` that some entity, of any user, already holds."""
+    ids = list(dict.fromkeys(entity_ids))
+    found: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        found.update(r[0] for r in db.execute(f"SELECT id FROM graph_entities WHERE id IN ({_marks(chunk)})", chunk))
+    return found
+
+
 def add_events(db: Handle, events: Sequence[GraphEvent]) -> None:
     db.executemany(
         "INSERT INTO graph_history (user_id, action, entity_id, other_id, detail, created_at) VALUES (?, ?, ?, ?, ?, ?)",
@@ -254,3 +264,9 @@ class GraphMethods:
         """The trace of resolution (creations, aliases, merges, splits), oldest first."""
         with self._graph_reading() as db:
             return history(db, user_id)
+
+    def graph_taken(self, entity_ids: Sequence[str]) -> set[str]:
+        """Which of these entity ids are in use, by any user (an import keeps a file's ids only
+        where they are free: entity ids are unique across users)."""
+        with self._graph_reading() as db:
+            return taken(db, entity_ids)

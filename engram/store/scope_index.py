@@ -237,6 +237,9 @@ class ScopeIndex:
         self._live_vectors = 0
         self._stats: dict[str, tuple[np.ndarray, int, np.ndarray]] = {}
         self._masks: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
+        # speakers' turns as last asked for ("What has Melanie painted?" every few turns), with
+        # the `_writes` they were read at
+        self._said_by: dict[frozenset[str], tuple[int, set[str]]] = {}
 
     # -- building ----------------------------------------------------------------
     def _grow(self, extra: int) -> None:
@@ -358,9 +361,17 @@ class ScopeIndex:
         return {i: self.named[r] for i, r in rows if r is not None and r in self.named}
 
     def speaker_rows(self, speakers: set[str]) -> set[str]:
-        """Ids of the turns said by any of `speakers`."""
+        """Ids of the turns said by any of `speakers` (the caller does not change the set)."""
+        key = frozenset(speakers)
+        hit = self._said_by.get(key)
+        if hit is not None and hit[0] == self._writes:
+            return hit[1]
         by = self.conversations.by_speaker
-        return {self.ids[row] for s in speakers for row in by.get(s, ()) if self.status[row] != GONE}
+        found = {self.ids[row] for s in key for row in by.get(s, ()) if self.status[row] != GONE}
+        if len(self._said_by) > 16:
+            self._said_by.clear()
+        self._said_by[key] = (self._writes, found)
+        return found
 
     def set_status(self, rowid: int, status: str | None) -> None:
         """`None` marks the row deleted; its postings are skipped from then on."""

@@ -37,6 +37,7 @@ from qdrant_client import QdrantClient, models
 from engram.models import Filters
 from engram.store.base import Scope, StoreError
 import engram.store.qdrant.points as P
+from engram.store.qdrant.copy import QdrantCopyMixin
 from engram.store.qdrant.target import QdrantTarget, parse
 from engram.store.scope_index import RESTATEMENT_SHORTLIST
 from engram.store.sqlite.rows import SELECT_ITEM, item_from_row, statuses_of, to_epoch
@@ -80,7 +81,7 @@ def _stamp(row: Sequence[Any]) -> str:
     return hashlib.blake2b(repr(tuple(row)).encode("utf-8"), digest_size=12).hexdigest()
 
 
-class QdrantStore(SQLiteStore):
+class QdrantStore(QdrantCopyMixin, SQLiteStore):
     """`Store` whose searches run in Qdrant; everything else is the side store's."""
 
     def __init__(self, target: QdrantTarget, *, dim: int, read_only: bool = False) -> None:
@@ -126,7 +127,10 @@ class QdrantStore(SQLiteStore):
 
     def close(self) -> None:
         try:
-            super().close()
+            try:
+                self._end_bulk()  # an interrupted copy: local mode's points file syncs again
+            finally:
+                super().close()
         finally:
             release, self._release = getattr(self, "_release", None), None
             if release is not None:
@@ -150,36 +154,66 @@ class QdrantStore(SQLiteStore):
     # its memories are embedded with the row (engram.embed_behind sees no `set_vectors`)
     set_vectors = None
 
-    def _mirror_changed(self) -> None:
-        """Bring every lagging user's points level with their rows (see the module's docstring)."""
+    def _mirror_changed(self, *, whole: bool = False) -> None:
+        """Bring every lagging user's points level with their rows (see the module's docstring).
+        `whole`: read the stamps of the whole collection in one pass, not user by user (after a
+        bulk copy, when every user lags: one filtered scroll per user is a full scan each in
+        local mode)."""
         if self.read_only:
             return
         with self._writing():
-            for user_id, version in self._stale_users():
-                self._mirror(user_id, version)
+            stale = self._stale_users()
+            known = self._point_stamps(None) if whole and stale else None
+            for user_id, version in stale:
+                have = self._point_stamps(user_id).get(user_id, {}) if known is None else known.get(user_id, {})
+                self._mirror(user_id, version, have)
 
-    def _mirror(self, user_id: str, version: int) -> None:
+    def _point_stamps(self, user_id: str | None) -> dict[str, dict[int, str | None]]:
+        """user -> point id -> the stamp of the row it was made from; one user's, or everyone's."""
+        found: dict[str, dict[int, str | None]] = {}
+        offset = None
+        while True:
+            points, offset = self._client.scroll(
+                self.collection, scroll_filter=None if user_id is None else P.user_filter(user_id), limit=1000,
+                offset=offset, with_payload=["stamp", "user_id"], with_vectors=False,
+            )
+            for p in points:
+                payload = p.payload or {}
+                found.setdefault(payload.get("user_id"), {})[int(p.id)] = payload.get("stamp")
+            if offset is None:
+                return found
+
+    def _mirror(self, user_id: str, version: int, have: dict[int, str | None]) -> None:
+        """`have`: the user's points now, by id, with their stamps."""
         client, name = self._client, self.collection
         rows = {r[0]: r[1:] for r in self._db.execute(
             f"SELECT rowid, {SELECT_ITEM} FROM memories WHERE user_id = ?", (user_id,)
         )}
         stamps = {rowid: _stamp(row) for rowid, row in rows.items()}
-        have: dict[int, str | None] = {}
-        offset = None
-        while True:
-            found, offset = client.scroll(
-                name, scroll_filter=P.user_filter(user_id), limit=1000, offset=offset,
-                with_payload=["stamp"], with_vectors=False,
-            )
-            have.update((int(p.id), (p.payload or {}).get("stamp")) for p in found)
-            if offset is None:
-                break
         gone = [rowid for rowid in have if rowid not in stamps]
         if gone:
             client.delete(name, points_selector=models.PointIdsList(points=gone), wait=True)
-        changed = [rowid for rowid, stamp in stamps.items() if have.get(rowid) != stamp]
-        for start in range(0, len(changed), _CHUNK):
-            chunk = changed[start : start + _CHUNK]
+        self._upsert(rows, stamps, [rowid for rowid, stamp in stamps.items() if have.get(rowid) != stamp])
+        with self._tx() as db:
+            db.execute(
+                "INSERT OR REPLACE INTO qdrant_mirror (collection, user_id, version) VALUES (?, ?, ?)",
+                (name, user_id, version),
+            )
+
+    def _upsert_ids(self, ids: Sequence[str]) -> None:
+        """Write the points of these memories as their rows are now (ids no row has: none)."""
+        for start in range(0, len(ids), _CHUNK):
+            chunk = ids[start : start + _CHUNK]
+            rows = {r[0]: r[1:] for r in self._db.execute(
+                f"SELECT rowid, {SELECT_ITEM} FROM memories WHERE id IN ({', '.join('?' for _ in chunk)})", chunk
+            )}
+            self._upsert(rows, {rowid: _stamp(row) for rowid, row in rows.items()}, list(rows))
+
+    def _upsert(self, rows: dict[int, Sequence[Any]], stamps: dict[int, str], rowids: Sequence[int]) -> None:
+        """Write the points of these rows (`rows`: rowid -> `SELECT_ITEM` columns): the record,
+        the row's own vector, the sparse vector of its stored tokens."""
+        for start in range(0, len(rowids), _CHUNK):
+            chunk = rowids[start : start + _CHUNK]
             marks = ", ".join("?" for _ in chunk)
             full = self._db.execute(
                 "SELECT m.rowid, m.embedding, f.tokens FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
@@ -195,19 +229,14 @@ class QdrantStore(SQLiteStore):
                     vector = None
                 batch.append(P.point(rowid, stamps[rowid], record, vector, tokens.split()))
             if batch:
-                client.upsert(name, points=batch, wait=True)
-        with self._tx() as db:
-            db.execute(
-                "INSERT OR REPLACE INTO qdrant_mirror (collection, user_id, version) VALUES (?, ?, ?)",
-                (name, user_id, version),
-            )
+                self._client.upsert(self.collection, points=batch, wait=True)
 
     @contextmanager
     def atomic(self) -> Iterator[None]:
         with super().atomic():
             yield
         if not self._tx_depth:
-            self._mirror_changed()
+            self._after_commit()  # (`QdrantCopyMixin`: the mirror, or a bulk copy's points)
 
     # -- searching ---------------------------------------------------------------------
     def _query_filter(self, scope: Scope, filters: Filters) -> models.Filter | None:
@@ -311,6 +340,7 @@ def _mirrored(method: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(method)
     def call(self: QdrantStore, *args: Any, **kwargs: Any) -> Any:
+        self._end_bulk()  # a write of its own: a bulk copy is over (`QdrantCopyMixin`)
         result = method(self, *args, **kwargs)
         if not self._tx_depth:
             self._mirror_changed()
@@ -336,9 +366,9 @@ def _translating(method: Callable[..., Any]) -> Callable[..., Any]:
     return call
 
 
-for _name in ("write", "delete", "delete_scope", "transition", "transition_groups", "reset", "copy_in"):
+for _name in ("write", "delete", "delete_scope", "transition", "transition_groups", "reset"):
     setattr(QdrantStore, _name, _translating(_mirrored(getattr(SQLiteStore, _name))))
-for _name in ("lexical_search", "dense_search", "restatements"):
+for _name in ("lexical_search", "dense_search", "restatements", "copy_prepare", "copy_in", "copy_finish"):
     setattr(QdrantStore, _name, _translating(getattr(QdrantStore, _name)))
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from engram.models import Filters, MemoryItem
 from engram.store.base import MemoryRow, Scope
 from engram.store.metadata_sql import metadata_sql
-from engram.store.sqlite.rows import JSON_LIST, ROW_COLUMNS, SELECT_ITEM, copy_item, item_from_row, row_from
+from engram.store.sqlite.rows import ITEM_CACHE_SIZE, JSON_LIST, ROW_COLUMNS, SELECT_ITEM, copy_item, item_from_row, row_from
 
 
 def _sql_value(value: Any) -> Any:
@@ -110,16 +110,24 @@ class ItemsMixin:
         with self._lock:
             self._sync_caches()
             # cached items serve as they are (read-only here: no copy, no conversion)
-            found: dict[str, MemoryRow | MemoryItem] = {
-                i: self._items[i] for i in memory_ids if i in self._items
-            }
-            missing = [i for i in memory_ids if i not in found]
+            found: dict[str, MemoryRow | MemoryItem] = {}
+            missing = []
+            for i in memory_ids:
+                if i in self._items:
+                    found[i] = self._items[i]
+                elif i in self._rows:
+                    found[i] = self._pending_life(self._rows[i])
+                else:
+                    missing.append(i)
             if missing:
-                rows = self._db.execute(
+                rows = [row_from(r) for r in self._db.execute(
                     f"SELECT {ROW_COLUMNS} FROM memories WHERE id IN {JSON_LIST}",
                     (json.dumps(missing),),
-                ).fetchall()
-                found.update((r[0], self._pending_life(row_from(r))) for r in rows)
+                ).fetchall()]
+                if len(self._rows) + len(rows) > ITEM_CACHE_SIZE:
+                    self._rows.clear()
+                self._rows.update((row.id, row) for row in rows)
+                found.update((row.id, self._pending_life(row)) for row in rows)
         return found
 
     def texts(self, memory_ids: Sequence[str]) -> dict[str, tuple[str, str]]:

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from engram.models import MemoryItem
-from engram.store.base import NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
+from engram.store.base import MemoryRow, NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
 from engram.store.index_cache import DEFAULT_BUDGET_MB, IndexCache
 from engram.store.sqlite.copy import CopyMixin
 from engram.store.sqlite.graph import GraphMixin
@@ -93,6 +93,7 @@ class SQLiteStore(
         except sqlite3.Error as exc:
             raise store_error(exc, self.path) from None
         self._lock = threading.RLock()
+        self._reader = threading.local()  # `.on`: this thread is inside `reading`
         # writers of every process queue on this file's lock (`_writing`): the kernel wakes
         # the next one at once, where SQLite's busy handler polls with sleeps of up to 100 ms
         self._lock_fd = None if memory or self.read_only else _open_lock_file(self.path)
@@ -112,6 +113,10 @@ class SQLiteStore(
         # memories as last read, by id: rebuilding an item costs ~20 µs, a copy ~3 µs.
         # Every write path below drops what it changed; another process's write drops all.
         self._items: dict[str, MemoryItem] = {}
+        # ranking's light rows (`signals`) of memories not in `_items`, as last read: a search
+        # reads the same few dozen again and again. Kept only until the next commit (any
+        # write of this process, or another connection's): no write path has to patch them
+        self._rows: dict[str, MemoryRow] = {}
         # per-user switches as last read ((user, name) -> value, None for unset): `add` asks
         # for "paused" and "timezone" every time; another process's write drops them all
         self._states: dict[tuple[str, str], str | None] = {}
@@ -177,6 +182,7 @@ class SQLiteStore(
         """This thread is the only writer of the file (every thread, every process) until
         the block ends; reentrant. Taken after `_lock`, so one order everywhere."""
         with self._lock:
+            self._reader.on = False  # a write inside `reading`: what follows looks for commits again
             if self._writer_depth == 0 and self._lock_fd is not None:
                 fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
             self._writer_depth += 1
@@ -186,6 +192,22 @@ class SQLiteStore(
                 self._writer_depth -= 1
                 if self._writer_depth == 0 and self._lock_fd is not None:
                     fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Several reads as one (a search's dozen store calls): other connections' commits are
+        looked for once, at the start, not before each call. A write of this thread inside
+        ends it (its reads after that look again)."""
+        if getattr(self._reader, "on", False):
+            yield
+            return
+        with self._lock:
+            self._sync_caches()
+        self._reader.on = True
+        try:
+            yield
+        finally:
+            self._reader.on = False
 
     @contextmanager
     def section(self, scope: Scope) -> Iterator[None]:
@@ -217,6 +239,7 @@ class SQLiteStore(
                 yield self._db
                 self._note_versions(self._db)
                 self._db.execute("COMMIT")
+                self._rows.clear()
             except sqlite3.Error as exc:
                 self._tx_depth = 0
                 self._rollback()
@@ -255,6 +278,7 @@ class SQLiteStore(
                 pass
         self._drop_touched()
         self._items.clear()
+        self._rows.clear()
         self._compact_due = False
 
     @contextmanager
@@ -303,11 +327,14 @@ class SQLiteStore(
     def _sync_caches(self) -> None:
         """When another connection changed the file: drop the cached items, and the cached
         indexes of the users whose memories it changed."""
+        if getattr(self._reader, "on", False):  # inside `reading`: looked for at its start
+            return
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if version == self._data_version:
             return
         self._data_version = version
         self._items.clear()
+        self._rows.clear()
         self._states.clear()
         if not self._indexes:
             return
