@@ -13,7 +13,7 @@ neighbour, and memories reached through it alone count little, so it cannot floo
 from __future__ import annotations
 
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from collections.abc import Iterable
@@ -75,30 +75,35 @@ class GraphIndex:
         for m in snap.mentions:
             memories.setdefault(m.entity_id, set()).add(m.memory_id)
             linked.add(m.memory_id)
-        return cls.part(snap, snap.edges, {e: len(ms) for e, ms in memories.items()}, len(linked), memories)
+        return cls.names(snap).with_edges(snap.edges, {e: len(ms) for e, ms in memories.items()}, len(linked), memories)
 
     @classmethod
-    def part(
-        cls, snap: GraphSnapshot, edges: Iterable[EdgeRow], counts: dict[str, int], linked: int,
+    def names(cls, snap: GraphSnapshot) -> GraphIndex:
+        """The snapshot's entities and aliases arranged for matching a query's words."""
+        by_key = {a.key: a.entity_id for a in snap.aliases}
+        han = [(k, e) for k, e in by_key.items() if "@" not in k and re.search(r"[\u4e00-\u9fff]", k)]
+        words = max((k.count(" ") + 1 for k in by_key if "@" not in k), default=1)
+        return cls(by_key, han, {}, {}, {i: e.type for i, e in snap.entities.items()}, set(), min(words, 4), {})
+
+    def with_edges(
+        self, edges: Iterable[EdgeRow], counts: dict[str, int], linked: int,
         memories: dict[str, set[str]] | None = None,
     ) -> GraphIndex:
-        """From the snapshot's entities and aliases, these edges, and how many memories mention
-        each entity (of `linked` memories the graph links at all)."""
-        neighbours: dict[str, Counter[str]] = {e: Counter() for e in snap.entities}
+        """This index with these edges and how many memories mention each entity (of `linked`
+        memories the graph links at all): the whole graph's, or the part around the entities a
+        query names (then `memories` holds none yet, and `counts` only those near them)."""
+        neighbours: defaultdict[str, Counter[str]] = defaultdict(Counter)
         for e in edges:
-            if e.src in neighbours and e.dst in neighbours:
+            if e.src in self.types and e.dst in self.types:
                 # neighbours are related (an edge), not merely named together: co-mentions
                 # followed too lowered LoCoMo dev multi-hop R@10 (0.438 → 0.426)
                 neighbours[e.src][e.dst] += 1
                 neighbours[e.dst][e.src] += 1
         hubs = {e for e, n in counts.items() if n > max(HUB_MIN, HUB_SHARE * linked)}
-        by_key = {a.key: a.entity_id for a in snap.aliases}
-        if SELF in by_key:
-            hubs.add(by_key[SELF])
-        han = [(k, e) for k, e in by_key.items() if "@" not in k and re.search(r"[\u4e00-\u9fff]", k)]
-        words = max((k.count(" ") + 1 for k in by_key if "@" not in k), default=1)
-        return cls(by_key, han, memories or {}, neighbours, {i: e.type for i, e in snap.entities.items()}, hubs,
-                   min(words, 4), counts)
+        if SELF in self.by_key:
+            hubs.add(self.by_key[SELF])
+        return GraphIndex(self.by_key, self.han_keys, memories or {}, neighbours, self.types, hubs,
+                          self.max_words, counts)
 
 
 _CACHE: dict[int, tuple[GraphSnapshot, GraphIndex]] = {}
@@ -180,12 +185,19 @@ def expand_in(store: Store, user_id: str, query: str, *, fanout: int, budget: in
         return {}
     if not callable(getattr(store, "graph_around", None)):  # a backend with the snapshot alone
         return expand(store.graph_snapshot(user_id), query, fanout=fanout, budget=budget)
+    memo = getattr(store, "graph_memo", None)  # a repeated question: worked out once per graph state
+    if memo is not None:
+        return memo(user_id, ("expand", query, fanout, budget), lambda: _expand_read(store, user_id, query, fanout, budget))
+    return _expand_read(store, user_id, query, fanout, budget)
+
+
+def _expand_read(store: Store, user_id: str, query: str, fanout: int, budget: int) -> dict[str, float]:
     names = store.graph_names(user_id)
     named, types = query_entities(index_of(names), query)
     if not named:
         return {}
     edges, counts, linked = store.graph_around(user_id, named)
-    plan = _plan(GraphIndex.part(names, edges, counts, linked), named, types, fanout)
+    plan = _plan(index_of(names).with_edges(edges, counts, linked), named, types, fanout)
     return _weigh(plan, store.graph_mentioned(user_id, list(dict.fromkeys(e for e, _ in plan))), budget)
 
 

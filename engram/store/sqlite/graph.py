@@ -11,7 +11,7 @@ knowing it exists.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -124,7 +124,7 @@ class GraphMixin(GraphMethods):
         gone with its last memory, which lowers the count)."""
         def key() -> tuple:
             count = self._db.execute("SELECT count(*) FROM graph_entities WHERE user_id = ?", (user_id,)).fetchone()[0]
-            return (self._db.execute("PRAGMA data_version").fetchone()[0], self._graph_gen, count)
+            return (self._commits_seen(), self._graph_gen, count)
 
         return self._graph_cached("_graph_names", user_id, names, key)
 
@@ -137,15 +137,21 @@ class GraphMixin(GraphMethods):
         return self._graph_part("mentioned", user_id, entity_ids, super().graph_mentioned)
 
     def _graph_part(self, what: str, user_id: str, entity_ids: Sequence[str], read: Callable[[str, Sequence[str]], Any]) -> Any:
-        parts: dict = self._graph_cached("_graph_parts", user_id, lambda db, u: {})
-        key = (what, *entity_ids)
-        if key not in parts:
-            if len(parts) > 256:
-                parts.clear()
-            parts[key] = read(user_id, entity_ids)
-        return parts[key]
+        return self.graph_memo(user_id, (what, *entity_ids), lambda: read(user_id, entity_ids))
+
+    def graph_memo(self, user_id: str, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """`compute()`, remembered under `key` while the user's graph and memories are unchanged
+        (the key of `_graph_cached`): what a question expands to is worked out once, and a
+        repeated question reads nothing again. The value is shared: callers do not change it."""
+        memo: dict = self._graph_cached("_graph_parts", user_id, lambda db, u: {})
+        if key not in memo:
+            if len(memo) > 512:
+                memo.clear()
+            memo[key] = compute()
+        return memo[key]
 
     def _graph_key(self, user_id: str) -> tuple[int, int, int]:
-        """What a cached graph read depends on: other connections' commits, this process's graph
-        writes, and the user's memories (any insert, delete or status change)."""
-        return (self._db.execute("PRAGMA data_version").fetchone()[0], self._graph_gen, self.user_version(user_id))
+        """What a cached graph read depends on: other connections' commits (as of the search's
+        start inside `reading`), this process's graph writes, and the user's memories (any
+        insert, delete or status change)."""
+        return (self._commits_seen(), self._graph_gen, self.user_version(user_id))

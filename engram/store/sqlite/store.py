@@ -324,6 +324,13 @@ class SQLiteStore(
         ).fetchall())
         return {u: found.get(u, 0) for u in user_ids}
 
+    def _commits_seen(self) -> int:
+        """Other connections' commits (``PRAGMA data_version``) as this thread reads the file:
+        inside `reading`, as of its start."""
+        if getattr(self._reader, "on", False):
+            return self._data_version
+        return self._db.execute("PRAGMA data_version").fetchone()[0]
+
     def _sync_caches(self) -> None:
         """When another connection changed the file: drop the cached items, and the cached
         indexes of the users whose memories it changed."""
