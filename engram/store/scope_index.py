@@ -572,7 +572,7 @@ class ScopeIndex:
                 last = scores[top].min()
                 better = top[scores[top] > last]
                 tied = np.flatnonzero(scores == last)
-                top = np.concatenate([better, tied[: max(k, 2 * limit) - len(better)]])
+                top = np.concatenate([better, tied[: 2 * limit - len(better)]])
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(self.ids[indexes[i]], float(scores[i])) for i in top]
 
