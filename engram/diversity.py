@@ -33,7 +33,8 @@ def overlap(a: frozenset[str], b: frozenset[str]) -> float:
     """Jaccard overlap of two word sets (0 when either is empty)."""
     if not a or not b:
         return 0.0
-    return len(a & b) / len(a | b)
+    shared = len(a & b)  # the union's size without building it
+    return shared / (len(a) + len(b) - shared)
 
 
 def diversify(
