@@ -248,7 +248,9 @@ def ranked(
     allowed = {i for i in hits if i in lexical} | {i for i in found if i in hits}
     statuses = {getattr(s, "value", s) for s in (filters.status or [])}
     if scope.agent_id is None and set(filters.model_fields_set) <= {"status"} and statuses == set(LIVE):
-        allowed |= store.graph_live(scope.user_id) & hits.keys()
+        # the rest of the hits by their status alone (light rows; not every live memory of the user)
+        rows = store.signals([i for i in hits if i not in allowed])
+        allowed |= {i for i, row in rows.items() if getattr(row.status, "value", row.status) in LIVE}
     if not allowed:
         return []
     top_graph = max(hits[i] for i in allowed)
