@@ -192,12 +192,12 @@ def expand_in(store: Store, user_id: str, query: str, *, fanout: int, budget: in
 
 
 def _expand_read(store: Store, user_id: str, query: str, fanout: int, budget: int) -> dict[str, float]:
-    names = store.graph_names(user_id)
-    named, types = query_entities(index_of(names), query)
+    names = index_of(store.graph_names(user_id))
+    named, types = query_entities(names, query)
     if not named:
         return {}
     edges, counts, linked = store.graph_around(user_id, named)
-    plan = _plan(index_of(names).with_edges(edges, counts, linked), named, types, fanout)
+    plan = _plan(names.with_edges(edges, counts, linked), named, types, fanout)
     return _weigh(plan, store.graph_mentioned(user_id, list(dict.fromkeys(e for e, _ in plan))), budget)
 
 
