@@ -5,7 +5,9 @@ database file, against one writer.
     python benchmarks/contention_bench.py [--seconds 10] [--code /path/to/checkout]
 
 `--code` runs another checkout's engram (e.g. main, for a before/after). Prints aggregate
-ops/s and the p50 / p95 / max latency of add and search for 1x1 and PxT writers."""
+ops/s and the p50 / p95 / max latency of add and search for 1x1 and PxT writers, and per add the
+time spent queuing for the writers' lock file and holding it (every write of the process: adds,
+vectors set behind, access counts, packs)."""
 
 from __future__ import annotations
 
@@ -23,19 +25,27 @@ WORKER = r'''
 import json, sys, threading, time
 sys.path.insert(0, CODE)
 from engram import Memory
-waited = [0.0]
-try:  # where writers wait: the time spent queuing for the writers' lock file (this checkout)
+waited, held, since = [0.0], [0.0], [0.0]
+try:  # where writers wait: the time spent queuing for the writers' lock file, and holding it
     import engram.store.sqlite.store as sqlite_store
     _flock = sqlite_store.fcntl.flock
 
     class _Timed:
         LOCK_EX, LOCK_UN = sqlite_store.fcntl.LOCK_EX, sqlite_store.fcntl.LOCK_UN
+        LOCK_NB = sqlite_store.fcntl.LOCK_NB
 
         @staticmethod
         def flock(fd, op):
             t0 = time.perf_counter()
-            _flock(fd, op)
-            waited[0] += time.perf_counter() - t0
+            try:
+                _flock(fd, op)
+            finally:
+                t1 = time.perf_counter()
+                waited[0] += t1 - t0
+            if op & _Timed.LOCK_EX:  # one holder per process at a time: one slot is enough
+                since[0] = t1
+            elif op == _Timed.LOCK_UN:
+                held[0] += t0 - since[0]
 
     sqlite_store.fcntl = _Timed
 except (ImportError, AttributeError):
@@ -68,6 +78,7 @@ for t in threads: t.start()
 for t in threads: t.join()
 memory.close()
 results["lock_wait_s"] = [waited[0]]
+results["lock_held_s"] = [held[0]]
 print(json.dumps(results))
 '''
 
@@ -85,14 +96,15 @@ def run(code: Path, processes: int, threads: int, seconds: float, shared: bool =
             subprocess.Popen([sys.executable, "-c", script.replace("PROC", str(p))], stdout=subprocess.PIPE, text=True)
             for p in range(processes)
         ]
-        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": []}
+        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": [], "lock_held_s": []}
         for child in children:
             out, _ = child.communicate()
             for k, v in json.loads(out.strip().splitlines()[-1]).items():
                 merged[k] += v
     ops = len(merged["add"]) + len(merged["search"])
     row = {"writers": processes * threads, "ops_per_s": ops / seconds,
-           "lock_wait_ms_per_add": 1000 * sum(merged.pop("lock_wait_s")) / max(1, len(merged["add"]))}
+           "lock_wait_ms_per_add": 1000 * sum(merged.pop("lock_wait_s")) / max(1, len(merged["add"])),
+           "lock_held_ms_per_add": 1000 * sum(merged.pop("lock_held_s")) / max(1, len(merged["add"]))}
     for k, values in merged.items():
         values.sort()
         row[f"{k}_p50_ms"] = 1000 * statistics.median(values)
