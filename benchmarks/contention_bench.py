@@ -25,7 +25,7 @@ WORKER = r'''
 import json, sys, threading, time
 sys.path.insert(0, CODE)
 from engram import Memory
-waited, held, since = [0.0], [0.0], [0.0]
+waited, held, since, taken = [0.0], [0.0], [0.0], [0]
 try:  # where writers wait: the time spent queuing for the writers' lock file, and holding it
     import engram.store.sqlite.store as sqlite_store
     _flock = sqlite_store.fcntl.flock
@@ -44,6 +44,7 @@ try:  # where writers wait: the time spent queuing for the writers' lock file, a
                 waited[0] += t1 - t0
             if op & _Timed.LOCK_EX:  # one holder per process at a time: one slot is enough
                 since[0] = t1
+                taken[0] += 1
             elif op == _Timed.LOCK_UN:
                 held[0] += t0 - since[0]
 
@@ -79,6 +80,7 @@ for t in threads: t.join()
 memory.close()
 results["lock_wait_s"] = [waited[0]]
 results["lock_held_s"] = [held[0]]
+results["lock_taken"] = [taken[0]]
 print(json.dumps(results))
 '''
 
@@ -96,15 +98,17 @@ def run(code: Path, processes: int, threads: int, seconds: float, shared: bool =
             subprocess.Popen([sys.executable, "-c", script.replace("PROC", str(p))], stdout=subprocess.PIPE, text=True)
             for p in range(processes)
         ]
-        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": [], "lock_held_s": []}
+        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": [], "lock_held_s": [], "lock_taken": []}
         for child in children:
             out, _ = child.communicate()
             for k, v in json.loads(out.strip().splitlines()[-1]).items():
                 merged[k] += v
     ops = len(merged["add"]) + len(merged["search"])
+    adds = max(1, len(merged["add"]))
     row = {"writers": processes * threads, "ops_per_s": ops / seconds,
-           "lock_wait_ms_per_add": 1000 * sum(merged.pop("lock_wait_s")) / max(1, len(merged["add"])),
-           "lock_held_ms_per_add": 1000 * sum(merged.pop("lock_held_s")) / max(1, len(merged["add"]))}
+           "lock_takes_per_add": sum(merged.pop("lock_taken")) / adds,
+           "lock_wait_ms_per_add": 1000 * sum(merged.pop("lock_wait_s")) / adds,
+           "lock_held_ms_per_add": 1000 * sum(merged.pop("lock_held_s")) / adds}
     for k, values in merged.items():
         values.sort()
         row[f"{k}_p50_ms"] = 1000 * statistics.median(values)

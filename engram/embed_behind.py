@@ -23,7 +23,7 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engram.records import content_hash, embed_records
 from engram.store.base import Record
@@ -64,6 +64,7 @@ class EmbedBehind:
         self._cond = threading.Condition()
         self._queue: dict[str, _Pending] = {}  # by memory id, in order of writing
         self._held: dict[str, _Pending] = {}  # what the worker is embedding now
+        self._made: dict[str, Any] = {}  # vectors a search made but could not write: the worker writes them
         self._owed: Counter[str] = Counter()  # per user: queued + being embedded
         self._closed = False
         self._recovering = False  # the worker is still looking for rows a crash left
@@ -115,12 +116,16 @@ class EmbedBehind:
         if not self._owed.get(user_id):  # the common case: a dict lookup
             return
         with self._cond:
-            mine = [p for p in self._queue.values() if p.user_id == user_id]
+            # (vectors made here before, while another writer had the file, are in this
+            # process's index already: the worker writes them)
+            mine = [p for p in self._queue.values() if p.user_id == user_id and p.memory_id not in self._made]
             for p in mine:
                 del self._queue[p.memory_id]
-            held = [p for p in self._held.values() if p.user_id == user_id]
-        self._embed(mine)
-        self._embed(held, owed=False)  # the worker's copy lands second, as a no-op
+            held = [p for p in self._held.values() if p.user_id == user_id and p.memory_id not in self._made]
+        # a search does not queue for another process's write: what cannot be written now is
+        # searchable here at once and written by the worker
+        self._embed(mine, wait=False)
+        self._embed(held, owed=False, wait=False)  # the worker's copy lands second, as a no-op
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every pending vector is set (those a crash left too); False when
@@ -186,17 +191,35 @@ class EmbedBehind:
                 return
             self._cond.wait(min(quiet_in, left))
 
-    def _embed(self, pending: list[_Pending], owed: bool = True) -> None:
+    def _embed(self, pending: list[_Pending], owed: bool = True, wait: bool = True) -> None:
         """Embed `pending` (already off the queue) and set their vectors; with `owed`, their
-        counts drop even when this fails (the rows stay vectorless, embedded on the next open)."""
+        counts drop even when this fails (the rows stay vectorless, embedded on the next open).
+        `wait` off: when another writer has the file, the store keeps them in this process's
+        index and they go back on the queue with their vectors, for the worker to write."""
         if not pending:
             return
         try:
             embedder = self.services.embedder
-            vectors = embedder.embed([p.text for p in pending])
-            landed = self.services.store.set_vectors(  # type: ignore[attr-defined]
-                embedder.name, [(p.memory_id, p.content_hash, v) for p, v in zip(pending, vectors, strict=True)]
+            with self._cond:
+                made = {p.memory_id: self._made.pop(p.memory_id) for p in pending if p.memory_id in self._made}
+            todo = [p for p in pending if p.memory_id not in made]
+            if todo:
+                made.update(zip([p.memory_id for p in todo], embedder.embed([p.text for p in todo]), strict=True))
+            vectors = [(p.memory_id, p.content_hash, made[p.memory_id]) for p in pending]
+            store = self.services.store
+            landed = store.set_vectors(embedder.name, vectors) if wait else store.set_vectors(  # type: ignore[attr-defined]
+                embedder.name, vectors, wait=False
             )
+            if landed is None:  # not written: the worker writes them (they stay owed until then)
+                if owed:
+                    with self._cond:
+                        for p in pending:
+                            self._made[p.memory_id] = made[p.memory_id]
+                            self._queue[p.memory_id] = p
+                        self._start()
+                        self._cond.notify_all()
+                    owed = False
+                return
             with self._cond:
                 self.embedded += landed
         except Exception:  # the worker must outlive one bad batch (a closed store, a failing endpoint)

@@ -1,5 +1,7 @@
 """Writers queue for the file without stopping readers (issue 13, item 4): while a thread of this
-process waits for another process's write to end, this process's searches still complete."""
+process waits for another process's write to end, this process's searches still complete; and a
+search never queues for another process's write itself, even when it must first make the vector
+of what its user just said (write-behind), which it ranks with at once."""
 
 from __future__ import annotations
 
@@ -11,6 +13,30 @@ from pathlib import Path
 
 from engram import Memory
 from child_workers import hold_the_write_lock
+
+
+class WorkerStuck:
+    """The test's embedder, except that the write-behind worker's calls wait until `free` is set:
+    the vector of what was just said is still owed when the search comes."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.dim, self.languages = inner, inner.name, inner.dim, inner.languages
+        self.free = threading.Event()
+
+    def embed(self, texts: list[str]):
+        if threading.current_thread().name == "engram-embed-behind":
+            self.free.wait(60)
+        return self.inner.embed(texts)
+
+
+def another_process_holds_the_write_lock(db_path: Path):
+    """(the other process, its `release` event) once it holds the write transaction."""
+    context = multiprocessing.get_context("spawn")
+    held, release = context.Event(), context.Event()
+    other = context.Process(target=hold_the_write_lock, args=(str(db_path), held, release))
+    other.start()
+    assert held.wait(60)
+    return other, release
 
 
 def waiting_for_the_file_lock(lock_path: Path) -> bool:
@@ -26,12 +52,8 @@ def test_a_search_completes_while_a_writer_of_its_process_waits_for_another_proc
     with Memory(db_path, embedder=embedder) as memory:
         memory.add("I play the cello every Sunday.", user_id="alice", infer=False)
         memory.behind.flush()
-        context = multiprocessing.get_context("spawn")
-        held, release = context.Event(), context.Event()
-        other = context.Process(target=hold_the_write_lock, args=(str(db_path), held, release))
-        other.start()
+        other, release = another_process_holds_the_write_lock(db_path)
         try:
-            assert held.wait(60)
             writer = threading.Thread(
                 target=memory.add, args=("I keep bees on the roof.",), kwargs={"user_id": "bob", "infer": False}
             )
@@ -54,3 +76,29 @@ def test_a_search_completes_while_a_writer_of_its_process_waits_for_another_proc
             other.join(60)
         writer.join(60)
         assert [m.content for m in memory.get_all(user_id="bob")] == ["I keep bees on the roof."]
+
+
+def test_a_search_ranks_with_the_vector_it_made_while_another_process_writes(db_path: Path, embedder) -> None:
+    stuck = WorkerStuck(embedder)
+    with Memory(db_path, embedder=stuck) as memory:
+        said = memory.add("My sister Ingrid lives in Oslo.", user_id="alice", infer=False)[0].memory
+        assert memory.behind.owes("alice") == 1  # its vector is not made yet
+        other, release = another_process_holds_the_write_lock(db_path)
+        try:
+            found: list[str] = []
+            search = threading.Thread(
+                target=lambda: found.extend(h.memory.id for h in memory.search("Ingrid Oslo", user_id="alice"))
+            )
+            search.start()
+            search.join(30)  # the other process holds the file until we release it: no timing involved
+            assert not search.is_alive(), "the search queued for another process's write"
+            assert found == [said.id]
+            index = memory.services.store._indexes.get("alice")
+            assert index.size == 1 and index.has_vector[0]  # the search ranked with its vector
+            assert memory.behind.owes("alice") == 1  # not written yet: the worker owes it to the file
+        finally:
+            release.set()
+            other.join(60)
+        stuck.free.set()
+        assert memory.behind.flush(60)
+        assert memory.services.store.count_stale_vectors(stuck.name, stuck.dim) == 0  # in the file now

@@ -237,10 +237,11 @@ class Store(Protocol):
 
     def count_stale_vectors(self, model: str, dim: int) -> int: ...
 
-    def set_vectors(self, model: str, vectors: Sequence[tuple[str, str, Any]]) -> int:
+    def set_vectors(self, model: str, vectors: Sequence[tuple[str, str, Any]], *, wait: bool = True) -> int | None:
         """Vectors of rows written without one, as (id, content hash, vector); a row whose text
         changed meanwhile, or that has a vector by now, keeps what it has. Optional: a store
-        without it gets its vectors with the row (engram.embed_behind)."""
+        without it gets its vectors with the row (engram.embed_behind). `wait` off: a store may
+        instead put them in this process's indexes only and return None (not written)."""
         ...
 
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
