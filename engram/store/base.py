@@ -7,7 +7,6 @@ It knows nothing of extraction or scoring policy.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -61,11 +60,6 @@ def _check_id(name: str, value: object) -> None:
         raise ValueError(f"{name} is longer than 256 characters")
     if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in value):
         raise ValueError(f"{name} {value!r} contains a control character or an invalid one")
-
-
-def scope_token(prefix: str, value: str) -> str:
-    """An opaque index token for a scope value (safe in any full-text syntax)."""
-    return prefix + hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
 
 
 # A record's tokens may end with context words, each behind this prefix: words that are not

@@ -87,12 +87,19 @@ class GraphMixin(GraphMethods):
     engram.store.graph_sql's."""
 
     _graph_gen: int = 0  # bumped by this process's graph writes (the caches' key)
+    _names_gen: int = 0  # bumped by those that may change entities or aliases (`graph_names`)
 
     @contextmanager
-    def _graph_tx(self, user_id: str) -> Iterator[sqlite3.Connection]:
+    def _graph_tx(self, user_id: str, names: bool = True) -> Iterator[sqlite3.Connection]:
         with self._tx() as db:
             yield db
             self._graph_gen += 1
+            self._names_gen += names
+
+    def _graph_rolled_back(self) -> None:
+        """What the caches read inside a transaction that rolled back is not the graph."""
+        self._graph_gen += 1
+        self._names_gen += 1
 
     @contextmanager
     def _graph_reading(self) -> Iterator[sqlite3.Connection]:
@@ -120,11 +127,12 @@ class GraphMixin(GraphMethods):
     def graph_names(self, user_id: str) -> GraphSnapshot:
         """The user's entities and aliases only, cached apart from the snapshot, whose key moves
         with every write of the user's memories: this one moves only when the graph's names can
-        have changed (this process's graph writes, another connection's commit, or an entity
-        gone with its last memory, which lowers the count)."""
+        have changed (this process's graph writes that add entities or aliases, merges and
+        splits, another connection's commit, or an entity gone with its last memory, which
+        lowers the count). A memory that only mentions known names reads nothing again."""
         def key() -> tuple:
             count = self._db.execute("SELECT count(*) FROM graph_entities WHERE user_id = ?", (user_id,)).fetchone()[0]
-            return (self._commits_seen(), self._graph_gen, count)
+            return (self._commits_seen(), self._names_gen, count)
 
         return self._graph_cached("_graph_names", user_id, names, key)
 

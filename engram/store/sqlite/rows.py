@@ -13,11 +13,7 @@ import numpy as np
 from engram.dialogue import TurnPlace, place_of
 from engram.when_said import named_span
 from engram.models import Filters, HistoryEntry, Kind, Layer, MemoryItem, Source, Status
-from engram.store.base import (
-    MemoryRow,
-    Record,
-    scope_token,
-)
+from engram.store.base import MemoryRow, Record
 
 _ITEM_COLUMNS = (
     "id user_id agent_id session_id content kind layer status language key value "
@@ -28,7 +24,7 @@ _ITEM_COLUMNS = (
 _TIME_COLUMNS = {"last_accessed", "created_at", "updated_at", "valid_from", "valid_to", "due_at"}
 _JSON_COLUMNS = {"metadata", "entities", "tags", "sources"}
 SELECT_ITEM = ", ".join(_ITEM_COLUMNS)
-_WRITE_COLUMNS = _ITEM_COLUMNS + ["content_hash", "idempotency_key", "embedding"]
+_WRITE_COLUMNS = _ITEM_COLUMNS + ["content_hash", "idempotency_key", "embedding", "tokens"]
 INSERT_SQL = (
     f"INSERT INTO memories ({', '.join(_WRITE_COLUMNS)}) VALUES ({', '.join('?' for _ in _WRITE_COLUMNS)})"
 )
@@ -77,7 +73,7 @@ def row_values(record: Record) -> list[Any]:
     embedding = None
     if record.embedding is not None:
         embedding = np.asarray(record.embedding, dtype=np.float32).tobytes()
-    values += [record.content_hash, record.idempotency_key, embedding]
+    values += [record.content_hash, record.idempotency_key, embedding, " ".join(record.tokens)]
     return values
 
 
@@ -141,14 +137,6 @@ def item_from_row(row: Sequence[Any]) -> MemoryItem:
             for (column, convert), value in zip(_CONVERTERS, row, strict=True)
         }
     )
-
-
-def scope_tokens(item: MemoryItem) -> str:
-    """Owner tokens of an FTS row (never change, unlike status: that lives in `memories`)."""
-    parts = [scope_token("u", item.user_id)]
-    if item.agent_id is not None:
-        parts.append(scope_token("a", item.agent_id))
-    return " ".join(parts)
 
 
 def history_entry(r: Sequence[Any]) -> HistoryEntry:

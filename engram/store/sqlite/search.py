@@ -135,9 +135,9 @@ class SearchMixin:
     def _index_rows(self, cache: ScopeIndex, user_id: str, where: str, params: list) -> None:
         """Rows into `cache` (new ones appended; a known rowid with new content replaced)."""
         rows = self._db.execute(
-            "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
+            "SELECT m.rowid, m.embedding, m.tokens, m.status, m.agent_id, m.kind, m.session_id,"
             " m.id, m.created_at, m.content_hash, CASE WHEN m.kind = 'turn' THEN m.metadata END,"
-            " CASE WHEN m.kind = 'turn' THEN m.content END FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+            " CASE WHEN m.kind = 'turn' THEN m.content END FROM memories m"
             f" WHERE {where} ORDER BY m.rowid",
             params,
         ).fetchall()

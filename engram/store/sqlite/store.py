@@ -2,13 +2,12 @@
 
 - ``memories`` holds every field, the vector as a float32 blob and a content hash;
 - ``history`` is the audit trail (ADD/UPDATE/SUPERSEDE/DISPUTE/DELETE/…);
-- ``memories_fts`` is an FTS5 index over engram's own language-aware tokens
-  (stems, jieba words, CJK bigrams), with a second column of opaque owner
-  tokens (user, agent), so the tokens are durable and searchable with plain
-  SQL (``… WHERE memories_fts MATCH 'tokens : 咖啡 AND scope : u…'``).
-  Ranking itself runs on the in-memory `ScopeIndex` loaded from this table:
-  FTS5's ``bm25()`` took ~1.1 ms per query on a LoCoMo conversation, the numpy
-  version ~0.2 ms, with per-user statistics and the neighbouring-turn field.
+- ``memories.tokens`` holds engram's own language-aware tokens of each memory
+  (stems, jieba words, CJK bigrams), space-separated. Ranking runs on the
+  in-memory `ScopeIndex` loaded from them: FTS5's ``bm25()`` took ~1.1 ms per
+  query on a LoCoMo conversation, the numpy version ~0.2 ms, with per-user
+  statistics and the neighbouring-turn field (an FTS5 table beside the rows,
+  never queried, was dropped in migration 9: it cost ~15 % of an add's pages).
   Each process patches its indexes on its own writes; when another process
   writes, only the indexes of the users it changed are reloaded (per-user
   versions in ``user_versions``, kept by triggers).
@@ -20,9 +19,8 @@ concern: `items` (reads), `writes` (writes, access counts, deletion), `search` (
 lexical and dense index), `history`, `transitions` (status changes, maintenance rows),
 `state` (per-user switches), `sessions` (sessions, turns), `jobs` (the queue), `keys` (the REST server's API keys).
 
-Deletion is real: ``secure_delete`` zeroes freed pages, the FTS index is
-merged so no stale postings survive, history rows lose their content, and the
-WAL is checkpointed.
+Deletion is real: ``secure_delete`` zeroes freed pages, history rows lose their
+content, and the WAL is checkpointed.
 """
 
 from __future__ import annotations
@@ -315,6 +313,7 @@ class SQLiteStore(
         self._drop_touched()
         self._items.clear()
         self._rows.clear()
+        self._graph_rolled_back()
         self._compact_due = False
 
     @contextmanager
