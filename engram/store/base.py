@@ -426,6 +426,23 @@ class Store(Protocol):
         """Ids of the user's live memories (active, disputed) that the graph links."""
         ...
 
+    def defer_links(self, memories: Sequence[tuple[str, str]]) -> None:
+        """Optional, with `deferred_links` and `links_done`: note (memory id, user id) pairs, in
+        the write's transaction, whose graph links the write-behind worker makes later
+        (engram.embed_behind); a deleted memory's note goes with it. Without them a memory is
+        linked with its row."""
+        ...
+
+    def deferred_links(self, limit: int) -> list[tuple[str, str]]:
+        """(memory id, user id) noted by `defer_links` and not linked yet (a crash left them),
+        in the order they were noted."""
+        ...
+
+    def links_done(self, memory_ids: Sequence[str]) -> list[str]:
+        """Clear the notes of these memories (in the linking transaction); returns those that
+        had one, the memories still to link."""
+        ...
+
     def graph_history(self, user_id: str) -> list[GraphEvent]:
         """The trace of entity resolution, oldest first."""
         ...

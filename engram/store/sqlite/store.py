@@ -96,6 +96,7 @@ class SQLiteStore(
         # the next one at once, where SQLite's busy handler polls with sleeps of up to 100 ms
         self._lock_fd = None if memory or self.read_only else _open_lock_file(self.path)
         self._writer_depth = 0
+        self._synced_writing = False  # `_sync_caches` ran since this process took the writers' lock
         self._tx_depth = 0  # nested `_tx` blocks of the thread holding `_writing`
         self._compact_due = False  # a deletion inside `atomic`: compact after the commit
         self._wal_holds_deleted = False  # a deletion's checkpoint waited for a reader: retry
@@ -181,8 +182,10 @@ class SQLiteStore(
         the block ends; reentrant. Taken after `_lock`, so one order everywhere."""
         with self._lock:
             self._reader.on = False  # a write inside `reading`: what follows looks for commits again
-            if self._writer_depth == 0 and self._lock_fd is not None:
-                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            if self._writer_depth == 0:
+                if self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+                self._synced_writing = False
             self._writer_depth += 1
             try:
                 yield
@@ -335,6 +338,9 @@ class SQLiteStore(
         indexes of the users whose memories it changed."""
         if getattr(self._reader, "on", False):  # inside `reading`: looked for at its start
             return
+        if self._writer_depth and self._synced_writing:  # holding the writers' lock: none came since
+            return
+        self._synced_writing = self._writer_depth > 0
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if version == self._data_version:
             return
