@@ -13,7 +13,7 @@ import numpy as np
 
 from engram.models import MemoryItem
 from engram.store.base import HistoryEvent, MemoryRow, Record, Scope, StoreError
-from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, copy_item, row_values, turn_place, turn_span
+from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, copy_item, row_values, span_later, turn_place
 
 
 _KEEP_WRITTEN = 16  # writes of up to this many new memories put them in the item cache
@@ -113,7 +113,7 @@ class WritesMixin:
                 ],
                 [records[i].item.created_at.timestamp() for i in indexes],
                 [
-                    turn_span(r.item.kind, r.item.created_at.timestamp(), r.item.content)
+                    span_later(r.item.kind, r.item.created_at.timestamp(), r.item.content)
                     for r in (records[i] for i in indexes)
                 ],
             )
