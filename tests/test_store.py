@@ -236,7 +236,7 @@ def test_a_store_from_before_the_tokens_column_is_migrated_and_searchable(db_pat
         "DROP TRIGGER IF EXISTS scope_packs_rewrite; DELETE FROM scope_packs;"
         "CREATE VIRTUAL TABLE memories_fts USING fts5(tokens, scope);"
         "INSERT INTO memories_fts (rowid, tokens, scope) SELECT rowid, tokens, 'u' FROM memories;"
-        "ALTER TABLE memories DROP COLUMN tokens; PRAGMA user_version = 8;"
+        "ALTER TABLE memories DROP COLUMN tokens; DROP TABLE graph_pending; DROP TRIGGER graph_pending_deleted; PRAGMA user_version = 8;"
     )
     raw.close()
     with Memory(db_path, embedder=embedder) as m:

@@ -1,7 +1,5 @@
 """Writers queue for the file without stopping readers (issue 13, item 4): while a thread of this
-process waits for another process's write to end, this process's searches still complete; and a
-search never queues for another process's write itself, even when it must first make the vector
-of what its user just said (write-behind), which it ranks with at once."""
+process waits for another process's write to end, this process's searches still complete."""
 
 from __future__ import annotations
 
@@ -13,20 +11,6 @@ from pathlib import Path
 
 from engram import Memory
 from child_workers import hold_the_write_lock
-
-
-class WorkerStuck:
-    """The test's embedder, except that the write-behind worker's calls wait until `free` is set:
-    the vector of what was just said is still owed when the search comes."""
-
-    def __init__(self, inner) -> None:
-        self.inner, self.name, self.dim, self.languages = inner, inner.name, inner.dim, inner.languages
-        self.free = threading.Event()
-
-    def embed(self, texts: list[str]):
-        if threading.current_thread().name == "engram-embed-behind":
-            self.free.wait(60)
-        return self.inner.embed(texts)
 
 
 def another_process_holds_the_write_lock(db_path: Path):
@@ -77,28 +61,3 @@ def test_a_search_completes_while_a_writer_of_its_process_waits_for_another_proc
         writer.join(60)
         assert [m.content for m in memory.get_all(user_id="bob")] == ["I keep bees on the roof."]
 
-
-def test_a_search_ranks_with_the_vector_it_made_while_another_process_writes(db_path: Path, embedder) -> None:
-    stuck = WorkerStuck(embedder)
-    with Memory(db_path, embedder=stuck) as memory:
-        said = memory.add("My sister Ingrid lives in Oslo.", user_id="alice", infer=False)[0].memory
-        assert memory.behind.owes("alice") == 1  # its vector is not made yet
-        other, release = another_process_holds_the_write_lock(db_path)
-        try:
-            found: list[str] = []
-            search = threading.Thread(
-                target=lambda: found.extend(h.memory.id for h in memory.search("Ingrid Oslo", user_id="alice"))
-            )
-            search.start()
-            search.join(30)  # the other process holds the file until we release it: no timing involved
-            assert not search.is_alive(), "the search queued for another process's write"
-            assert found == [said.id]
-            index = memory.services.store._indexes.get("alice")
-            assert index.size == 1 and index.has_vector[0]  # the search ranked with its vector
-            assert memory.behind.owes("alice") == 1  # not written yet: the worker owes it to the file
-        finally:
-            release.set()
-            other.join(60)
-        stuck.free.set()
-        assert memory.behind.flush(60)
-        assert memory.services.store.count_stale_vectors(stuck.name, stuck.dim) == 0  # in the file now

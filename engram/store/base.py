@@ -231,11 +231,10 @@ class Store(Protocol):
 
     def count_stale_vectors(self, model: str, dim: int) -> int: ...
 
-    def set_vectors(self, model: str, vectors: Sequence[tuple[str, str, Any]], *, wait: bool = True) -> int | None:
+    def set_vectors(self, model: str, vectors: Sequence[tuple[str, str, Any]]) -> int:
         """Vectors of rows written without one, as (id, content hash, vector); a row whose text
         changed meanwhile, or that has a vector by now, keeps what it has. Optional: a store
-        without it gets its vectors with the row (engram.embed_behind). `wait` off: a store may
-        instead put them in this process's indexes only and return None (not written)."""
+        without it gets its vectors with the row (engram.embed_behind)."""
         ...
 
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
@@ -425,6 +424,23 @@ class Store(Protocol):
 
     def graph_live(self, user_id: str) -> frozenset[str]:
         """Ids of the user's live memories (active, disputed) that the graph links."""
+        ...
+
+    def defer_links(self, memories: Sequence[tuple[str, str]]) -> None:
+        """Optional, with `deferred_links` and `links_done`: note (memory id, user id) pairs, in
+        the write's transaction, whose graph links the write-behind worker makes later
+        (engram.embed_behind); a deleted memory's note goes with it. Without them a memory is
+        linked with its row."""
+        ...
+
+    def deferred_links(self, limit: int) -> list[tuple[str, str]]:
+        """(memory id, user id) noted by `defer_links` and not linked yet (a crash left them),
+        in the order they were noted."""
+        ...
+
+    def links_done(self, memory_ids: Sequence[str]) -> list[str]:
+        """Clear the notes of these memories (in the linking transaction); returns those that
+        had one, the memories still to link."""
         ...
 
     def graph_history(self, user_id: str) -> list[GraphEvent]:

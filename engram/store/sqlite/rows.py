@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import operator
+from functools import partial
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -151,6 +152,11 @@ def turn_span(kind: str, said_at: float, content: str) -> tuple[float, float] | 
     if kind != Kind.TURN:
         return None
     return named_span(content, datetime.fromtimestamp(said_at, UTC))
+
+
+def span_later(kind: str, said_at: float, content: str) -> Callable[[], tuple[float, float] | None] | None:
+    """`turn_span`, read when a search asks for it (`ScopeIndex.named_spans`); None for other rows."""
+    return partial(turn_span, kind, said_at, content) if kind == Kind.TURN else None
 
 
 def turn_place(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator
 
-from engram.store.sqlite.graph import GRAPH_SCHEMA
+from engram.store.sqlite.graph import GRAPH_PENDING_SCHEMA, GRAPH_SCHEMA
 
-SCHEMA_VERSION = 9
+SCHEMA_VERSION = 10
 
 MIGRATIONS: dict[int, str] = {
     1: """
@@ -219,6 +219,9 @@ MIGRATIONS: dict[int, str] = {
     UPDATE memories SET tokens = coalesce((SELECT f.tokens FROM memories_fts f WHERE f.rowid = memories.rowid), '');
     DROP TABLE memories_fts;
     """,
+    # 10: memories whose graph links are still to be made (written behind, engram.embed_behind):
+    # the worker links them and clears the row; a crash leaves the row for the next open
+    10: GRAPH_PENDING_SCHEMA,
 }
 
 

@@ -11,7 +11,7 @@ from engram.models import Filters
 from engram.store import scope_pack
 from engram.store.base import Scope, StoreError
 from engram.store.scope_index import Allowed, ScopeIndex, Window
-from engram.store.sqlite.rows import statuses_of, turn_place, turn_span, to_epoch
+from engram.store.sqlite.rows import span_later, statuses_of, to_epoch, turn_place
 
 # a user with fewer memories loads from the table about as fast as from a pack (~2 ms per 100)
 PACK_FROM_ROWS = 200
@@ -158,7 +158,7 @@ class SearchMixin:
                 [r[4] for r in fresh],
                 [turn_place(r[5], r[4], r[6], r[8], r[10], r[11] or "") for r in fresh],
                 [r[8] for r in fresh],
-                [turn_span(r[5], r[8], r[11] or "") for r in fresh],
+                [span_later(r[5], r[8], r[11] or "") for r in fresh],
             )
 
     def _fill_holes(self, user_id: str) -> None:

@@ -98,6 +98,7 @@ class SQLiteStore(
         # this process's writer (a thread id), and the mutex its threads queue on before the file lock
         self._writer: int | None = None
         self._write_mutex = threading.Lock()
+        self._synced_writing = False  # `_sync_caches` ran since this process took the writers' lock
         self._tx_depth = 0  # nested `_tx` blocks of the thread holding `_writing`
         self._compact_due = False  # a deletion inside `atomic`: compact after the commit
         self._wal_holds_deleted = False  # a deletion's checkpoint waited for a reader: retry
@@ -200,6 +201,7 @@ class SQLiteStore(
         try:
             with self._lock:
                 self._writer = me
+                self._synced_writing = False
                 self._reader.on = False  # a write inside `reading`: what follows looks for commits again
                 try:
                     yield True
@@ -371,6 +373,10 @@ class SQLiteStore(
         indexes of the users whose memories it changed."""
         if getattr(self._reader, "on", False):  # inside `reading`: looked for at its start
             return
+        writing = self._writer is not None  # (under `_lock`: then it is this thread)
+        if writing and self._synced_writing:  # holding the writers' lock: none came since
+            return
+        self._synced_writing = writing
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if version == self._data_version:
             return

@@ -13,8 +13,7 @@ import numpy as np
 
 from engram.models import MemoryItem
 from engram.store.base import HistoryEvent, MemoryRow, Record, Scope, StoreError
-from engram.store.scope_index import ScopeIndex
-from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, copy_item, row_values, turn_place, turn_span
+from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, copy_item, row_values, span_later, turn_place
 
 
 _KEEP_WRITTEN = 16  # writes of up to this many new memories put them in the item cache
@@ -59,23 +58,14 @@ class WritesMixin:
             if len(inserts) <= _KEEP_WRITTEN:  # an add, not a bulk ingest
                 self._keep_items(r.item for r in inserts)
 
-    def set_vectors(
-        self, model: str, vectors: Sequence[tuple[str, str, np.ndarray]], *, wait: bool = True
-    ) -> int | None:
+    def set_vectors(self, model: str, vectors: Sequence[tuple[str, str, np.ndarray]]) -> int:
         """Vectors made after their rows were written (`engram.embed_behind`), as (id, content
         hash, vector): each lands only while its row has no vector and still says what it was
-        made from (an edit meanwhile embedded its new text itself). Returns how many landed.
-
-        `wait` off (a search settling its user): when another writer has the file, the vectors
-        go into this process's indexes only, so the search ranks with them without queuing for
-        that write, and None says nothing was written: the caller writes them later."""
+        made from (an edit meanwhile embedded its new text itself). Returns how many landed."""
         if not vectors:
             return 0
         landed = 0
-        with self._writing(wait=wait) as mine:
-            if not mine:
-                self._index_vectors(vectors)
-                return None
+        with self._writing():
             with self._tx() as db:
                 self._sync_caches()
                 for memory_id, content_hash, vector in vectors:
@@ -87,23 +77,13 @@ class WritesMixin:
                     if row is None:
                         continue
                     landed += 1
-                    _vector_into(self._indexes.get(row[1]), row[0], vector)
+                    cache = self._indexes.get(row[1])
+                    if cache is not None:
+                        cache.set_vector(row[0], vector)
                 # the user's version stays (what they said did not change: capsules stay cached);
                 # other processes fill their index's rows without vectors on their next read
                 self._forget_items(memory_id for memory_id, _, _ in vectors)
         return landed
-
-    def _index_vectors(self, vectors: Sequence[tuple[str, str, np.ndarray]]) -> None:
-        """Vectors into this process's indexes, not the file, where their rows still lack one."""
-        with self._lock:
-            self._sync_caches()
-            for memory_id, content_hash, vector in vectors:
-                row = self._db.execute(
-                    "SELECT rowid, user_id FROM memories WHERE id = ? AND content_hash = ? AND embedding IS NULL",
-                    (memory_id, content_hash),
-                ).fetchone()
-                if row is not None:
-                    _vector_into(self._indexes.get(row[1]), row[0], np.asarray(vector, dtype=np.float32))
 
     def _keep_items(self, items: Iterable[MemoryItem]) -> None:
         """New memories into the item cache (copies: callers keep theirs): the next statement
@@ -133,7 +113,7 @@ class WritesMixin:
                 ],
                 [records[i].item.created_at.timestamp() for i in indexes],
                 [
-                    turn_span(r.item.kind, r.item.created_at.timestamp(), r.item.content)
+                    span_later(r.item.kind, r.item.created_at.timestamp(), r.item.content)
                     for r in (records[i] for i in indexes)
                 ],
             )
@@ -288,10 +268,3 @@ class WritesMixin:
         db.execute(
             "DELETE FROM sessions WHERE user_id = ? AND agent_id = ?", (scope.user_id, scope.agent_id)
         )
-
-
-def _vector_into(cache: ScopeIndex | None, rowid: int, vector: np.ndarray) -> None:
-    """A cached index's row gets its vector, unless it has one (set here before it was written)."""
-    position = None if cache is None else cache.position.get(rowid)
-    if position is not None and not cache.has_vector[position]:
-        cache.set_vector(rowid, vector)
