@@ -7,7 +7,8 @@ database file, against one writer.
 `--code` runs another checkout's engram (e.g. main, for a before/after). Prints aggregate
 ops/s and the p50 / p95 / max latency of add and search for 1x1 and PxT writers, and per add the
 time spent queuing for the writers' lock file and holding it (every write of the process: adds,
-vectors set behind, access counts, packs)."""
+vectors and graph links set behind, access counts, packs). `late_s`: how long the slowest process
+was still loading after the run began (its share of the run was shorter: ops/s reads low)."""
 
 from __future__ import annotations
 
@@ -60,8 +61,6 @@ lock = threading.Lock()
 def work(thread):
     user = "shared" if SHARED else f"p{PROC}t{thread}"
     mine = {"add": [], "search": []}
-    while time.time() < START:
-        time.sleep(0.001)
     n = 0
     while time.time() < START + SECONDS:
         n += 1
@@ -75,6 +74,11 @@ def work(thread):
         for k in mine:
             results[k] += mine[k]
 
+late = max(0.0, time.time() - START)  # loading took longer than the head start: a shorter run
+while time.time() < START:
+    time.sleep(0.001)
+waited[0] = held[0] = 0.0  # the warm-up's writes not counted
+taken[0] = 0
 threads = [threading.Thread(target=work, args=(i,)) for i in range(THREADS)]
 for t in threads: t.start()
 for t in threads: t.join()
@@ -82,6 +86,7 @@ memory.close()
 results["lock_wait_s"] = [waited[0]]
 results["lock_held_s"] = [held[0]]
 results["lock_taken"] = [taken[0]]
+results["late_s"] = [late]
 print(json.dumps(results))
 '''
 
@@ -99,14 +104,14 @@ def run(code: Path, processes: int, threads: int, seconds: float, shared: bool =
             subprocess.Popen([sys.executable, "-c", script.replace("PROC", str(p))], stdout=subprocess.PIPE, text=True)
             for p in range(processes)
         ]
-        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": [], "lock_held_s": [], "lock_taken": []}
+        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": [], "lock_held_s": [], "lock_taken": [], "late_s": []}
         for child in children:
             out, _ = child.communicate()
             for k, v in json.loads(out.strip().splitlines()[-1]).items():
                 merged[k] += v
     ops = len(merged["add"]) + len(merged["search"])
     adds = max(1, len(merged["add"]))
-    row = {"writers": processes * threads, "ops_per_s": ops / seconds,
+    row = {"writers": processes * threads, "ops_per_s": ops / seconds, "late_s": max(merged.pop("late_s")),
            "lock_takes_per_add": sum(merged.pop("lock_taken")) / adds,
            "lock_wait_ms_per_add": 1000 * sum(merged.pop("lock_wait_s")) / adds,
            "lock_held_ms_per_add": 1000 * sum(merged.pop("lock_held_s")) / adds}
