@@ -2,13 +2,15 @@
 thread adding and searching for its own user (or, with --shared-user, all for one user) on one
 database file, against one writer.
 
-    python benchmarks/contention_bench.py [--seconds 10] [--code /path/to/checkout]
+    python benchmarks/contention_bench.py [--seconds 10] [--code /path/to/checkout] [--held-writer]
 
 `--code` runs another checkout's engram (e.g. main, for a before/after). Prints aggregate
 ops/s and the p50 / p95 / max latency of add and search for 1x1 and PxT writers, and per add the
 time spent queuing for the writers' lock file and holding it (every write of the process: adds,
 vectors and graph links set behind, access counts, packs). `late_s`: how long the slowest process
-was still loading after the run began (its share of the run was shorter: ops/s reads low)."""
+was still loading after the run began (its share of the run was shorter: ops/s reads low).
+`--held-writer`: search latency in a process whose other thread adds while another process holds
+the writers' lock 40 ms in every 50 (the coupling of issue 13 item 4, apart from CPU load)."""
 
 from __future__ import annotations
 
@@ -123,6 +125,68 @@ def run(code: Path, processes: int, threads: int, seconds: float, shared: bool =
     return row
 
 
+STALL = r'''
+import statistics, subprocess, sys, threading, time
+sys.path.insert(0, CODE)
+from engram import Memory
+memory = Memory(PATH)
+for i in range(20):
+    memory.add(f"I like item {i} on my list.", user_id="reader", infer=False)
+memory.search("which item?", user_id="reader")
+memory.add("I warm up.", user_id="writer", infer=False)
+memory.behind.flush()
+holder = subprocess.Popen([sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True)
+holder.stdout.readline()
+stop, latencies = time.time() + SECONDS, []
+
+def add():
+    n = 0
+    while time.time() < stop:
+        n += 1
+        memory.add(f"Note {n}: buy {n} apples.", user_id="writer", infer=False)
+
+def search():
+    n = 0
+    while time.time() < stop:
+        n += 1
+        t0 = time.perf_counter()
+        memory.search(f"which item {n % 20}?", user_id="reader")
+        latencies.append(time.perf_counter() - t0)
+
+threads = [threading.Thread(target=add), threading.Thread(target=search)]
+for t in threads: t.start()
+for t in threads: t.join()
+holder.kill()
+latencies.sort()
+print(f"held_writer searches={len(latencies)} search_p50_ms={1000 * statistics.median(latencies):.1f}"
+      f" search_p95_ms={1000 * latencies[int(0.95 * (len(latencies) - 1))]:.1f} search_max_ms={1000 * latencies[-1]:.1f}")
+'''
+
+HOLDER = r'''
+import sys, time
+sys.path.insert(0, CODE)
+from engram import Memory
+memory = Memory(PATH)
+print("ready", flush=True)
+end = time.time() + 600  # never outlives a parent that died
+while time.time() < end:
+    with memory.services.store.atomic():  # another process's long writes: 40 ms in every 50
+        time.sleep(0.04)
+    time.sleep(0.01)
+'''
+
+
+def held_writer(code: Path, seconds: float) -> None:
+    """Searches of a process whose other thread adds, while another process holds the writers'
+    lock 40 ms in every 50: a search must not wait for its sibling's turn at the lock."""
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "bench.db"
+        holder = HOLDER.replace("CODE", repr(str(code))).replace("PATH", repr(str(path)))
+        script = (STALL.replace("HOLDER", repr(holder)).replace("CODE", repr(str(code)))
+                  .replace("PATH", repr(str(path))).replace("SECONDS", str(seconds)))
+        subprocess.run([sys.executable, "-c", script], check=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=10)
@@ -130,7 +194,12 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--code", type=Path, default=ROOT)
     parser.add_argument("--shared-user", action="store_true", help="every writer adds for one user")
+    parser.add_argument("--held-writer", action="store_true",
+                        help="instead: searches while a sibling thread waits for another process's writes")
     args = parser.parse_args()
+    if args.held_writer:
+        held_writer(args.code, args.seconds)
+        return
     for processes, threads in ((1, 1), (args.processes, args.threads)):
         row = run(args.code, processes, threads, args.seconds, args.shared_user)
         print(" ".join(f"{k}={v:.1f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()), flush=True)
