@@ -7,8 +7,8 @@ database file, against one writer.
 `--code` runs another checkout's engram (e.g. main, for a before/after). Prints aggregate
 ops/s and the p50 / p95 / max latency of add and search for 1x1 and PxT writers, and per add the
 time spent queuing for the writers' lock file and holding it (every write of the process: adds,
-vectors and graph links set behind, access counts, packs). `late_s`: how long the slowest process
-was still loading after the run began (its share of the run was shorter: ops/s reads low).
+vectors and graph links set behind, access counts, packs). The run starts once every process is
+loaded and warm.
 `--held-writer`: search latency in a process whose other thread adds while another process holds
 the writers' lock 40 ms in every 50 (the coupling of issue 13 item 4, apart from CPU load)."""
 
@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -64,7 +65,7 @@ def work(thread):
     user = "shared" if SHARED else f"p{PROC}t{thread}"
     mine = {"add": [], "search": []}
     n = 0
-    while time.time() < START + SECONDS:
+    while time.time() < start + SECONDS:
         n += 1
         t0 = time.perf_counter()
         memory.add(f"I like item {n} of series {thread}, it is number {n * 7} on my list.", user_id=user)
@@ -76,8 +77,9 @@ def work(thread):
         for k in mine:
             results[k] += mine[k]
 
-late = max(0.0, time.time() - START)  # loading took longer than the head start: a shorter run
-while time.time() < START:
+print("ready", flush=True)  # loaded and warm: the parent says when to start, once all are
+start = float(sys.stdin.readline())
+while time.time() < start:
     time.sleep(0.001)
 waited[0] = held[0] = 0.0  # the warm-up's writes not counted
 taken[0] = 0
@@ -88,7 +90,6 @@ memory.close()
 results["lock_wait_s"] = [waited[0]]
 results["lock_held_s"] = [held[0]]
 results["lock_taken"] = [taken[0]]
-results["late_s"] = [late]
 print(json.dumps(results))
 '''
 
@@ -98,22 +99,27 @@ def run(code: Path, processes: int, threads: int, seconds: float, shared: bool =
         path = Path(folder) / "bench.db"
         subprocess.run([sys.executable, "-c", f"import sys; sys.path.insert(0, {str(code)!r});"
                         f"from engram import Memory; Memory({str(path)!r}).close()"], check=True)
-        import time
-        start = time.time() + 6  # every process loaded and waiting
         script = (WORKER.replace("CODE", repr(str(code))).replace("PATH", repr(str(path)))
-                  .replace("SECONDS", str(seconds)).replace("THREADS", str(threads)).replace("START", str(start)).replace("SHARED", str(shared)))
+                  .replace("SECONDS", str(seconds)).replace("THREADS", str(threads)).replace("SHARED", str(shared)))
         children = [
-            subprocess.Popen([sys.executable, "-c", script.replace("PROC", str(p))], stdout=subprocess.PIPE, text=True)
+            subprocess.Popen([sys.executable, "-c", script.replace("PROC", str(p))], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, text=True)
             for p in range(processes)
         ]
-        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": [], "lock_held_s": [], "lock_taken": [], "late_s": []}
+        for child in children:  # every process loaded and warm (a slow load must not shorten its run)
+            assert child.stdout.readline().strip() == "ready"
+        start = time.time() + 0.2
+        for child in children:
+            child.stdin.write(f"{start}\n")
+            child.stdin.flush()
+        merged: dict[str, list[float]] = {"add": [], "search": [], "lock_wait_s": [], "lock_held_s": [], "lock_taken": []}
         for child in children:
             out, _ = child.communicate()
             for k, v in json.loads(out.strip().splitlines()[-1]).items():
                 merged[k] += v
     ops = len(merged["add"]) + len(merged["search"])
     adds = max(1, len(merged["add"]))
-    row = {"writers": processes * threads, "ops_per_s": ops / seconds, "late_s": max(merged.pop("late_s")),
+    row = {"writers": processes * threads, "ops_per_s": ops / seconds,
            "lock_takes_per_add": sum(merged.pop("lock_taken")) / adds,
            "lock_wait_ms_per_add": 1000 * sum(merged.pop("lock_wait_s")) / adds,
            "lock_held_ms_per_add": 1000 * sum(merged.pop("lock_held_s")) / adds}
