@@ -27,7 +27,7 @@ import time
 from collections import Counter
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from engram.graph import build as graph
 from engram.models import Candidate, MemoryItem
@@ -231,47 +231,49 @@ class EmbedBehind:
             self._cond.wait(min(quiet_in, left))
 
     def _work(self, pending: list[_Pending], pay: list[_Pending]) -> None:
-        """Vectors and links of `pending` (off the queue, or their part of it); the counts of
-        `pay` drop after, even when this fails (what failed is done again on the next open)."""
+        """Vectors and links of `pending` (off the queue, or their part of it), written in one
+        transaction (one turn at the writers' lock); the counts of `pay` drop after, even when
+        this fails (what failed is done again on the next open)."""
         try:
-            self._embed([p for p in pending if p.vector])
-            self._link([p.memory_id for p in pending if p.link])
+            vectors = self._embed([p for p in pending if p.vector])
+            links = [p.memory_id for p in pending if p.link]
+            if vectors or links:
+                self._write(vectors, links)
         finally:
             if pay:
                 self._paid(pay)
 
-    def _link(self, memory_ids: list[str]) -> None:
-        """Link these memories as they are now, in one transaction that clears their notes."""
-        if not memory_ids:
-            return
+    def _embed(self, pending: list[_Pending]) -> list[tuple[str, str, Any]]:
+        """(id, content hash, vector) of `pending`, made outside any lock; none when the
+        embedder fails (the rows stay vectorless, embedded on the next open)."""
+        if not pending:
+            return []
+        try:
+            vectors = self.services.embedder.embed([p.text for p in pending])
+        except Exception:  # the worker must outlive one bad batch (a failing endpoint)
+            log.warning("embedding %d memories behind failed; they are embedded on the next open",
+                        len(pending), exc_info=True)
+            return []
+        return [(p.memory_id, p.content_hash, v) for p, v in zip(pending, vectors, strict=True)]
+
+    def _write(self, vectors: list[tuple[str, str, Any]], links: list[str]) -> None:
+        """Link these memories as they are now and set these vectors, in one transaction."""
         store = self.services.store
         try:
             with store.atomic():
-                # those still noted (`settle` or an edit may have linked the others meanwhile), in
-                # the order they were written: an earlier memory can name what a later one says
-                noted = store.links_done(memory_ids)  # type: ignore[attr-defined]
-                items = {m.id: m for m in store.get_many(noted)}
-                graph.link(store, [items[i] for i in noted if i in items])
-        except Exception:  # the worker must outlive one bad batch; the notes stay for the next open
-            log.warning("linking %d memories behind failed; they are linked on the next open",
-                        len(memory_ids), exc_info=True)
-
-    def _embed(self, pending: list[_Pending]) -> None:
-        """Embed `pending` and set their vectors (a failure leaves the rows vectorless, embedded
-        on the next open)."""
-        if not pending:
+                if links:
+                    # those still noted (`settle` or an edit may have linked the others meanwhile),
+                    # in the order they were written: an earlier memory can name what a later one says
+                    noted = store.links_done(links)  # type: ignore[attr-defined]
+                    items = {m.id: m for m in store.get_many(noted)}
+                    graph.link(store, [items[i] for i in noted if i in items])
+                landed = store.set_vectors(self.services.embedder.name, vectors) if vectors else 0  # type: ignore[attr-defined]
+        except Exception:  # the worker must outlive one bad batch; vectors and notes wait for the next open
+            log.warning("writing %d vectors and %d graph links made behind failed; they are made on the next open",
+                        len(vectors), len(links), exc_info=True)
             return
-        try:
-            embedder = self.services.embedder
-            vectors = embedder.embed([p.text for p in pending])
-            landed = self.services.store.set_vectors(  # type: ignore[attr-defined]
-                embedder.name, [(p.memory_id, p.content_hash, v) for p, v in zip(pending, vectors, strict=True)]
-            )
-            with self._cond:
-                self.embedded += landed
-        except Exception:  # the worker must outlive one bad batch (a closed store, a failing endpoint)
-            log.warning("embedding %d memories behind failed; they are embedded on the next open",
-                        len(pending), exc_info=True)
+        with self._cond:
+            self.embedded += landed
 
     def _paid(self, pending: list[_Pending]) -> None:
         with self._cond:
