@@ -169,13 +169,19 @@ def test_only_the_rows_of_users_hnsw_serves_are_in_its_index(url, monkeypatch):
     store.close()
 
 
-def test_a_store_of_schema_3_keeps_only_its_big_users_in_the_hnsw_index(url):
+def test_a_store_of_schema_3_keeps_only_its_big_users_in_the_hnsw_index(url, monkeypatch):
     """Upgrading: the whole-table HNSW index goes, users HNSW serves are counted in (their rows
     flagged, the new index holds them), smaller users stay out, and searches find the same."""
     from store_backends import UNDO_POSTGRES_4
 
-    from engram.store.postgres.search import HNSW_ABOVE
+    from engram.store.postgres import schema, search
 
+    HNSW_ABOVE = 1_000  # a smaller bound than the store's (`EXACT_UP_TO`): fewer rows to write
+    monkeypatch.setattr(search, "HNSW_ABOVE", HNSW_ABOVE)
+    promote = schema.PROMOTE_ALL % {"above": HNSW_ABOVE, "share": search.HNSW_MIN_SHARE}
+    monkeypatch.setitem(schema.MIGRATIONS, 4, tuple(
+        promote if s.startswith("INSERT INTO hnsw_users") else s for s in schema.HNSW_MIGRATION
+    ))
     rng = np.random.default_rng(5)
     store = open_store(url, dim=DIM)
     vectors = rng.normal(size=(HNSW_ABOVE + 41, DIM)).astype(np.float32)

@@ -20,19 +20,21 @@ import psycopg
 from engram.models import Filters
 from engram.store import scope_pack
 from engram.store.base import Scope
-from engram.store.scope_index import Allowed, ScopeIndex, Window
+from engram.store.scope_index import EXACT_UP_TO, Allowed, ScopeIndex, Window
 from engram.store.scope_pack import PACK_FROM_ROWS, REPACK_ROWS
 from engram.store.sqlite.rows import statuses_of, to_epoch, turn_place, turn_span
 from engram.store.sqlite.search import query_terms
 
-# Dense search picks its path by the scope's size. Exact (every row of the scope, through the
-# user's btree) costs ~5 µs a row here (10k rows: 54 ms p50 on a busy 2-core machine), HNSW a
-# few ms whatever the size (10k: 8 ms, recall@10 1.0 against exact). HNSW filtered to one user
-# finds that user's rows only as often as they occur in the table, and gives up after
+# Dense search picks its path by the scope's size. The user's index ranks every row exactly up to
+# `EXACT_UP_TO` rows (10k rows: ~1 ms), where the database's exact scan through the user's btree
+# cost ~5 µs a row (10k rows: 54 ms p50 on a busy 2-core machine) and HNSW a few ms whatever the
+# size, more on cold pages (1,000-row users of a 100k-row table: ~17 ms). HNSW filtered to one
+# user finds that user's rows only as often as they occur in the table, and gives up after
 # hnsw.max_scan_tuples (20,000): a filtered HNSW query alone returned too few rows in FACTS.md
 # (recall 0.19). So HNSW serves a scope of more than `HNSW_ABOVE` rows that is at least
-# `HNSW_MIN_SHARE` of the table, with an iterative scan; a short answer falls back to exact.
-HNSW_ABOVE = 1_000
+# `HNSW_MIN_SHARE` of the table, with an iterative scan; a short answer falls back to an exact
+# scan in the database. Other scopes, however large, rank in their index (IVF past `EXACT_UP_TO`).
+HNSW_ABOVE = EXACT_UP_TO
 HNSW_MIN_SHARE = 0.01
 HNSW_EF_SEARCH = 100
 _TABLE_ROWS_TTL = 60.0  # seconds the table's estimated row count is reused

@@ -2,11 +2,11 @@
 
 - ``memories`` holds every field, the vector (pgvector) and engram's lexical tokens;
   ``history``, ``sessions``, ``session_turns``, ``user_state`` and ``jobs`` as in SQLite;
-- dense search runs in the database: exact through the user's btree for scopes up to
-  `HNSW_ABOVE` rows, HNSW (iterative scan, so a filtered query still fills its limit) above;
-- lexical search and duplicate checks run on the per-user `ScopeIndex` (BM25 with the
-  user's own statistics, as in SQLite), loaded from ``memories`` and patched on this
-  process's own writes;
+- dense search of scopes up to `HNSW_ABOVE` rows, lexical search and duplicate checks run
+  on the per-user `ScopeIndex` (BM25 with the user's own statistics, as in SQLite), loaded
+  from the user's pack in ``scope_packs`` (else from ``memories``, then packed) and patched
+  on this process's own writes; larger scopes' dense search runs in the database by HNSW
+  (iterative scan, so a filtered query still fills its limit);
 - ``user_versions`` holds a per-user version bumped in the same transaction as every change
   of that user's memories: before a cached index is used its version is checked, so a
   write from another process (or machine) is never missed;
