@@ -10,24 +10,17 @@ from collections.abc import Iterator
 import numpy as np
 import psycopg
 import pytest
+from store_backends import UNDO_POSTGRES_5
+from test_index_cache import USERS, _archive, answers, fill
+from test_postgres import url  # noqa: F401 - a fixture: a fresh schema on the test run's server
 
 from engram import Memory
 from engram.models import Filters
-from engram.store.base import Scope
 from engram.store import scope_pack
+from engram.store.base import Scope
 from engram.store.postgres import search as pg_search
 from engram.store.scope_index import ScopeIndex
 from engram.text import lexical_tokens
-from store_backends import UNDO_POSTGRES_5, Unavailable, postgres_target
-from test_index_cache import USERS, _archive, answers, fill
-
-
-@pytest.fixture
-def url(tmp_path) -> str:
-    try:
-        return postgres_target(tmp_path)
-    except Unavailable as exc:  # pragma: no cover - without the wheel
-        pytest.skip(str(exc))
 
 
 @pytest.fixture(autouse=True)
@@ -35,24 +28,24 @@ def small_packs(monkeypatch):
     monkeypatch.setattr(pg_search, "PACK_FROM_ROWS", 5)  # small users get packs too
 
 
-def sql(url: str, statement: str, params=()):
-    with psycopg.connect(url, autocommit=True) as db:
+def sql(target: str, statement: str, params=()):
+    with psycopg.connect(target, autocommit=True) as db:
         cursor = db.execute(statement, params)
         return cursor.fetchall() if cursor.description else None
 
 
-def packs(url: str) -> dict[str, int]:
-    return dict(sql(url, "SELECT user_id, version FROM scope_packs"))
+def packs(target: str) -> dict[str, int]:
+    return dict(sql(target, "SELECT user_id, version FROM scope_packs"))
 
 
-def opened(url: str, embedder, **options) -> Memory:
-    return Memory(store=url, embedder=embedder, reinforce=False, **options)
+def opened(target: str, embedder, **options) -> Memory:
+    return Memory(store=target, embedder=embedder, reinforce=False, **options)
 
 
-def both(here: Memory, url: str, embedder) -> Iterator[Memory]:
+def both(here: Memory, target: str, embedder) -> Iterator[Memory]:
     """`here` (its indexes cached), then a newly opened store (cold: packs), closed after."""
     yield here
-    with opened(url, embedder) as cold:
+    with opened(target, embedder) as cold:
         yield cold
 
 
