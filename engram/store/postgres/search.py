@@ -197,15 +197,6 @@ class SearchMixin:
         permitted = np.array([r[0] for r in self._rows(f"SELECT rowid FROM memories WHERE {where}", params)], dtype=np.int64)
         return (lambda rowids: np.isin(rowids, permitted)), window
 
-    def _scope_size(self, user_id: str) -> int:
-        """Rows of the user: its cached index's size (it only picks exact or HNSW, so a write
-        from another process not yet seen there does not matter), else counted."""
-        with self._lock:
-            index = self._indexes.get(user_id)
-            if index is not None:
-                return index.size
-        return self._rows("SELECT count(*) FROM memories WHERE user_id = %s", (user_id,))[0][0]
-
     def _count_rows(self, conn: psycopg.Connection, deltas: Mapping[str, int]) -> None:
         """(In the writing transaction, after `_bump` locked these users' version rows.) Keep each
         user's row count, and move a user the write took over `HNSW_ABOVE` rows and
@@ -243,10 +234,10 @@ class SearchMixin:
         it serves."""
         if limit <= 0:
             return []
-        size = self._scope_size(scope.user_id)
-        hnsw = size > HNSW_ABOVE and size >= HNSW_MIN_SHARE * self._table_rows() and self._in_hnsw(scope.user_id)
-        if not hnsw:
-            with self._searchable(scope, filters) as (index, statuses, allowed, window):
+        with self._searchable(scope, filters) as (index, statuses, allowed, window):
+            size = index.size  # the index the search loads anyway: no count of the user's rows
+            hnsw = size > HNSW_ABOVE and size >= HNSW_MIN_SHARE * self._table_rows() and self._in_hnsw(scope.user_id)
+            if not hnsw:
                 return index.dense(np.asarray(vector, dtype=np.float32), statuses, scope.agent_id, limit, allowed, window)
         with self._conn() as conn:
             with self._dense_query(conn, scope, vector, filters, limit, hnsw) as (sql, params):
