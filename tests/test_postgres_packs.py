@@ -34,7 +34,10 @@ def sql(target: str, statement: str, params=()):
         return cursor.fetchall() if cursor.description else None
 
 
-def packs(target: str) -> dict[str, int]:
+def packs(target: str, *writing: Memory) -> dict[str, int]:
+    """The packs in the database (once those that `writing` queued are written)."""
+    for memory in writing:
+        memory.store._packs_written()
     return dict(sql(target, "SELECT user_id, version FROM scope_packs"))
 
 
@@ -83,7 +86,7 @@ def test_rows_and_status_changes_of_another_process_are_caught_up(url, embedder,
     with opened(url, embedder) as here, opened(url, embedder) as there:
         fill(here, ["ana", "ben"])
         answers(here, "ana")
-        written = packs(url)
+        written = packs(url, here)
         archived = here.search("coffee", user_id="ana", limit=1)[0].memory
         there.add("I moved to Porto last week.", user_id="ana", infer=False)
         there.add("I drink green tea now.", user_id="ana", infer=False)
@@ -113,7 +116,7 @@ def test_a_deletion_or_edit_elsewhere_drops_the_pack_and_never_comes_back(url, e
         secret = here.add("My locker code word is quixotrombone.", user_id="ana", infer=False)[0].memory
         answers(here, "ana")
         answers(here, "ben")
-        assert set(packs(url)) == {"ana", "ben"}
+        assert set(packs(url, here)) == {"ana", "ben"}
         there.delete(secret.id)
         assert set(packs(url)) == {"ben"}  # ana's pack held the deleted memory
         edited = here.search("parrot Mochi", user_id="ben", limit=1)[0].memory
@@ -135,7 +138,7 @@ def test_a_supersede_in_another_store_shows_and_keeps_the_pack(url, embedder) ->
         fill(here, ["ana"])
         old = here.add("I live in Lisbon with my cat.", user_id="ana", infer=False)[0].memory
         answers(here, "ana")
-        written = packs(url)
+        written = packs(url, here)
         there.store.transition([_supersede(old.id)])
         assert packs(url) == written
         for memory in both(here, url, embedder):
@@ -172,7 +175,7 @@ def test_a_store_of_schema_4_gains_packs_on_open(url, embedder) -> None:
     with opened(url, embedder) as upgraded:
         assert upgraded.store.schema_version == 5
         assert answers(upgraded, "ana") == expected
-        assert set(packs(url)) == {"ana"}
+        assert set(packs(url, upgraded)) == {"ana"}
         upgraded.delete(upgraded.search("coffee", user_id="ana", limit=1)[0].memory.id)
         assert packs(url) == {}  # the triggers came with it
 
@@ -186,3 +189,21 @@ def test_statuses_are_caught_up_and_late_or_missing_rows_found() -> None:
     late = scope_pack.apply_statuses(index, [(1, "active"), (3, "active"), (5, "superseded")], upto=5)
     assert late == [3]
     assert [index.status_of(r) for r in (1, 2, 5)] == ["active", None, "superseded"]
+
+
+def test_a_search_never_waits_for_a_writer_to_pack(url, embedder) -> None:
+    """A writer holding the user's version row (mid-transaction): the cold search answers at
+    once, its pack is skipped rather than waited for, and the next cold load packs."""
+    with opened(url, embedder) as first:
+        fill(first, ["ana"])
+        expected = answers(first, "ana")
+    sql(url, "DELETE FROM scope_packs")
+    with psycopg.connect(url) as writer:
+        writer.execute("SELECT version FROM user_versions WHERE user_id = 'ana' FOR NO KEY UPDATE")
+        with opened(url, embedder) as cold:
+            assert answers(cold, "ana") == expected
+            assert packs(url, cold) == {}
+        writer.rollback()
+    with opened(url, embedder) as cold:
+        assert answers(cold, "ana") == expected
+    assert set(packs(url)) == {"ana"}

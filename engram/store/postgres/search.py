@@ -164,14 +164,26 @@ class SearchMixin:
 
     def _pack(self, user_id: str, index: ScopeIndex, version: int) -> None:
         """Persist the index as the user's pack at `version`, when it is worth one and holds only
-        live rows, on a connection of its own (never inside the caller's transaction). Written only
-        while the user is still at `version`, under their version row (FOR SHARE: a writer that
-        holds it is not waited for; the next load packs). A pack only saves time: never an error."""
+        live rows. Encoded now (the index changes after this call), written behind on a thread
+        of its own: writing ~1 MB took 15-30 ms, most of it the commit's flush (a cache: lost in
+        a crash, it is written again on the next load). Skipped when too many wait."""
         if self.read_only or index.size < PACK_FROM_ROWS or not index.clean:
             return
-        blob = scope_pack.encode(index.to_parts())
+        if not self._packs_queued.acquire(blocking=False):
+            return
+        try:
+            self._packer.submit(self._write_pack, user_id, version, scope_pack.encode(index.to_parts()))
+        except RuntimeError:  # the store is closing
+            self._packs_queued.release()
+
+    def _write_pack(self, user_id: str, version: int, blob: bytes) -> None:
+        """(On the packer thread.) The pack, only while the user is still at `version`, read under
+        their version row (FOR SHARE: a writer holding it is not waited for, the next load packs);
+        never inside a caller's transaction (a connection of its own). A pack only saves time:
+        a failure is no error."""
         try:
             with self._pool.connection() as conn, conn.transaction():
+                conn.execute("SET LOCAL synchronous_commit = off")
                 row = conn.execute(
                     "SELECT version FROM user_versions WHERE user_id = %s FOR SHARE NOWAIT", (user_id,)
                 ).fetchone()
@@ -183,6 +195,12 @@ class SearchMixin:
                     )
         except psycopg.Error:
             pass
+        finally:
+            self._packs_queued.release()
+
+    def _packs_written(self) -> None:
+        """Wait until the packs queued so far are written (tests, benchmarks)."""
+        self._packer.submit(lambda: None).result()
 
     def _index_filters(self, scope: Scope, filters: Filters) -> tuple[Allowed | None, Window | None]:
         """A time range as the index's own window; other filters (kind, session, metadata,

@@ -25,6 +25,7 @@ import hashlib
 import inspect
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -50,6 +51,7 @@ from engram.store.postgres.writes import WritesMixin
 from engram.store.scope_index import ScopeIndex
 
 POOL_SIZE = 16  # connections per process: one per thread inside a transaction, plus readers
+PACKS_QUEUED = 8  # packs waiting to be written at most (~1 MB per 1,000 memories each); more are skipped
 
 
 def lock_key(text: str) -> int:
@@ -76,6 +78,9 @@ class PostgresStore(
         self._pending_access: dict[str, tuple[int, datetime]] = {}
         self._pending_since: float | None = None
         self._table_estimate: tuple[float, float] | None = None  # (when, rows): `_table_rows`
+        # users' packs written behind the search that loaded them (`SearchMixin._pack`)
+        self._packer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-packs")
+        self._packs_queued = threading.BoundedSemaphore(PACKS_QUEUED)
         try:
             with psycopg.connect(url, autocommit=True) as conn:
                 self._migrate(conn)
@@ -234,6 +239,7 @@ class PostgresStore(
         try:
             self._flush_access()
         finally:
+            self._packer.shutdown(wait=True)  # the packs queued are written: the next start uses them
             self._pool.close()
 
 
