@@ -103,36 +103,52 @@ class SearchMixin:
         """The user's index from their pack (or `cached`, when the pack is not newer), caught up
         with the rows added and the statuses changed since; None without a pack.
 
-        Pack, version and catch-up are read in one snapshot, so what changed since the pack was
-        written can only be new rows and status changes: a deletion or a change of what the
-        index holds drops the pack in the same transaction (schema `PACK_MIGRATION`)."""
-        at = self._index_versions.get(user_id) if cached is not None else None
+        A current pack is one statement (one round trip). Otherwise pack, version and catch-up
+        are read in one snapshot, so what changed since the pack was written can only be new
+        rows and status changes: a deletion or a change of what the index holds drops the pack
+        in the same transaction (schema `PACK_MIGRATION`)."""
+        at = self._index_versions.get(user_id, -1) if cached is not None else -1
         with self._pool.connection() as conn:
-            conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            try:
-                version, packed_at, blob = conn.execute(
-                    "SELECT v.version, p.version, CASE WHEN p.version <= %s THEN NULL ELSE p.data END"
-                    " FROM (SELECT 1) AS one LEFT JOIN user_versions v ON v.user_id = %s"
-                    " LEFT JOIN scope_packs p ON p.user_id = %s",
-                    (-1 if at is None else at, user_id, user_id), binary=True,
-                ).fetchone()
-                if packed_at is None:
-                    return None
-                if blob is None:  # the pack still stands and the cached index is as new: only adds since
-                    index, since = cached, at
-                else:
-                    restored = scope_pack.restore(blob, self.dim)
-                    if restored is None:
+            version, packed_at, blob = self._pack_state(conn, user_id, at, stale=False)
+            if packed_at is None:
+                return None
+            added = 0
+            if version != max(packed_at, at):  # changed since: pack and catch-up in one snapshot
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                try:
+                    version, packed_at, blob = self._pack_state(conn, user_id, at, stale=True)
+                    if packed_at is None:
                         return None
-                    index, since = restored[0], packed_at
-                added = 0 if version == since else self._catch_up(conn, index, user_id)
-            finally:
-                conn.execute("COMMIT")
+                    index = cached if packed_at <= at else self._restored(blob)
+                    if index is not None and version != max(packed_at, at):
+                        added = self._catch_up(conn, index, user_id)
+                finally:
+                    conn.execute("COMMIT")
+            else:
+                index = cached if packed_at <= at else self._restored(blob)
+        if index is None:
+            return None
         self._indexes[user_id] = index
         self._index_versions[user_id] = version
         if added >= max(REPACK_ROWS, index.size // 8):
             self._pack(user_id, index, version)
         return index
+
+    @staticmethod
+    def _pack_state(conn: psycopg.Connection, user_id: str, at: int, stale: bool) -> tuple[int, int | None, bytes | None]:
+        """(the user's version, their pack's version or None, the pack when it is newer than `at`
+        and, unless `stale`, current: the only case that needs no second read)."""
+        version, packed_at, blob = conn.execute(
+            "SELECT coalesce(v.version, 0), p.version,"
+            " CASE WHEN p.version > %s AND (%s OR p.version = coalesce(v.version, 0)) THEN p.data END"
+            " FROM (SELECT 1) AS one LEFT JOIN user_versions v ON v.user_id = %s LEFT JOIN scope_packs p ON p.user_id = %s",
+            (at, stale, user_id, user_id), binary=True,
+        ).fetchone()
+        return version, packed_at, blob
+
+    def _restored(self, blob: bytes | None) -> ScopeIndex | None:
+        restored = scope_pack.restore(blob, self.dim)
+        return None if restored is None else restored[0]
 
     def _catch_up(self, conn: psycopg.Connection, index: ScopeIndex, user_id: str) -> int:
         """Status changes of the rows the index holds (and rows committed after a later one,
