@@ -101,6 +101,8 @@ def delete_items(
     `undo` the versions they superseded come back."""
     if not items:
         return []
+    if services.settle is not None:  # links made behind: resolved against what is deleted now
+        services.settle(scope.user_id)
     store, now = services.store, utcnow()
     if cascade:  # the facts drawn from a deleted episode go with it
         items = list(items) + drawn_from(services, scope, items)

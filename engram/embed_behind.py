@@ -1,16 +1,19 @@
-"""Write-behind embedding: a memory is committed (and lexically searchable) at once, and its
-vector follows from one worker thread per `Memory`, in batches.
+"""Write-behind: a memory is committed (and lexically searchable) at once, and its vector and
+its entity-graph links follow from one worker thread per `Memory`, in batches.
 
 Why: the multilingual embedder costs ~3 ms per text, more than the rest of an `add`; batched
 it costs a third of that, and off the caller's thread nothing. The row is written with no
 vector; the worker embeds what is pending and sets the vectors (`Store.set_vectors`, which
-skips a row whose text changed meanwhile).
+skips a row whose text changed meanwhile). Linking a memory to the entities it names
+(engram.graph) was ~10 % of an add and a third of the pages its commit wrote; the write notes
+the memory instead (`Store.defer_links`, one row) and the worker links a batch in one
+transaction, reading each memory as it is then (gone: skipped; edited: its new text).
 
-- Reading your writes: a dense search first *settles* its user, embedding in the searching
-  thread what that user still has queued and waiting for what the worker has in hand, so an
-  `add` followed by a `search` ranks as if the add had embedded (`settle`).
-- Crash safety: rows still without a vector when the process died are found on the next open
-  (`Store.stale_vectors` lists them) and embedded by the worker first.
+- Reading your writes: a search (dense or through the graph), `Memory.graph` and an export
+  first *settle* their user, embedding and linking in the calling thread what that user still
+  has pending, so an `add` followed by a `search` ranks as if the add had done it all (`settle`).
+- Crash safety: rows still without a vector or links when the process died are found on the
+  next open (`Store.stale_vectors`, `Store.deferred_links`) and done by the worker first.
 - `flush` waits for everything pending; `close` flushes and stops the worker.
 - A store without `set_vectors` (or opened read-only) embeds with the row, as before.
 """
@@ -22,9 +25,12 @@ import os
 import threading
 import time
 from collections import Counter
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from engram.graph import build as graph
+from engram.models import Candidate, MemoryItem
 from engram.records import content_hash, embed_records
 from engram.store.base import Record
 
@@ -51,6 +57,8 @@ class _Pending:
     user_id: str
     content_hash: str
     text: str
+    vector: bool = True  # its vector is owed
+    link: bool = False  # its graph links are owed
 
 
 class EmbedBehind:
@@ -61,6 +69,8 @@ class EmbedBehind:
         self.batch = batch
         store = services.store
         self.enabled = enabled and callable(getattr(store, "set_vectors", None)) and not getattr(store, "read_only", False)
+        # graph links made behind too, where the store can note them (`Store.defer_links`)
+        self.links = self.enabled and services.settings.graph and callable(getattr(store, "defer_links", None))
         self._cond = threading.Condition()
         self._queue: dict[str, _Pending] = {}  # by memory id, in order of writing
         self._held: dict[str, _Pending] = {}  # what the worker is embedding now
@@ -84,11 +94,29 @@ class EmbedBehind:
             if record.embedding is None and record.item.embedding_model != name:
                 record.item.embedding_model = name
 
-    def submit(self, records: list[Record]) -> None:
-        """After `records` were written: queue those written without a vector."""
+    def link(
+        self, items: list[MemoryItem], *, replace: bool = False, given: dict[str, Candidate] | None = None,
+    ) -> bool:
+        """(In the write's transaction, when the graph is on) link `items` to the entities they
+        name now, or note them for the worker; True when noted (then `submit(…, linked=False)`).
+        An edit (`replace`) and an LLM's typed entities (`given`) are linked now."""
+        s = self.services
+        if not s.settings.graph or not items:
+            return False
+        if self.links:
+            if not replace and not given:
+                s.store.defer_links([(m.id, m.user_id) for m in items])  # type: ignore[attr-defined]
+                return True
+            s.store.links_done([m.id for m in items])  # type: ignore[attr-defined]  # linked here: not again
+        graph.link(s.store, items, replace=replace, given=given)
+        return False
+
+    def submit(self, records: list[Record], *, linked: bool = True) -> None:
+        """After `records` were written: queue those written without a vector, and (`linked`
+        False: `link` noted them) their graph links."""
         pending = [
-            _Pending(r.item.id, r.item.user_id, r.content_hash, r.item.content)
-            for r in records if r.embedding is None
+            _Pending(r.item.id, r.item.user_id, r.content_hash, r.item.content, r.embedding is None, not linked)
+            for r in records if r.embedding is None or not linked
         ]
         if not pending or not self.enabled:
             return
@@ -96,31 +124,47 @@ class EmbedBehind:
             idle = not self._queue
             self._last_write = time.monotonic()
             for p in pending:
-                if p.memory_id not in self._queue:
+                queued = self._queue.get(p.memory_id)
+                if queued is None:
                     self._queue[p.memory_id] = p
                     self._owed[p.user_id] += 1
+                elif (p.vector and not queued.vector) or (p.link and not queued.link):
+                    self._queue[p.memory_id] = dataclasses.replace(queued, vector=queued.vector or p.vector, link=queued.link or p.link)
             self._start()
             if idle:  # the worker sleeps only on an empty queue: one wake-up per burst of writes
                 self._cond.notify_all()
 
     # -- the read side ----------------------------------------------------------------
     def owes(self, user_id: str) -> int:
-        """Vectors `user_id` still waits for."""
+        """Memories of `user_id` still waiting for a vector or links."""
         return self._owed.get(user_id, 0)
 
-    def settle(self, user_id: str) -> None:
-        """Before a dense search of `user_id`: what they still wait for, embedded here and now
-        (read-your-writes). What the worker holds of theirs is embedded here too rather than
-        waited for: the caller may hold the store's write lock, which the worker needs."""
+    def settle(self, user_id: str, *, vectors: bool = True, links: bool = True) -> None:
+        """Before a search (or a graph read, a deletion) of `user_id`: what they still wait for
+        (their `vectors`, their `links`), done here and now (read-your-writes). What the worker
+        holds of theirs is done here too rather than waited for (first: the order they were
+        written in names things), as the caller may hold the store's write lock, which the
+        worker needs."""
         if not self._owed.get(user_id):  # the common case: a dict lookup
             return
         with self._cond:
-            mine = [p for p in self._queue.values() if p.user_id == user_id]
-            for p in mine:
-                del self._queue[p.memory_id]
-            held = [p for p in self._held.values() if p.user_id == user_id]
-        self._embed(mine)
-        self._embed(held, owed=False)  # the worker's copy lands second, as a no-op
+            now: list[_Pending] = [  # the worker's copy lands second, as a no-op
+                dataclasses.replace(p, vector=p.vector and vectors, link=p.link and links)
+                for p in self._held.values() if p.user_id == user_id
+            ]
+            done: list[_Pending] = []  # off the queue: no longer owed once done
+            for p in [p for p in self._queue.values() if p.user_id == user_id]:
+                part = dataclasses.replace(p, vector=p.vector and vectors, link=p.link and links)
+                rest = dataclasses.replace(p, vector=p.vector and not vectors, link=p.link and not links)
+                if not (part.vector or part.link):
+                    continue
+                now.append(part)
+                if rest.vector or rest.link:
+                    self._queue[p.memory_id] = rest  # still owed
+                else:
+                    del self._queue[p.memory_id]
+                    done.append(part)
+        self._work(now, pay=done)
 
     def flush(self, timeout: float | None = None) -> bool:
         """Wait until every pending vector is set (those a crash left too); False when
@@ -172,7 +216,7 @@ class EmbedBehind:
                 for memory_id in list(self._queue)[: self.batch]:
                     taken.append(self._queue.pop(memory_id))
                     self._held[memory_id] = taken[-1]
-            self._embed(taken)
+            self._work(taken, pay=taken)
 
     def _gather(self) -> None:
         """Wait (holding nothing but the condition's wait) until writes pause for `LINGER_S`,
@@ -186,9 +230,35 @@ class EmbedBehind:
                 return
             self._cond.wait(min(quiet_in, left))
 
-    def _embed(self, pending: list[_Pending], owed: bool = True) -> None:
-        """Embed `pending` (already off the queue) and set their vectors; with `owed`, their
-        counts drop even when this fails (the rows stay vectorless, embedded on the next open)."""
+    def _work(self, pending: list[_Pending], pay: list[_Pending]) -> None:
+        """Vectors and links of `pending` (off the queue, or their part of it); the counts of
+        `pay` drop after, even when this fails (what failed is done again on the next open)."""
+        try:
+            self._embed([p for p in pending if p.vector])
+            self._link([p.memory_id for p in pending if p.link])
+        finally:
+            if pay:
+                self._paid(pay)
+
+    def _link(self, memory_ids: list[str]) -> None:
+        """Link these memories as they are now, in one transaction that clears their notes."""
+        if not memory_ids:
+            return
+        store = self.services.store
+        try:
+            with store.atomic():
+                # those still noted (`settle` or an edit may have linked the others meanwhile), in
+                # the order they were written: an earlier memory can name what a later one says
+                noted = store.links_done(memory_ids)  # type: ignore[attr-defined]
+                items = {m.id: m for m in store.get_many(noted)}
+                graph.link(store, [items[i] for i in noted if i in items])
+        except Exception:  # the worker must outlive one bad batch; the notes stay for the next open
+            log.warning("linking %d memories behind failed; they are linked on the next open",
+                        len(memory_ids), exc_info=True)
+
+    def _embed(self, pending: list[_Pending]) -> None:
+        """Embed `pending` and set their vectors (a failure leaves the rows vectorless, embedded
+        on the next open)."""
         if not pending:
             return
         try:
@@ -202,9 +272,6 @@ class EmbedBehind:
         except Exception:  # the worker must outlive one bad batch (a closed store, a failing endpoint)
             log.warning("embedding %d memories behind failed; they are embedded on the next open",
                         len(pending), exc_info=True)
-        finally:
-            if owed:
-                self._paid(pending)
 
     def _paid(self, pending: list[_Pending]) -> None:
         with self._cond:
@@ -216,7 +283,7 @@ class EmbedBehind:
             self._cond.notify_all()
 
     def _recover(self) -> None:
-        """Rows without a vector (a crash before the worker reached them), in batches."""
+        """Rows without a vector or links (a crash before the worker reached them), in batches."""
         store, embedder = self.services.store, self.services.embedder
         try:
             while not self._closed:
@@ -225,21 +292,34 @@ class EmbedBehind:
                     ids = [i for i in ids if i not in self._queue and i not in self._held]
                 items = store.get_many(ids)
                 if not items:
-                    return
+                    break
                 before = self.embedded
-                pending = [_Pending(m.id, m.user_id, content_hash(m.content), m.content) for m in items]
-                with self._cond:
-                    for p in pending:
-                        self._owed[p.user_id] += 1
-                self._embed(pending)
+                self._owe([_Pending(m.id, m.user_id, content_hash(m.content), m.content) for m in items])
                 if self.embedded == before:  # nothing landed: do not spin on rows that refuse
-                    return
+                    break
+            while self.links and not self._closed:
+                noted = store.deferred_links(self.batch)  # type: ignore[attr-defined]
+                if not noted:
+                    break
+                with self._cond:  # what this process queued is linked in its turn, in write order
+                    if any(m in self._queue or m in self._held for m, _ in noted):
+                        break
+                self._owe([_Pending(m, u, "", "", vector=False, link=True) for m, u in noted])
+                if store.deferred_links(self.batch) == noted:  # type: ignore[attr-defined]
+                    break  # nothing cleared (linking fails): do not spin on it
         except Exception:
-            log.warning("finding memories left without vectors failed", exc_info=True)
+            log.warning("finding memories left without vectors or links failed", exc_info=True)
         finally:
             with self._cond:
                 self._recovering = False
                 self._cond.notify_all()
+
+    def _owe(self, pending: list[_Pending]) -> None:
+        """Do `pending` now, counted as owed meanwhile (`flush` waits for them)."""
+        with self._cond:
+            for p in pending:
+                self._owed[p.user_id] += 1
+        self._work(pending, pay=pending)
 
 
 def _lower_priority() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,8 @@ class Memory:
         )
         where = getattr(self.store, "path", settings.path)  # a file, or a URL without its password
         vectors.check(self.store, embedder, where)  # another embedder's vectors: say what to do
-        self.behind = EmbedBehind(self.services, enabled=settings.embed_behind)  # vectors after the commit
+        self.behind = EmbedBehind(self.services, enabled=settings.embed_behind)  # vectors and links after the commit
+        self.services.settle = self.behind.settle
         self.behind.start()  # its worker first embeds what a crash left without vectors
         self.retriever = Retriever(self.store, self.embedder, settings, settle=self.behind.settle)
         self.llm_tasks = LLMTasks(self.services, llm)  # no client (nor openai import) unless configured
@@ -166,25 +168,26 @@ class Memory:
                 "timestamp": said_at.isoformat(), "idempotency_key": idempotency_key,
             })
             return []
-        if idempotency_key is not None:
-            done = self.store.find_by_idempotency_key(scope, idempotency_key)
-            if done:
-                done.sort(key=lambda m: m.source is Source.EPISODE)  # in the order the first call gave
-                return [Event(action=Action.NOOP, memory=m, reason="idempotent replay") for m in done]
-        self.sessions.before_add(scope, session_id)
-        said = Said(scope, session_id, redact_json(meta, self.privacy), said_at, idempotency_key)
-        paused = self.is_paused(scope.user_id)
-        if not infer:
-            if paused:
-                log.debug("memory paused for a user: %d verbatim messages not stored", len(parsed))
+        with getattr(self.store, "reading", nullcontext)():  # other processes' commits looked for once
+            if idempotency_key is not None:
+                done = self.store.find_by_idempotency_key(scope, idempotency_key)
+                if done:
+                    done.sort(key=lambda m: m.source is Source.EPISODE)  # in the order the first call gave
+                    return [Event(action=Action.NOOP, memory=m, reason="idempotent replay") for m in done]
+            self.sessions.before_add(scope, session_id)
+            said = Said(scope, session_id, redact_json(meta, self.privacy), said_at, idempotency_key)
+            paused = self.is_paused(scope.user_id)
+            if not infer:
+                if paused:
+                    log.debug("memory paused for a user: %d verbatim messages not stored", len(parsed))
+                    return []
+                return self.sessions.after_add(scope, parsed, session_id, self.writer.add_turns(said, parsed))
+            outcome: AddOutcome = self.writer.add(
+                said, parsed, paused=paused, clock_at=timestamp if timestamp is not None else said_at
+            )
+            if outcome.nothing:
                 return []
-            return self.sessions.after_add(scope, parsed, session_id, self.writer.add_turns(said, parsed))
-        outcome: AddOutcome = self.writer.add(
-            said, parsed, paused=paused, clock_at=timestamp if timestamp is not None else said_at
-        )
-        if outcome.nothing:
-            return []
-        return outcome.commanded + self.sessions.after_add(scope, outcome.kept, session_id, outcome.events)
+            return outcome.commanded + self.sessions.after_add(scope, outcome.kept, session_id, outcome.events)
 
     def _run_add_job(self, payload: dict[str, Any]) -> list[Event]:
         """A background `add` (engram.queue), as it was queued."""
@@ -280,7 +283,8 @@ class Memory:
 
     def graph(self, user_id: str) -> UserGraph:
         """The user's entities and relations (engram.graph.view), with the trace of resolution."""
-        return user_graph(self.store, _scope(user_id, None).user_id)
+        self.behind.settle(user := _scope(user_id, None).user_id)  # links still made behind the user's writes
+        return user_graph(self.store, user)
 
     def provenance(self, memory_id: str) -> list[MemoryItem]:
         """The episodes a memory was drawn from: what the user said that made engram think so."""
@@ -460,12 +464,11 @@ class Memory:
         """A user's memories as engram JSON (lossless; `history` adds the audit trail) or an
         OptMem memory file; also written to `path` when given. See engram.portability."""
         scope = _scope(user_id, agent_id)
+        self.behind.settle(scope.user_id)  # vectors and links still made behind the user's last writes
         data = portability.export_data(self.store, self.privacy, scope, format=format, history=history,
                                          progress=progress)
         if path is not None:
-            Path(path).expanduser().write_text(
-                json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-            )
+            Path(path).expanduser().write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
         return data
 
     def import_(

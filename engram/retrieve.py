@@ -98,13 +98,13 @@ class Retriever:
 
     def __init__(
         self, store: Store, embedder: Embedder, settings: Settings,
-        settle: Callable[[str], None] | None = None,
+        settle: Callable[..., None] | None = None,
     ) -> None:
         self.store = store
         self.embedder = embedder
         self.settings = settings
         self.queries = QueryCache()  # a repeated query is not embedded again
-        # makes a user's pending vectors before a dense search (engram.embed_behind)
+        # makes a user's pending vectors and graph links before a search reads them (engram.embed_behind)
         self.settle = settle
 
     def embed_query(self, query: str) -> np.ndarray:
@@ -113,7 +113,7 @@ class Retriever:
     def dense_search(self, scope: Scope, vector: np.ndarray, filters: Filters, depth: int) -> list[tuple[str, float]]:
         """The store's dense search, once the user's memories written behind have their vectors."""
         if self.settle is not None:
-            self.settle(scope.user_id)
+            self.settle(scope.user_id, links=False)
         return self.store.dense_search(scope, vector, filters, depth)
 
     def dense_applies(self, query: str) -> bool:
@@ -253,6 +253,8 @@ class Retriever:
         """Graph-expanded retrieval (engram.graph.expand) fused in: each candidate's relevance
         becomes the weighted mean of what it had and its share of the graph's best score."""
         s = self.settings
+        if self.settle is not None:  # the user's links made behind (engram.embed_behind)
+            self.settle(scope.user_id, vectors=False)
         hits = graph.ranked(self.store, scope, query, filters, s, found)[:depth]
         if not hits:
             return

@@ -7,6 +7,7 @@ It is mutable on purpose: ``memory.settings = …`` swaps the settings for every
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -24,6 +25,9 @@ class Services:
     settings: Settings
     privacy: PrivacyPolicy
     display: Display
+    # does a user's write-behind work (vectors, graph links) now: before what must see it whole
+    # (a deletion reads the graph as the user's writes made it); set by `Memory`
+    settle: Callable[[str], None] | None = None
 
 
 T = TypeVar("T")

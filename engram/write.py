@@ -235,9 +235,10 @@ class Writer:
             with s.store.atomic():  # the episode it was drawn from, when not written yet, in one commit
                 self.flush_episodes(said)
                 event = self._apply(decision, record, candidate, now, said.session_id)
-                self._graph(event, candidate)
+                noted = self._graph(event, candidate)
             if decision.action in (Action.ADD, Action.SUPERSEDE, Action.DISPUTE):
-                self.behind.submit([record])  # its vector, unless the duplicate check made it
+                # its vector, unless the duplicate check made it, and its links when noted
+                self.behind.submit([record], linked=not noted)
         target = decision.target
         if (
             decision.action is Action.NOOP and target is not None and target.status is Status.DISPUTED
@@ -248,12 +249,14 @@ class Writer:
             return Event(action=Action.RESOLVE, memory=kept, reason=f"dispute settled by a restatement: {decision.reason}")
         return event
 
-    def _graph(self, event: Event, candidate: Candidate) -> None:
-        """The entity graph (engram.graph) of what was just written, in its transaction, with
-        the typed entities and relations an LLM gave with the candidate."""
-        if self.services.settings.graph and event.action in (Action.ADD, Action.SUPERSEDE, Action.DISPUTE, Action.UPDATE):
-            given = {event.memory.id: candidate} if candidate.typed_entities or candidate.relations else {}
-            graph.link(self.services.store, [event.memory], replace=event.action is Action.UPDATE, given=given)
+    def _graph(self, event: Event, candidate: Candidate) -> bool:
+        """The entity graph (engram.graph) of what was just written, in its transaction (or
+        noted for the write-behind worker: True), with the typed entities and relations an LLM
+        gave with the candidate."""
+        if event.action not in (Action.ADD, Action.SUPERSEDE, Action.DISPUTE, Action.UPDATE):
+            return False
+        given = {event.memory.id: candidate} if candidate.typed_entities or candidate.relations else {}
+        return self.behind.link([event.memory], replace=event.action is Action.UPDATE, given=given)
 
     def _similar(self, scope: Scope, candidate: Candidate, record: Record) -> list[tuple[MemoryItem, float]]:
         """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one
@@ -462,8 +465,8 @@ class Writer:
         return items
 
     def store_verbatim(self, records: list[Record], reason: str, *, behind: bool = True) -> list[Event]:
-        """Write `records` in one transaction, as ADDs; their vectors follow (engram.embed_behind),
-        or with `behind=False` (bulk ingest) are made first, in one batch."""
+        """Write `records` in one transaction, as ADDs; their vectors and graph links follow
+        (engram.embed_behind), or with `behind=False` (bulk ingest) are made with them, in one batch."""
         if behind:
             self.behind.prepare(records)
         else:
@@ -472,9 +475,12 @@ class Writer:
             self.services.store.write(
                 inserts=records, events=[HistoryEvent.of(r.item, "ADD", None, reason) for r in records]
             )
-            if self.services.settings.graph:
+            noted = False  # a bulk ingest links its batch at once (one graph write per user)
+            if behind:
+                noted = self.behind.link([r.item for r in records])
+            elif self.services.settings.graph:
                 graph.link(self.services.store, [r.item for r in records])
-        self.behind.submit(records)
+        self.behind.submit(records, linked=not noted)
         return [Event(action=Action.ADD, memory=r.item, reason="stored verbatim") for r in records]
 
     def add_turns(self, said: Said, messages: Sequence[Message]) -> list[Event]:
@@ -508,8 +514,8 @@ class Writer:
                 updates=[record],
                 events=[HistoryEvent.of(updated, "UPDATE", updated.content, "edited", old_content=current.content)],
             )
-            if content is not None and s.settings.graph:
-                graph.link(s.store, [updated], replace=True)
+            if content is not None:
+                self.behind.link([updated], replace=True)
         return Event(action=Action.UPDATE, memory=updated, reason="edited", previous=current)
 
 

@@ -6,11 +6,10 @@ import sqlite3
 from pathlib import Path
 
 
-def fts_terms(db_path: Path) -> set[str]:
-    """Every term in the full-text index (a temp fts5vocab table; the file is not changed)."""
+def index_terms(db_path: Path) -> set[str]:
+    """Every lexical token the database holds for search (the memories' `tokens`)."""
     db = sqlite3.connect(db_path)
     try:
-        db.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, memories_fts, row)")
-        return {r[0] for r in db.execute("SELECT term FROM temp.vocab")}
+        return {t for (tokens,) in db.execute("SELECT tokens FROM memories") for t in tokens.split()}
     finally:
         db.close()

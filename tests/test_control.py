@@ -4,7 +4,7 @@ everything, pause/resume, "forget what I said about X" — and deletion that is 
 from __future__ import annotations
 
 import pytest
-from raw_db import fts_terms
+from raw_db import index_terms
 
 from engram import Action, InvalidInput, Kind
 from engram.control import parse_command, split_commands
@@ -22,7 +22,7 @@ def assert_gone(db_path, texts, kept=()):
     """No trace of `texts` in the database file, its WAL, or the index (stems, bigrams),
     except tokens that memories still stored (`kept`) legitimately have."""
     raw = raw_bytes(db_path)
-    terms = fts_terms(db_path)
+    terms = index_terms(db_path)
     allowed = {t for k in kept for t in lexical_tokens(k)} | {"user", "用户"}
     for text in texts:
         assert text.encode() not in raw, text

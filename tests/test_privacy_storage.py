@@ -12,7 +12,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from raw_db import fts_terms
+from raw_db import index_terms
 
 from engram import Memory
 from engram.privacy import apply
@@ -76,7 +76,7 @@ def all_text_columns(db_path: Path) -> str:
     try:
         out = []
         tables = [r[0] for r in db.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'memories_fts%'")]
+            "SELECT name FROM sqlite_master WHERE type = 'table'")]
         for table in tables:
             for row in db.execute(f'SELECT * FROM "{table}"'):
                 out += [v for v in row if isinstance(v, str)]
@@ -157,7 +157,7 @@ def test_no_secret_value_in_the_database_file_wal_or_shm(filled, moment):
 def test_no_token_of_a_secret_in_the_full_text_index_or_any_table(filled):
     forbidden = forbidden_tokens()
     assert len(forbidden) > 50  # the check has teeth
-    assert sorted(forbidden & fts_terms(filled["db_path"])) == []
+    assert sorted(forbidden & index_terms(filled["db_path"])) == []
     assert leaks_in(all_text_columns(filled["db_path"])) == []
     raw = b"".join(filled["closed_files"].values()).decode("utf-8", errors="replace")
     unique = {t for t in forbidden if len(t) >= 6 and not any(t in text for text in LEGIT)}

@@ -20,7 +20,7 @@ def test_database_uses_wal_and_records_its_schema_version(memory, db_path):
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     tables = {r[0] for r in raw.execute("SELECT name FROM sqlite_master WHERE type IN ('table')")}
-    assert {"memories", "history", "memories_fts"} <= tables
+    assert {"memories", "history"} <= tables and "memories_fts" not in tables
     # vectors live in the database, not beside it (made behind the add: flush waits for them)
     assert memory.flush(timeout=30)
     (blob,) = raw.execute("SELECT embedding FROM memories").fetchone()
@@ -214,20 +214,38 @@ def test_duplicate_checks_read_the_rarest_words_first_in_a_large_scope():
     assert index.restatements(vectors[5], ["bike"], ["active"], None, 1, window=(0.0, 6.0))[0][0] == "m5"
 
 
-def test_fts5_holds_engram_tokens_with_the_owner(memory, db_path):
-    from engram.store.base import scope_token
-
+def test_each_row_holds_its_engram_tokens(memory, db_path):
     memory.add("我喜欢喝咖啡", user_id="u1")
-    memory.add("我喜欢喝咖啡", user_id="u2")
+    memory.add("I love hiking in the Alps.", user_id="u2")
     raw = sqlite3.connect(db_path)
-    query = f"tokens : 咖啡 AND scope : {scope_token('u', 'u1')}"
-    rows = raw.execute(
-        "SELECT m.user_id, f.tokens FROM memories_fts f JOIN memories m ON m.rowid = f.rowid"
-        " WHERE memories_fts MATCH ?", (query,)
-    ).fetchall()
+    rows = raw.execute("SELECT user_id, kind, tokens FROM memories ORDER BY rowid").fetchall()
     raw.close()
-    # u1's fact and u1's episode (what was said), never u2's
-    assert [r[0] for r in rows] == ["u1", "u1"] and all("咖啡" in r[1].split() for r in rows)
+    # jieba words for Chinese, stems for English: u1's fact and episode (what was said) both
+    assert sorted((u, k) for u, k, t in rows if "咖啡" in t.split()) == [("u1", "preference"), ("u1", "turn")]
+    assert all("hike" in t.split() or "hik" in t.split() for u, _, t in rows if u == "u2")
+
+
+def test_a_store_from_before_the_tokens_column_is_migrated_and_searchable(db_path, embedder):
+    with Memory(db_path, embedder=embedder) as m:
+        m.add("I practice taekwondo twice a week.", user_id="u1")
+        m.add("我养了一只猫，叫咪咪。", user_id="u1")
+        m.flush()
+    # back to schema 8: tokens in an FTS5 table beside the rows
+    raw = sqlite3.connect(db_path)
+    raw.executescript(
+        "DROP TRIGGER IF EXISTS scope_packs_rewrite; DELETE FROM scope_packs;"
+        "CREATE VIRTUAL TABLE memories_fts USING fts5(tokens, scope);"
+        "INSERT INTO memories_fts (rowid, tokens, scope) SELECT rowid, tokens, 'u' FROM memories;"
+        "ALTER TABLE memories DROP COLUMN tokens; DROP TABLE graph_pending; DROP TRIGGER graph_pending_deleted; PRAGMA user_version = 8;"
+    )
+    raw.close()
+    with Memory(db_path, embedder=embedder) as m:
+        assert "taekwondo" in m.search("taekwondo", user_id="u1")[0].memory.content
+        assert "咪咪" in m.search("咪咪", user_id="u1")[0].memory.content
+    raw = sqlite3.connect(db_path)
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    assert not raw.execute("SELECT 1 FROM sqlite_master WHERE name = 'memories_fts'").fetchall()
+    assert all(t for (t,) in raw.execute("SELECT tokens FROM memories"))
 
 
 def test_two_processes_writing_at_once_lose_nothing(db_path):

@@ -67,6 +67,26 @@ def test_graph_write_snapshot_merge_split_and_history(store_factory):
     assert store.graph_snapshot("v").entities == {} and store.graph_history("v") == []
 
 
+def test_the_names_the_write_path_resolves_against_follow_every_change(store_factory):
+    store = store_factory()
+    store.graph_write("u", entities=[_entity("e1", "Anna")], aliases=[AliasRow("e1", "anna", "Anna")],
+                      mentions=[MentionRow("e1", "m1", "subject")])
+    assert set(store.graph_names("u").entities) == {"e1"}
+    store.graph_write("u", mentions=[MentionRow("e1", "m2", "mention")])  # a known name mentioned again
+    store.graph_write("u", entities=[_entity("e2", "Porto", "place")], aliases=[AliasRow("e2", "porto", "Porto")],
+                      mentions=[MentionRow("e2", "m2", "mention")])
+    names = store.graph_names("u")
+    assert set(names.entities) == {"e1", "e2"} and {a.key for a in names.aliases} == {"anna", "porto"}
+    with pytest.raises(RuntimeError), store.atomic():  # a write that never happened
+        store.graph_write("u", entities=[_entity("e3", "Lily")], aliases=[AliasRow("e3", "lily", "Lily")],
+                          mentions=[MentionRow("e3", "m3", "subject")])
+        assert "e3" in store.graph_names("u").entities  # read inside the transaction
+        assert "e3" in store.graph_snapshot("u").entities
+        raise RuntimeError("the caller gave up")
+    assert set(store.graph_names("u").entities) == {"e1", "e2"}
+    assert set(store.graph_snapshot("u").entities) == {"e1", "e2"}
+
+
 # -- the engine's graph on each backend ----------------------------------------------------
 def test_deleting_memories_keeps_the_graph_consistent(memory):
     first = memory.add("I adopted a dog named Coco.", user_id="u", infer=False)[0].memory

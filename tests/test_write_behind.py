@@ -87,6 +87,58 @@ def test_rows_a_crash_left_without_vectors_are_embedded_on_the_next_open(db_path
         assert hits[0].parts.dense_rank == 1
 
 
+def test_graph_links_a_crash_left_unmade_are_made_on_the_next_open(db_path, embedder):
+    texts = ["My sister Anna moved to Porto.", "Anna adopted a dog named Coco."]
+    context = multiprocessing.get_context("spawn")
+    from child_workers import add_then_crash
+
+    child = context.Process(target=add_then_crash, args=(str(db_path), texts))
+    child.start()
+    child.join(120)
+    assert child.exitcode == 0
+    with sqlite3.connect(db_path) as db:  # committed with a note, never linked: the process died first
+        assert db.execute("SELECT count(*) FROM graph_pending").fetchone()[0] == 2
+        assert db.execute("SELECT count(*) FROM graph_mentions").fetchone()[0] == 0
+    with Memory(db_path, embedder=embedder) as m:
+        assert m.flush(timeout=60)
+        with sqlite3.connect(db_path) as db:
+            assert db.execute("SELECT count(*) FROM graph_pending").fetchone()[0] == 0
+        names = {e.name for e in m.graph("u1").entities}
+        assert {"Anna", "Porto", "Coco"} <= names
+
+
+def test_the_graph_right_after_an_add_is_whole_and_a_deleted_memory_is_never_linked(db_path):
+    embedder = HeldEmbedder()  # the worker cannot get to the links
+    with Memory(db_path, embedder=embedder) as m:
+        kept = m.add("My sister Anna works at Google.", user_id="u1", infer=False)[0].memory
+        gone = m.add("Anna's friend Bruno lives in Lisbon.", user_id="u1", infer=False)[0].memory
+        m.delete(gone.id)
+        g = m.graph("u1")  # made here and now, from what is left
+        names = {e.name for e in g.entities}
+        assert {"Anna", "Google"} <= names and not names & {"Bruno", "Lisbon"}
+        said = {(r.relation, m) for r in g.relations for m in r.memories}
+        assert any(m == kept.id for _, m in said) and all(m != gone.id for _, m in said)
+        embedder.release.set()
+        assert m.flush(timeout=30)
+        assert {e.name for e in m.graph("u1").entities} == names  # the worker's pass changes nothing
+
+
+def test_a_memory_edited_before_the_worker_links_it_is_linked_once_as_edited(db_path):
+    embedder = HeldEmbedder()  # the worker cannot get to the links
+    with Memory(db_path, embedder=embedder) as m:
+        said = m.add("My sister Anna works at Google.", user_id="u1", infer=False)[0].memory
+        m.update(said.id, "My sister Anna works at Apple.")
+        embedder.release.set()
+        assert m.flush(timeout=30)
+        g = m.graph("u1")
+        name = {e.id: e.name for e in g.entities}
+        works = [(name[r.source], name[r.target], r.memories) for r in g.relations if r.relation == "works_at"]
+        assert works == [("Anna", "Apple", [said.id])] and "Google" not in name.values()
+    with sqlite3.connect(db_path) as db:  # linked once: the edit's links, not the worker's again
+        edges = db.execute("SELECT rel FROM graph_edges WHERE memory_id = ?", (said.id,)).fetchall()
+    assert sorted(r[0] for r in edges) == sorted(set(r[0] for r in edges))
+
+
 def test_a_restatement_is_still_a_duplicate_when_the_first_vector_is_not_made_yet(db_path):
     embedder = HeldEmbedder()
     with Memory(db_path, embedder=embedder) as m:

@@ -1,5 +1,7 @@
-"""Building the graph on the write path: the memories just written, linked to the entities they
-name, in the caller's transaction (the write path calls `link` inside `store.atomic()`).
+"""Building the graph: memories linked to the entities they name. The write path notes a new
+memory for the write-behind worker (engram.embed_behind), which calls `link` for a batch in one
+transaction; an edit, an LLM's typed entities, a bulk ingest and a store that cannot note link
+in the write's own transaction (`link` inside `store.atomic()`).
 
 Cheap by design: rules only (engram.graph.extract_entities), one snapshot read per call (cached
 by the store), one `graph_write` per batch. The LLM's typed entities arrive through

@@ -7,7 +7,6 @@ It knows nothing of extraction or scoring policy.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -61,11 +60,6 @@ def _check_id(name: str, value: object) -> None:
         raise ValueError(f"{name} is longer than 256 characters")
     if any(ord(c) < 32 or ord(c) == 127 or 0xD800 <= ord(c) <= 0xDFFF for c in value):
         raise ValueError(f"{name} {value!r} contains a control character or an invalid one")
-
-
-def scope_token(prefix: str, value: str) -> str:
-    """An opaque index token for a scope value (safe in any full-text syntax)."""
-    return prefix + hashlib.blake2b(value.encode("utf-8"), digest_size=8).hexdigest()
 
 
 # A record's tokens may end with context words, each behind this prefix: words that are not
@@ -430,6 +424,23 @@ class Store(Protocol):
 
     def graph_live(self, user_id: str) -> frozenset[str]:
         """Ids of the user's live memories (active, disputed) that the graph links."""
+        ...
+
+    def defer_links(self, memories: Sequence[tuple[str, str]]) -> None:
+        """Optional, with `deferred_links` and `links_done`: note (memory id, user id) pairs, in
+        the write's transaction, whose graph links the write-behind worker makes later
+        (engram.embed_behind); a deleted memory's note goes with it. Without them a memory is
+        linked with its row."""
+        ...
+
+    def deferred_links(self, limit: int) -> list[tuple[str, str]]:
+        """(memory id, user id) noted by `defer_links` and not linked yet (a crash left them),
+        in the order they were noted."""
+        ...
+
+    def links_done(self, memory_ids: Sequence[str]) -> list[str]:
+        """Clear the notes of these memories (in the linking transaction); returns those that
+        had one, the memories still to link."""
         ...
 
     def graph_history(self, user_id: str) -> list[GraphEvent]:

@@ -201,7 +201,9 @@ class GraphMethods:
     transaction, or the caller's), `_graph_reading` (a handle to read with) and `_graph_cached`
     (a read reused while the user's graph is unchanged)."""
 
-    def _graph_tx(self, user_id: str) -> AbstractContextManager[Handle]: ...
+    def _graph_tx(self, user_id: str, names: bool = True) -> AbstractContextManager[Handle]:
+        """A graph change (`names`: it may change the user's entities or aliases)."""
+        ...
 
     def _graph_reading(self) -> AbstractContextManager[Handle]: ...
 
@@ -215,7 +217,7 @@ class GraphMethods:
         """New entities, aliases, mentions and edges of one user, in one transaction (joining the
         caller's, so a memory and its links commit together). `replace`: memories whose old
         mentions and edges go (those not restated here)."""
-        with self._graph_tx(user_id) as db:
+        with self._graph_tx(user_id, names=bool(entities or aliases)) as db:
             write(db, user_id, entities, aliases, mentions, edges, events, replace)
 
     def graph_merge(self, user_id: str, keep: str, drop: str, reason: str, at: datetime) -> None:

@@ -227,6 +227,9 @@ class ScopeIndex:
         self._dialogue = np.zeros(0, dtype=np.int64)  # rows that answer a turn
         self.row_of: dict[str, int] = {}  # memory id -> its current row
         self.named: dict[int, tuple[float, float]] = {}  # row -> days its turn talks about
+        # row -> how to read them: a turn's dates are parsed when a search asks for them
+        # (`named_spans`, a shortlist), not for every turn written or loaded (~0.1 ms each)
+        self._unread: dict[int, Callable[[], tuple[float, float] | None]] = {}
         self._ivf: IVF | None = None
         self._building: Build | None = None
         # rows written since the last dense search, put into the IVF's clusters by the next
@@ -275,10 +278,11 @@ class ScopeIndex:
         agents: Iterable[str | None],
         places: Sequence[TurnPlace | str | None] | None = None,
         created: Sequence[float] | None = None,
-        named: Sequence[tuple[float, float] | None] | None = None,
+        named: Sequence[tuple[float, float] | Callable[[], tuple[float, float] | None] | None] | None = None,
     ) -> None:
         """Append rows; `places`: where each turn of a conversation sits (read with the turn
-        it answers, see `lexical`). `created`: when each was said; `named`: the days it talks about."""
+        it answers, see `lexical`). `created`: when each was said; `named`: the days it talks
+        about, or how to read them when asked."""
         self._grow(len(rowids))
         start = self.size
         for offset, (rowid, vector, words) in enumerate(zip(rowids, vectors, tokens, strict=True)):
@@ -296,8 +300,11 @@ class ScopeIndex:
                 place = TurnPlace(place, (0.0, 0.0, float(created[offset]) if created is not None else 0.0))
             if place is not None:
                 self.conversations.place(index, place, ids[offset])
-            if named is not None and named[offset] is not None:
-                self.named[index] = named[offset]
+            span = named[offset] if named is not None else None
+            if callable(span):
+                self._unread[index] = span
+            elif span is not None:
+                self.named[index] = span
         end = start + len(rowids)
         self.status[start:end] = [STATUS_CODES[s] for s in statuses]
         self.agent[start:end] = [self.agent_codes.setdefault(a, len(self.agent_codes)) for a in agents]
@@ -357,8 +364,15 @@ class ScopeIndex:
         return self.conversations.speakers()
 
     def named_spans(self, ids: Sequence[str]) -> dict[str, tuple[float, float]]:
-        rows = ((i, self.row_of.get(i)) for i in ids)
+        rows = [(i, self.row_of.get(i)) for i in ids]
+        self._read_spans([r for _, r in rows if r in self._unread])
         return {i: self.named[r] for i, r in rows if r is not None and r in self.named}
+
+    def _read_spans(self, rows: Iterable[int]) -> None:
+        for row in rows:
+            span = self._unread.pop(row)()
+            if span is not None:
+                self.named[row] = span
 
     def speaker_rows(self, speakers: set[str]) -> set[str]:
         """Ids of the turns said by any of `speakers` (the caller does not change the set)."""
@@ -427,6 +441,8 @@ class ScopeIndex:
         self.conversations.move(index, new)
         if index in self.named:
             self.named[new] = self.named.pop(index)
+        if index in self._unread:
+            self._unread[new] = self._unread.pop(index)
         self.size += 1
         if self._ivf is not None:
             self._unassigned.append(new)
@@ -451,11 +467,14 @@ class ScopeIndex:
         )
         ivf = self._ivf.nbytes() if self._ivf is not None else 0
         # ids, words, the rowid -> row dict and the store's content hash: ~400 bytes a row
-        # (tracemalloc on 1,000-memory users: 2.2 MB loaded from the table, 1.6 MB from a pack)
-        return arrays + ivf + 400 * self.size + self.postings.nbytes() + self.context.nbytes()
+        # (tracemalloc on 1,000-memory users: 2.2 MB loaded from the table, 1.6 MB from a pack);
+        # a turn whose days are not read yet holds its text until then (~250 bytes)
+        spans = 250 * len(self._unread)
+        return arrays + ivf + 400 * self.size + spans + self.postings.nbytes() + self.context.nbytes()
 
     def to_parts(self) -> dict[str, np.ndarray | str | list | dict | int]:
         """The index as flat parts (`engram.store.scope_pack`); only a `clean` one."""
+        self._read_spans(list(self._unread))  # a pack holds the days read, not how to read them
         n = self.size
         terms, offsets, docs, tfs = self.postings.csr()
         c_terms, c_offsets, c_docs, c_tfs = self.context.csr()

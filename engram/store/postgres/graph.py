@@ -153,7 +153,7 @@ class GraphMixin(GraphMethods):
     engram.store.graph_sql's."""
 
     @contextmanager
-    def _graph_tx(self, user_id: str) -> Iterator[Marks]:
+    def _graph_tx(self, user_id: str, names: bool = True) -> Iterator[Marks]:
         """A graph change: one transaction (or the caller's) that bumps the user's version, its
         statements sent in one pipeline (a bulk ingest writes the graph of every user it touches:
         ~10 round trips per user before)."""

@@ -31,9 +31,9 @@ UPDATE_SQL = "UPDATE memories SET " + ", ".join(
 
 def record_values(record: Record) -> list[Any]:
     """A record as `INSERT_SQL`'s parameters (the SQLite store's conversions, the vector as numpy)."""
-    values = row_values(record)[:-1]  # SQLite's blob is replaced by the array
-    vector = None if record.embedding is None else np.asarray(record.embedding, dtype=np.float32)
-    return values + [vector, " ".join(record.tokens)]
+    values = row_values(record)  # SQLite's blob (next to last) is replaced by the array
+    values[-2] = None if record.embedding is None else np.asarray(record.embedding, dtype=np.float32)
+    return values
 
 
 def index_add(rowids: Sequence[int], records: Sequence[Record]):

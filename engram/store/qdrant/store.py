@@ -216,7 +216,7 @@ class QdrantStore(QdrantCopyMixin, SQLiteStore):
             chunk = rowids[start : start + _CHUNK]
             marks = ", ".join("?" for _ in chunk)
             full = self._db.execute(
-                "SELECT m.rowid, m.embedding, f.tokens FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+                "SELECT m.rowid, m.embedding, m.tokens FROM memories m"
                 f" WHERE m.rowid IN ({marks})", chunk,
             ).fetchall()
             batch = []

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from engram.store.copy import MEMORY_COLUMNS, TABLE, keyset, unpack
-from engram.store.sqlite.rows import scope_tokens
 
 
 class CopyMixin:
@@ -20,8 +18,8 @@ class CopyMixin:
         where = "" if after is None else f"WHERE {keyset(spec, '?').replace('rowid', 'm.rowid')}"
         if table == "memories":
             sql = (
-                f"SELECT m.rowid, {', '.join('m.' + c for c in MEMORY_COLUMNS)}, m.embedding, f.tokens"
-                f" FROM memories m JOIN memories_fts f ON f.rowid = m.rowid {where} ORDER BY m.rowid LIMIT ?"
+                f"SELECT m.rowid, {', '.join('m.' + c for c in MEMORY_COLUMNS)}, m.embedding, m.tokens"
+                f" FROM memories m {where} ORDER BY m.rowid LIMIT ?"
             )
         else:
             sql = f"SELECT {', '.join(spec.key + spec.columns)} FROM {table} {where} ORDER BY {', '.join(spec.key)} LIMIT ?"
@@ -33,7 +31,7 @@ class CopyMixin:
         if not rows:
             return
         spec = TABLE[table]
-        columns = list(spec.columns) + (["embedding"] if table == "memories" else [])
+        columns = list(spec.columns) + (["embedding", "tokens"] if table == "memories" else [])
         sql = f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})"
         with self._tx() as db:
             for row in rows:
@@ -41,14 +39,8 @@ class CopyMixin:
                 if table == "memories":
                     vector = row["embedding"]
                     values.append(None if vector is None else np.asarray(vector, dtype=np.float32).tobytes())
-                    rowid = db.execute(sql, values).lastrowid
-                    owner = SimpleNamespace(user_id=row["user_id"], agent_id=row["agent_id"])
-                    db.execute(
-                        "INSERT INTO memories_fts (rowid, tokens, scope) VALUES (?, ?, ?)",
-                        (rowid, " ".join(row["tokens"]), scope_tokens(owner)),
-                    )
-                else:
-                    db.execute(sql, values)
+                    values.append(" ".join(row["tokens"]))
+                db.execute(sql, values)
             if table == "memories":
                 self._items.clear()
                 for user_id in {row["user_id"] for row in rows}:

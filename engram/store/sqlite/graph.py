@@ -81,18 +81,35 @@ WHEN NOT EXISTS (SELECT 1 FROM graph_mentions WHERE entity_id = OLD.entity_id) B
 END;
 """
 
+GRAPH_PENDING_SCHEMA = """
+CREATE TABLE graph_pending (  -- rowid: the order they were written in (names resolve in it)
+    memory_id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL
+);
+CREATE TRIGGER graph_pending_deleted AFTER DELETE ON memories BEGIN
+    DELETE FROM graph_pending WHERE memory_id = OLD.id;
+END;
+"""
+
 
 class GraphMixin(GraphMethods):
     """Needs the connection, lock and transactions of `SQLiteStore`; the methods are
     engram.store.graph_sql's."""
 
     _graph_gen: int = 0  # bumped by this process's graph writes (the caches' key)
+    _names_gen: int = 0  # bumped by those that may change entities or aliases (`graph_names`)
 
     @contextmanager
-    def _graph_tx(self, user_id: str) -> Iterator[sqlite3.Connection]:
+    def _graph_tx(self, user_id: str, names: bool = True) -> Iterator[sqlite3.Connection]:
         with self._tx() as db:
             yield db
             self._graph_gen += 1
+            self._names_gen += names
+
+    def _graph_rolled_back(self) -> None:
+        """What the caches read inside a transaction that rolled back is not the graph."""
+        self._graph_gen += 1
+        self._names_gen += 1
 
     @contextmanager
     def _graph_reading(self) -> Iterator[sqlite3.Connection]:
@@ -120,13 +137,36 @@ class GraphMixin(GraphMethods):
     def graph_names(self, user_id: str) -> GraphSnapshot:
         """The user's entities and aliases only, cached apart from the snapshot, whose key moves
         with every write of the user's memories: this one moves only when the graph's names can
-        have changed (this process's graph writes, another connection's commit, or an entity
-        gone with its last memory, which lowers the count)."""
+        have changed (this process's graph writes that add entities or aliases, merges and
+        splits, another connection's commit, or an entity gone with its last memory, which
+        lowers the count). A memory that only mentions known names reads nothing again."""
         def key() -> tuple:
             count = self._db.execute("SELECT count(*) FROM graph_entities WHERE user_id = ?", (user_id,)).fetchone()[0]
-            return (self._commits_seen(), self._graph_gen, count)
+            return (self._commits_seen(), self._names_gen, count)
 
         return self._graph_cached("_graph_names", user_id, names, key)
+
+    # -- links made behind the write (engram.embed_behind) ---------------------------------
+    def defer_links(self, memories: Sequence[tuple[str, str]]) -> None:
+        """(In the write's transaction) these (memory id, user id) are to be linked later."""
+        with self._tx() as db:
+            db.executemany("INSERT OR IGNORE INTO graph_pending (memory_id, user_id) VALUES (?, ?)", memories)
+
+    def deferred_links(self, limit: int) -> list[tuple[str, str]]:
+        """(memory id, user id) of memories still to be linked (a crash before the worker reached
+        them), oldest first."""
+        with self._lock:
+            return self._db.execute(
+                "SELECT memory_id, user_id FROM graph_pending ORDER BY rowid LIMIT ?", (limit,)
+            ).fetchall()
+
+    def links_done(self, memory_ids: Sequence[str]) -> list[str]:
+        """(In the linking transaction) clear the notes of these memories; returns those that
+        had one (the ones still to link: another thread may have linked the rest)."""
+        with self._tx() as db:
+            return [r[0] for i in memory_ids for r in db.execute(
+                "DELETE FROM graph_pending WHERE memory_id = ? RETURNING memory_id", (i,)
+            ).fetchall()]
 
     def graph_around(self, user_id: str, entity_ids: Sequence[str]) -> tuple[list[EdgeRow], dict[str, int], int]:
         """As every backend's (engram.store.graph_sql), remembered while the snapshot's key holds:

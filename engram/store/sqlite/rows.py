@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import operator
+from functools import partial
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
@@ -13,11 +14,7 @@ import numpy as np
 from engram.dialogue import TurnPlace, place_of
 from engram.when_said import named_span
 from engram.models import Filters, HistoryEntry, Kind, Layer, MemoryItem, Source, Status
-from engram.store.base import (
-    MemoryRow,
-    Record,
-    scope_token,
-)
+from engram.store.base import MemoryRow, Record
 
 _ITEM_COLUMNS = (
     "id user_id agent_id session_id content kind layer status language key value "
@@ -28,7 +25,7 @@ _ITEM_COLUMNS = (
 _TIME_COLUMNS = {"last_accessed", "created_at", "updated_at", "valid_from", "valid_to", "due_at"}
 _JSON_COLUMNS = {"metadata", "entities", "tags", "sources"}
 SELECT_ITEM = ", ".join(_ITEM_COLUMNS)
-_WRITE_COLUMNS = _ITEM_COLUMNS + ["content_hash", "idempotency_key", "embedding"]
+_WRITE_COLUMNS = _ITEM_COLUMNS + ["content_hash", "idempotency_key", "embedding", "tokens"]
 INSERT_SQL = (
     f"INSERT INTO memories ({', '.join(_WRITE_COLUMNS)}) VALUES ({', '.join('?' for _ in _WRITE_COLUMNS)})"
 )
@@ -77,7 +74,7 @@ def row_values(record: Record) -> list[Any]:
     embedding = None
     if record.embedding is not None:
         embedding = np.asarray(record.embedding, dtype=np.float32).tobytes()
-    values += [record.content_hash, record.idempotency_key, embedding]
+    values += [record.content_hash, record.idempotency_key, embedding, " ".join(record.tokens)]
     return values
 
 
@@ -143,14 +140,6 @@ def item_from_row(row: Sequence[Any]) -> MemoryItem:
     )
 
 
-def scope_tokens(item: MemoryItem) -> str:
-    """Owner tokens of an FTS row (never change, unlike status: that lives in `memories`)."""
-    parts = [scope_token("u", item.user_id)]
-    if item.agent_id is not None:
-        parts.append(scope_token("a", item.agent_id))
-    return " ".join(parts)
-
-
 def history_entry(r: Sequence[Any]) -> HistoryEntry:
     return HistoryEntry(
         id=r[0], memory_id=r[1], user_id=r[2], action=r[3], old_content=r[4],
@@ -163,6 +152,11 @@ def turn_span(kind: str, said_at: float, content: str) -> tuple[float, float] | 
     if kind != Kind.TURN:
         return None
     return named_span(content, datetime.fromtimestamp(said_at, UTC))
+
+
+def span_later(kind: str, said_at: float, content: str) -> Callable[[], tuple[float, float] | None] | None:
+    """`turn_span`, read when a search asks for it (`ScopeIndex.named_spans`); None for other rows."""
+    return partial(turn_span, kind, said_at, content) if kind == Kind.TURN else None
 
 
 def turn_place(

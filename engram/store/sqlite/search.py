@@ -12,7 +12,7 @@ from engram.store import scope_pack
 from engram.store.base import Scope, StoreError
 from engram.store.scope_index import Allowed, ScopeIndex, Window
 from engram.store.scope_pack import PACK_FROM_ROWS, REPACK_ROWS
-from engram.store.sqlite.rows import statuses_of, turn_place, turn_span, to_epoch
+from engram.store.sqlite.rows import span_later, statuses_of, to_epoch, turn_place
 
 
 def query_terms(tokens: Sequence[str]) -> list[str]:
@@ -127,9 +127,9 @@ class SearchMixin:
     def _index_rows(self, cache: ScopeIndex, user_id: str, where: str, params: list) -> None:
         """Rows into `cache` (new ones appended; a known rowid with new content replaced)."""
         rows = self._db.execute(
-            "SELECT m.rowid, m.embedding, f.tokens, m.status, m.agent_id, m.kind, m.session_id,"
+            "SELECT m.rowid, m.embedding, m.tokens, m.status, m.agent_id, m.kind, m.session_id,"
             " m.id, m.created_at, m.content_hash, CASE WHEN m.kind = 'turn' THEN m.metadata END,"
-            " CASE WHEN m.kind = 'turn' THEN m.content END FROM memories m JOIN memories_fts f ON f.rowid = m.rowid"
+            " CASE WHEN m.kind = 'turn' THEN m.content END FROM memories m"
             f" WHERE {where} ORDER BY m.rowid",
             params,
         ).fetchall()
@@ -150,7 +150,7 @@ class SearchMixin:
                 [r[4] for r in fresh],
                 [turn_place(r[5], r[4], r[6], r[8], r[10], r[11] or "") for r in fresh],
                 [r[8] for r in fresh],
-                [turn_span(r[5], r[8], r[11] or "") for r in fresh],
+                [span_later(r[5], r[8], r[11] or "") for r in fresh],
             )
 
     def _fill_holes(self, user_id: str) -> None:

@@ -2,13 +2,12 @@
 
 - ``memories`` holds every field, the vector as a float32 blob and a content hash;
 - ``history`` is the audit trail (ADD/UPDATE/SUPERSEDE/DISPUTE/DELETE/…);
-- ``memories_fts`` is an FTS5 index over engram's own language-aware tokens
-  (stems, jieba words, CJK bigrams), with a second column of opaque owner
-  tokens (user, agent), so the tokens are durable and searchable with plain
-  SQL (``… WHERE memories_fts MATCH 'tokens : 咖啡 AND scope : u…'``).
-  Ranking itself runs on the in-memory `ScopeIndex` loaded from this table:
-  FTS5's ``bm25()`` took ~1.1 ms per query on a LoCoMo conversation, the numpy
-  version ~0.2 ms, with per-user statistics and the neighbouring-turn field.
+- ``memories.tokens`` holds engram's own language-aware tokens of each memory
+  (stems, jieba words, CJK bigrams), space-separated. Ranking runs on the
+  in-memory `ScopeIndex` loaded from them: FTS5's ``bm25()`` took ~1.1 ms per
+  query on a LoCoMo conversation, the numpy version ~0.2 ms, with per-user
+  statistics and the neighbouring-turn field (an FTS5 table beside the rows,
+  never queried, was dropped in migration 9: it cost ~15 % of an add's pages).
   Each process patches its indexes on its own writes; when another process
   writes, only the indexes of the users it changed are reloaded (per-user
   versions in ``user_versions``, kept by triggers).
@@ -20,9 +19,8 @@ concern: `items` (reads), `writes` (writes, access counts, deletion), `search` (
 lexical and dense index), `history`, `transitions` (status changes, maintenance rows),
 `state` (per-user switches), `sessions` (sessions, turns), `jobs` (the queue), `keys` (the REST server's API keys).
 
-Deletion is real: ``secure_delete`` zeroes freed pages, the FTS index is
-merged so no stale postings survive, history rows lose their content, and the
-WAL is checkpointed.
+Deletion is real: ``secure_delete`` zeroes freed pages, history rows lose their
+content, and the WAL is checkpointed.
 """
 
 from __future__ import annotations
@@ -98,6 +96,7 @@ class SQLiteStore(
         # the next one at once, where SQLite's busy handler polls with sleeps of up to 100 ms
         self._lock_fd = None if memory or self.read_only else _open_lock_file(self.path)
         self._writer_depth = 0
+        self._synced_writing = False  # `_sync_caches` ran since this process took the writers' lock
         self._tx_depth = 0  # nested `_tx` blocks of the thread holding `_writing`
         self._compact_due = False  # a deletion inside `atomic`: compact after the commit
         self._wal_holds_deleted = False  # a deletion's checkpoint waited for a reader: retry
@@ -183,8 +182,10 @@ class SQLiteStore(
         the block ends; reentrant. Taken after `_lock`, so one order everywhere."""
         with self._lock:
             self._reader.on = False  # a write inside `reading`: what follows looks for commits again
-            if self._writer_depth == 0 and self._lock_fd is not None:
-                fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+            if self._writer_depth == 0:
+                if self._lock_fd is not None:
+                    fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+                self._synced_writing = False
             self._writer_depth += 1
             try:
                 yield
@@ -279,6 +280,7 @@ class SQLiteStore(
         self._drop_touched()
         self._items.clear()
         self._rows.clear()
+        self._graph_rolled_back()
         self._compact_due = False
 
     @contextmanager
@@ -336,6 +338,9 @@ class SQLiteStore(
         indexes of the users whose memories it changed."""
         if getattr(self._reader, "on", False):  # inside `reading`: looked for at its start
             return
+        if self._writer_depth and self._synced_writing:  # holding the writers' lock: none came since
+            return
+        self._synced_writing = self._writer_depth > 0
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if version == self._data_version:
             return

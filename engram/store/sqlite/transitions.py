@@ -11,7 +11,7 @@ from typing import Any
 
 from engram.models import MemoryItem
 from engram.store.base import TRANSITION_FIELDS, HistoryEvent, MemoryRow, Record, Scope, StoreError, Transition, TransitionGroup
-from engram.store.sqlite.rows import INSERT_SQL, ROW_COLUMNS, SELECT_ITEM, item_from_row, row_from, row_values, scope_tokens, to_epoch
+from engram.store.sqlite.rows import INSERT_SQL, ROW_COLUMNS, SELECT_ITEM, item_from_row, row_from, row_values, to_epoch
 
 
 class TransitionsMixin:
@@ -59,13 +59,6 @@ class TransitionsMixin:
                 for group in groups:
                     db.execute("SAVEPOINT engram_group")
                     rowids = [db.execute(INSERT_SQL, row_values(r)).lastrowid for r in group.inserts]
-                    db.executemany(
-                        "INSERT INTO memories_fts (rowid, tokens, scope) VALUES (?, ?, ?)",
-                        [
-                            (rowid, " ".join(r.tokens), scope_tokens(r.item))
-                            for rowid, r in zip(rowids, group.inserts, strict=True)
-                        ],
-                    )
                     changed: list[str] = []
                     mine: list[tuple[str, int, str]] = []
                     applied: list[HistoryEvent] = []
@@ -77,8 +70,6 @@ class TransitionsMixin:
                                 failed = True
                                 break
                             continue
-                        # status lives in `memories` (the scope index reads it there); the FTS
-                        # row's scope column is not queried, so it is not rewritten (costly in FTS5)
                         rowid, user_id, _agent_id = row
                         self._items.pop(t.memory_id, None)
                         changed.append(t.memory_id)

@@ -3,7 +3,6 @@ changes, access counts, and real deletion. Mixed into `SQLiteStore`."""
 
 from __future__ import annotations
 
-import logging
 import sqlite3
 import time
 from collections.abc import Iterable, Sequence
@@ -14,9 +13,8 @@ import numpy as np
 
 from engram.models import MemoryItem
 from engram.store.base import HistoryEvent, MemoryRow, Record, Scope, StoreError
-from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, copy_item, row_values, scope_tokens, turn_place, turn_span
+from engram.store.sqlite.rows import INSERT_SQL, UPDATE_SQL, copy_item, row_values, span_later, turn_place
 
-log = logging.getLogger("engram")
 
 _KEEP_WRITTEN = 16  # writes of up to this many new memories put them in the item cache
 
@@ -40,13 +38,6 @@ class WritesMixin:
                 self._sync_caches()
                 self._touch(r.item.user_id for r in (*inserts, *updates))
                 rowids = [db.execute(INSERT_SQL, row_values(r)).lastrowid for r in inserts]
-                db.executemany(
-                    "INSERT INTO memories_fts (rowid, tokens, scope) VALUES (?, ?, ?)",
-                    [
-                        (rowid, " ".join(r.tokens), scope_tokens(r.item))
-                        for rowid, r in zip(rowids, inserts, strict=True)
-                    ],
-                )
                 for record in updates:
                     before = db.execute(
                         "SELECT content_hash FROM memories WHERE id = ?", (record.item.id,)
@@ -55,11 +46,6 @@ class WritesMixin:
                         raise StoreError(f"no memory with id {record.item.id!r}")
                     values = row_values(record)
                     rowid = db.execute(UPDATE_SQL, values[1:] + [record.item.id]).fetchone()[0]
-                    if before[0] != record.content_hash:  # same text, same tokens: FTS5 untouched
-                        db.execute(
-                            "UPDATE memories_fts SET tokens = ?, scope = ? WHERE rowid = ?",
-                            (" ".join(record.tokens), scope_tokens(record.item), rowid),
-                        )
                     cache = self._indexes.get(record.item.user_id)
                     if cache is not None:
                         self._index_hashes[record.item.user_id][rowid] = record.content_hash
@@ -127,7 +113,7 @@ class WritesMixin:
                 ],
                 [records[i].item.created_at.timestamp() for i in indexes],
                 [
-                    turn_span(r.item.kind, r.item.created_at.timestamp(), r.item.content)
+                    span_later(r.item.kind, r.item.created_at.timestamp(), r.item.content)
                     for r in (records[i] for i in indexes)
                 ],
             )
@@ -208,7 +194,6 @@ class WritesMixin:
             rowids = [r[0] for r in rows]
             row_marks = ", ".join("?" for _ in rowids)
             if rowids:
-                db.execute(f"DELETE FROM memories_fts WHERE rowid IN ({row_marks})", rowids)
                 db.execute(f"DELETE FROM memories WHERE rowid IN ({row_marks})", rowids)
             # the memory's own rows, and rows of other memories that quote it
             # (supersede/dispute/merge record the other side's text and values)
@@ -225,15 +210,11 @@ class WritesMixin:
             self._forget_items(chunk)
 
     def _compact(self) -> None:
-        """Merge FTS segments (drops stale postings) and flush the WAL into the file."""
+        """Flush the WAL into the file, so the deleted rows' old pages are gone from it too."""
         with self._writing():
             if self._tx_depth:  # inside `atomic`: once it commits
                 self._compact_due = True
                 return
-            try:
-                self._db.execute("INSERT INTO memories_fts(memories_fts) VALUES ('optimize')")
-            except sqlite3.Error as exc:  # the deletion is committed; the next one compacts
-                log.warning("compaction after a deletion failed: %s", exc)
             self._checkpoint()
 
     def delete_scope(self, scope: Scope, at: datetime) -> int:
@@ -252,7 +233,6 @@ class WritesMixin:
 
     def reset(self) -> None:
         with self._tx() as db:
-            db.execute("DELETE FROM memories_fts")
             db.execute("DELETE FROM memories")
             self._items.clear()
             db.execute("DELETE FROM history")
