@@ -68,3 +68,12 @@ def add_then_crash(path: str, texts: list[str]) -> None:
         event = memory.add(text, user_id="u1", infer=False)[0]
         print(f"ACK {event.memory.id}", flush=True)
     os._exit(0)
+
+
+def hold_the_write_lock(path: str, held: object, release: object) -> None:
+    """Hold the store's write transaction (every other writer of the file waits) until `release`."""
+    from engram import Memory
+
+    with Memory(Path(path)) as memory, memory.services.store.atomic():
+        held.set()  # type: ignore[attr-defined]
+        release.wait(60)  # type: ignore[attr-defined]

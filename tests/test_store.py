@@ -169,6 +169,30 @@ def test_large_scopes_search_through_the_ivf_and_see_new_rows(monkeypatch):
     assert "m17" not in [i for i, _ in index.dense(query, ["active"], None, 5)]
 
 
+def test_a_repeated_question_is_ranked_again_once_the_index_changes():
+    import numpy as np
+
+    from engram.store.scope_index import ScopeIndex
+
+    rng = np.random.default_rng(2)
+    vectors = rng.normal(size=(4, 8)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    index = ScopeIndex(8)
+    index.add([1, 2], ["m1", "m2"], [vectors[0], None], [["bike", "red"], ["bike"]], ["active"] * 2, [None] * 2)
+    ask = lambda: [i for i, _ in index.lexical(["bike"], ["active"], None, 10)]  # noqa: E731
+    near = lambda: [i for i, _ in index.dense(vectors[1], ["active"], None, 10)]  # noqa: E731
+    assert sorted(ask()) == ["m1", "m2"] and near() == ["m1"]
+    assert sorted(ask()) == ["m1", "m2"] and near() == ["m1"]  # the same answer, remembered
+    index.add([3], ["m3"], [vectors[2]], [["bike"]], ["active"], [None])
+    assert sorted(ask()) == ["m1", "m2", "m3"] and sorted(near()) == ["m1", "m3"]
+    index.set_status(1, "archived")
+    assert sorted(ask()) == ["m2", "m3"] and near() == ["m3"]
+    index.set_vector(2, vectors[1])  # its vector came behind it
+    assert near()[0] == "m2"
+    index.set_status(2, None)  # deleted
+    assert ask() == ["m3"] and near() == ["m3"]
+
+
 def test_duplicate_checks_rank_by_cosine_among_the_rows_sharing_most_words():
     import numpy as np
 

@@ -240,17 +240,9 @@ def ranked(
     if not hits:
         return []
     terms = list(dict.fromkeys(lexical_tokens(query)))
-
-    def matching() -> dict[str, float]:
-        return dict(store.lexical_search(
-            scope, terms, filters, settings.graph_memories, context_weight=settings.weight_context,
-        )) if terms else {}
-
-    memo = getattr(store, "graph_memo", None)  # a repeated question: its words matched once per state
-    lexical = memo(scope.user_id, (
-        "lexical", scope.agent_id, tuple(terms), filters.model_dump_json(), settings.graph_memories,
-        settings.weight_context,
-    ), matching) if memo is not None else matching()
+    lexical = dict(store.lexical_search(
+        scope, terms, filters, settings.graph_memories, context_weight=settings.weight_context,
+    )) if terms else {}
     # what the other searches found passed the filters; the rest must be live memories, and only
     # the default reading (live memories of any agent) can take them unread
     allowed = {i for i in hits if i in lexical} | {i for i in found if i in hits}

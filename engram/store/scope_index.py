@@ -243,6 +243,9 @@ class ScopeIndex:
         # speakers' turns as last asked for ("What has Melanie painted?" every few turns), with
         # the `_writes` they were read at
         self._said_by: dict[frozenset[str], tuple[int, set[str]]] = {}
+        # a question's lexical and dense rankings as last worked out, with the `_writes` they were
+        # read at: an agent asks the same thing again and again between writes
+        self._ranked: dict[tuple, tuple[int, list[tuple[str, float]]]] = {}
 
     # -- building ----------------------------------------------------------------
     def _grow(self, extra: int) -> None:
@@ -656,6 +659,17 @@ class ScopeIndex:
         allowed: Allowed | None = None, window: Window | None = None,
     ) -> list[tuple[str, float]]:
         """Top `limit` (id, cosine) among rows passing the filters."""
+        if allowed is not None:  # a filter of the caller's: not comparable between calls
+            return self._dense(query, statuses, agent_id, limit, allowed, window)
+        # which IVF answers (one built in the background is swapped in here) is part of the answer
+        key = ("dense", np.asarray(query, dtype=np.float32).tobytes(), tuple(statuses), agent_id, limit, window,
+               id(self._approximate()))
+        return self._remembered(key, lambda: self._dense(query, statuses, agent_id, limit, None, window))
+
+    def _dense(
+        self, query: np.ndarray, statuses: list[str], agent_id: str | None, limit: int,
+        allowed: Allowed | None, window: Window | None,
+    ) -> list[tuple[str, float]]:
         n = self.size
         if n == 0:
             return []
@@ -730,6 +744,27 @@ class ScopeIndex:
         The score is BM25 over a row's own words plus `context_weight` × BM25 over
         its neighbouring turns' words (a question and its answer sit in two turns).
         """
+        if allowed is not None:  # a filter of the caller's: not comparable between calls
+            return self._lexical(terms, statuses, agent_id, limit, allowed, weights, context_weight, window)
+        key = ("lexical", tuple(terms), tuple(statuses), agent_id, limit,
+               None if weights is None else tuple(weights), context_weight, window)
+        return self._remembered(
+            key, lambda: self._lexical(terms, statuses, agent_id, limit, None, weights, context_weight, window)
+        )
+
+    def _remembered(self, key: tuple, rank: Callable[[], list[tuple[str, float]]]) -> list[tuple[str, float]]:
+        """`rank()`, reused until the index changes (`_writes`)."""
+        seen = self._ranked.get(key)
+        if seen is None or seen[0] != self._writes:
+            if len(self._ranked) >= 256:
+                self._ranked.clear()
+            seen = self._ranked[key] = (self._writes, rank())
+        return list(seen[1])
+
+    def _lexical(
+        self, terms: Sequence[str], statuses: list[str], agent_id: str | None, limit: int,
+        allowed: Allowed | None, weights: Sequence[float] | None, context_weight: float, window: Window | None,
+    ) -> list[tuple[str, float]]:
         n = self.size
         if n == 0:
             return []

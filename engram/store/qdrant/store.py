@@ -239,12 +239,18 @@ class QdrantStore(QdrantCopyMixin, SQLiteStore):
             self._after_commit()  # (`QdrantCopyMixin`: the mirror, or a bulk copy's points)
 
     # -- searching ---------------------------------------------------------------------
+    def _mirror_caught_up(self, scope: Scope) -> None:
+        """Before a search, outside `_lock` (a write takes the writers' lock first): the user's
+        points level with their rows."""
+        with self._lock:
+            stale = bool(self._stale_users(scope.user_id))
+        if stale:
+            self._mirror_changed()
+
     def _query_filter(self, scope: Scope, filters: Filters) -> models.Filter | None:
         """The filter of a search (None: nothing can pass). Status, agent and time run on the
         payload indexes; the rest (kind, layer, session, metadata, as_of…) as permitted ids
         from the side store."""
-        if self._stale_users(scope.user_id):
-            self._mirror_changed()
         statuses = statuses_of(filters)
         window = None
         if filters.since is not None or filters.until is not None:
@@ -286,6 +292,7 @@ class QdrantStore(QdrantCopyMixin, SQLiteStore):
         terms = query_terms(tokens)
         if not terms or limit <= 0:
             return []
+        self._mirror_caught_up(scope)
         with self._lock:
             query_filter = self._query_filter(scope, filters)
             if query_filter is None:
@@ -298,6 +305,7 @@ class QdrantStore(QdrantCopyMixin, SQLiteStore):
     ) -> list[tuple[str, float]]:
         if limit <= 0 or not self._dense:
             return []
+        self._mirror_caught_up(scope)
         with self._lock:
             query_filter = self._query_filter(scope, filters)
             if query_filter is None:
@@ -316,6 +324,7 @@ class QdrantStore(QdrantCopyMixin, SQLiteStore):
         terms = query_terms(tokens)
         if not terms or limit <= 0 or not self._dense:
             return []
+        self._mirror_caught_up(scope)
         with self._lock:
             query_filter = self._query_filter(scope, filters)
             if query_filter is None:

@@ -169,7 +169,7 @@ class JobsMixin:
         return [(r[0], r[1], r[2]) for r in rows]
 
     def close(self) -> None:
-        with self._lock:
+        with self._writing():
             if self._pending_access and not self.read_only:
                 with self._tx():
                     pass  # writes the pending uses

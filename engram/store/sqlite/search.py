@@ -115,12 +115,14 @@ class SearchMixin:
         parts["hashes"] = "\n".join(hashes[r] for r in cache.rowids[: cache.size].tolist())
         blob = scope_pack.encode(parts)
         try:
-            with self._tx() as db:
-                if self.user_version(user_id) == version:
-                    db.execute(
-                        "INSERT OR REPLACE INTO scope_packs (user_id, version, data) VALUES (?, ?, ?)",
-                        (user_id, version, blob),
-                    )
+            with self._writing(wait=False) as mine:  # another writer has the file: the next load packs
+                if mine:
+                    with self._tx() as db:
+                        if self.user_version(user_id) == version:
+                            db.execute(
+                                "INSERT OR REPLACE INTO scope_packs (user_id, version, data) VALUES (?, ?, ?)",
+                                (user_id, version, blob),
+                            )
         except StoreError:  # busy, full, read-only: a pack only saves time; the next load tries again
             pass
 

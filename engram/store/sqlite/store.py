@@ -95,7 +95,9 @@ class SQLiteStore(
         # writers of every process queue on this file's lock (`_writing`): the kernel wakes
         # the next one at once, where SQLite's busy handler polls with sleeps of up to 100 ms
         self._lock_fd = None if memory or self.read_only else _open_lock_file(self.path)
-        self._writer_depth = 0
+        # this process's writer (a thread id), and the mutex its threads queue on before the file lock
+        self._writer: int | None = None
+        self._write_mutex = threading.Lock()
         self._synced_writing = False  # `_sync_caches` ran since this process took the writers' lock
         self._tx_depth = 0  # nested `_tx` blocks of the thread holding `_writing`
         self._compact_due = False  # a deletion inside `atomic`: compact after the commit
@@ -177,22 +179,55 @@ class SQLiteStore(
         return self._db.execute("PRAGMA user_version").fetchone()[0]
 
     @contextmanager
-    def _writing(self) -> Iterator[None]:
-        """This thread is the only writer of the file (every thread, every process) until
-        the block ends; reentrant. Taken after `_lock`, so one order everywhere."""
-        with self._lock:
-            self._reader.on = False  # a write inside `reading`: what follows looks for commits again
-            if self._writer_depth == 0:
-                if self._lock_fd is not None:
-                    fcntl.flock(self._lock_fd, fcntl.LOCK_EX)
+    def _writing(self, wait: bool = True) -> Iterator[bool]:
+        """This thread is the only writer of the file (every thread, every process) until the
+        block ends; reentrant. Yields True, or False when `wait` is off and another writer has
+        it (best-effort work, such as a pack or the access counts, is then skipped or deferred).
+
+        One order everywhere: this process's writer mutex, then the file lock, then `_lock`
+        (the caches), held to the end. So a thread queuing for another process's write holds
+        nothing the readers of this process need: their searches go on meanwhile. A thread
+        that already holds `_lock` may only try (`wait` off): waiting there could deadlock."""
+        me = threading.get_ident()
+        if self._writer == me:  # nested
+            self._reader.on = False
+            yield True
+            return
+        if wait and self._lock._is_owned():  # type: ignore[attr-defined]
+            raise RuntimeError("engram bug: a write waited for the writers' lock while holding the cache lock")
+        if not self._take_writer(wait):
+            yield False
+            return
+        try:
+            with self._lock:
+                self._writer = me
                 self._synced_writing = False
-            self._writer_depth += 1
-            try:
-                yield
-            finally:
-                self._writer_depth -= 1
-                if self._writer_depth == 0 and self._lock_fd is not None:
-                    fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+                self._reader.on = False  # a write inside `reading`: what follows looks for commits again
+                try:
+                    yield True
+                finally:
+                    self._writer = None
+        finally:
+            if self._lock_fd is not None:
+                fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            self._write_mutex.release()
+
+    def _take_writer(self, wait: bool) -> bool:
+        """This process's writer mutex, then the file lock; False (holding neither) when
+        `wait` is off and either is taken."""
+        if not self._write_mutex.acquire(blocking=wait):
+            return False
+        if self._lock_fd is None:
+            return True
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._write_mutex.release()
+            return False
+        except BaseException:
+            self._write_mutex.release()
+            raise
+        return True
 
     @contextmanager
     def reading(self) -> Iterator[None]:
@@ -338,9 +373,10 @@ class SQLiteStore(
         indexes of the users whose memories it changed."""
         if getattr(self._reader, "on", False):  # inside `reading`: looked for at its start
             return
-        if self._writer_depth and self._synced_writing:  # holding the writers' lock: none came since
+        writing = self._writer is not None  # (under `_lock`: then it is this thread)
+        if writing and self._synced_writing:  # holding the writers' lock: none came since
             return
-        self._synced_writing = self._writer_depth > 0
+        self._synced_writing = writing
         version = self._db.execute("PRAGMA data_version").fetchone()[0]
         if version == self._data_version:
             return

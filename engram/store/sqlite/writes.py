@@ -31,9 +31,9 @@ class WritesMixin:
         """Insert and update memories and append history in one transaction."""
         if not inserts and not updates and not events:
             return
-        # the lock is held until the new rows are in the index too: a search in another
-        # thread sees the write whole or not at all
-        with self._lock:
+        # the writer (and with it `_lock`) is held until the new rows are in the index too: a
+        # search in another thread sees the write whole or not at all
+        with self._writing():
             with self._tx() as db:
                 self._sync_caches()
                 self._touch(r.item.user_id for r in (*inserts, *updates))
@@ -65,7 +65,7 @@ class WritesMixin:
         if not vectors:
             return 0
         landed = 0
-        with self._lock:
+        with self._writing():
             with self._tx() as db:
                 self._sync_caches()
                 for memory_id, content_hash, vector in vectors:
@@ -145,9 +145,13 @@ class WritesMixin:
             now = time.monotonic()
             if self._pending_since is None:
                 self._pending_since = now
-            elif not self.read_only and (len(self._pending_access) >= 256 or now - self._pending_since >= 1.0):
-                with self._tx():
-                    pass  # _tx writes pending uses first
+                return
+            due = not self.read_only and (len(self._pending_access) >= 256 or now - self._pending_since >= 1.0)
+        if due:  # only when no other writer has the file now: a search never queues for a write
+            with self._writing(wait=False) as mine:
+                if mine:
+                    with self._tx():
+                        pass  # _tx writes pending uses first
 
     def _write_access(self, db: sqlite3.Connection) -> None:
         """Write the pending uses (inside the caller's transaction)."""
