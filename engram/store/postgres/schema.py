@@ -14,7 +14,7 @@ from __future__ import annotations
 from engram.store.postgres.graph import GRAPH_MIGRATION
 from engram.store.postgres.search import HNSW_ABOVE, HNSW_MIN_SHARE
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 MIGRATION_LOCK = 0x656E6772616D  # pg_advisory_xact_lock key of schema changes ("engram")
 
 # Keeping every row in the HNSW index made bulk ingest slow (258 rows/s into a 20k-row table,
@@ -56,6 +56,44 @@ HNSW_MIGRATION: tuple[str, ...] = (
     RECOUNT,
     PROMOTE_ALL % {"above": HNSW_ABOVE, "share": HNSW_MIN_SHARE},
     FLAG_ALL,
+)
+
+# Each user's search index packed in one row (engram.store.scope_pack), so a user's first search
+# after a start reads one value instead of every memory of theirs (`SearchMixin._unpacked`). A
+# cache, written after a full load at the user's version and caught up with rows added and
+# statuses changed since. Deleting a memory, or changing what the index holds of it (its text,
+# tokens, vector, agent, kind, session, time; a turn's metadata), drops the pack in the same transaction.
+# The trigger first locks the user's version row: a pack being written holds it (FOR SHARE) and
+# so lands before the drop, or finds the version moved and is not written.
+PACK_MIGRATION: tuple[str, ...] = (
+    "CREATE TABLE scope_packs (user_id text PRIMARY KEY, version bigint NOT NULL, data bytea NOT NULL)",
+    # already compact: no compression on write nor on every read
+    "ALTER TABLE scope_packs ALTER COLUMN data SET STORAGE EXTERNAL",
+    """CREATE FUNCTION scope_packs_drop(users text[]) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM 1 FROM user_versions WHERE user_id = ANY(users) ORDER BY user_id FOR NO KEY UPDATE;
+        DELETE FROM scope_packs WHERE user_id = ANY(users);
+    END $$""",
+    """CREATE FUNCTION scope_packs_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM scope_packs_drop(ARRAY(SELECT DISTINCT user_id FROM gone));
+        RETURN NULL;
+    END $$""",
+    """CREATE TRIGGER scope_packs_delete AFTER DELETE ON memories REFERENCING OLD TABLE AS gone
+    FOR EACH STATEMENT EXECUTE FUNCTION scope_packs_deleted()""",
+    """CREATE FUNCTION scope_packs_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM scope_packs_drop(ARRAY[OLD.user_id, NEW.user_id]);
+        RETURN NULL;
+    END $$""",
+    """CREATE TRIGGER scope_packs_rewrite AFTER UPDATE ON memories FOR EACH ROW
+    WHEN (OLD.content_hash IS DISTINCT FROM NEW.content_hash OR OLD.tokens IS DISTINCT FROM NEW.tokens
+        OR OLD.embedding IS DISTINCT FROM NEW.embedding
+        OR OLD.id IS DISTINCT FROM NEW.id OR OLD.user_id IS DISTINCT FROM NEW.user_id
+        OR OLD.agent_id IS DISTINCT FROM NEW.agent_id OR OLD.kind IS DISTINCT FROM NEW.kind
+        OR OLD.session_id IS DISTINCT FROM NEW.session_id OR OLD.created_at IS DISTINCT FROM NEW.created_at
+        OR (NEW.kind = 'turn' AND OLD.metadata IS DISTINCT FROM NEW.metadata))
+    EXECUTE FUNCTION scope_packs_changed()""",
 )
 
 MIGRATIONS: dict[int, str | tuple[str, ...]] = {
@@ -189,6 +227,8 @@ MIGRATIONS: dict[int, str | tuple[str, ...]] = {
     3: GRAPH_MIGRATION,
     # 4: only the rows of big users in the HNSW index (see `HNSW_MIGRATION`)
     4: HNSW_MIGRATION,
+    # 5: each user's search index packed in one row (see `PACK_MIGRATION`)
+    5: PACK_MIGRATION,
 }
 
 

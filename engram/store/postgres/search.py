@@ -1,5 +1,11 @@
-"""Search inside a scope: dense in the database (pgvector: exact for small scopes, HNSW for
-large ones), lexical and duplicate checks on the per-user `ScopeIndex`. Mixed into `PostgresStore`."""
+"""Search inside a scope: lexical, duplicate checks and dense search of most users on the per-user
+`ScopeIndex` (loaded from the user's pack, see `engram.store.scope_pack`), dense search of the few
+users HNSW serves in the database (pgvector). Mixed into `PostgresStore`.
+
+Why dense in the index: ranking a user's 1,000 rows in the database reads ~1,000 heap pages (their
+rows are spread over the table as they were written), 12-19 ms when they are not in PostgreSQL's
+buffers (a cold user at 1M memories), 4 ms when they are; the index ranks them in ~0.1 ms, and
+its pack is one value of contiguous pages."""
 
 from __future__ import annotations
 
@@ -12,19 +18,23 @@ import numpy as np
 import psycopg
 
 from engram.models import Filters
+from engram.store import scope_pack
 from engram.store.base import Scope
-from engram.store.scope_index import Allowed, ScopeIndex, Window
+from engram.store.scope_index import EXACT_UP_TO, Allowed, ScopeIndex, Window
+from engram.store.scope_pack import PACK_FROM_ROWS, REPACK_ROWS
 from engram.store.sqlite.rows import statuses_of, to_epoch, turn_place, turn_span
 from engram.store.sqlite.search import query_terms
 
-# Dense search picks its path by the scope's size. Exact (every row of the scope, through the
-# user's btree) costs ~5 µs a row here (10k rows: 54 ms p50 on a busy 2-core machine), HNSW a
-# few ms whatever the size (10k: 8 ms, recall@10 1.0 against exact). HNSW filtered to one user
-# finds that user's rows only as often as they occur in the table, and gives up after
+# Dense search picks its path by the scope's size. The user's index ranks every row exactly up to
+# `EXACT_UP_TO` rows (10k rows: ~1 ms), where the database's exact scan through the user's btree
+# cost ~5 µs a row (10k rows: 54 ms p50 on a busy 2-core machine) and HNSW a few ms whatever the
+# size, more on cold pages (1,000-row users of a 100k-row table: ~17 ms). HNSW filtered to one
+# user finds that user's rows only as often as they occur in the table, and gives up after
 # hnsw.max_scan_tuples (20,000): a filtered HNSW query alone returned too few rows in FACTS.md
 # (recall 0.19). So HNSW serves a scope of more than `HNSW_ABOVE` rows that is at least
-# `HNSW_MIN_SHARE` of the table, with an iterative scan; a short answer falls back to exact.
-HNSW_ABOVE = 1_000
+# `HNSW_MIN_SHARE` of the table, with an iterative scan; a short answer falls back to an exact
+# scan in the database. Other scopes, however large, rank in their index (IVF past `EXACT_UP_TO`).
+HNSW_ABOVE = EXACT_UP_TO
 HNSW_MIN_SHARE = 0.01
 HNSW_EF_SEARCH = 100
 _TABLE_ROWS_TTL = 60.0  # seconds the table's estimated row count is reused
@@ -65,31 +75,148 @@ class SearchMixin:
             yield self._scope_index(scope.user_id), statuses_of(filters), allowed, window
 
     def _scope_index(self, user_id: str) -> ScopeIndex:
-        """(Under `_lock`) the user's index, current: reloaded when the user's version in the
-        database is not the one it was built or patched at (another process wrote)."""
-        version = self.user_version(user_id)
+        """(Under `_lock`) the user's index, current. Cached while the user's version in the
+        database is the one it was built or patched at; else (first use, or another process
+        wrote) from the user's pack or the cached index caught up with what was added since,
+        else loaded from every row of the user (and packed for the next start)."""
         index = self._indexes.get(user_id)
-        if index is not None and self._index_versions.get(user_id) == version:
+        if index is not None and self._index_versions.get(user_id) == self.user_version(user_id):
             return index
-        index = ScopeIndex(self.dim)
-        rows = self._rows(
-            "SELECT rowid, embedding, tokens, status, agent_id, kind, session_id, id, created_at,"
-            " CASE WHEN kind = 'turn' THEN metadata::text END, CASE WHEN kind = 'turn' THEN content END"
-            " FROM memories WHERE user_id = %s ORDER BY rowid",
-            (user_id,), binary=True,
-        )
+        outside = getattr(self._local, "conn", None) is None  # not inside the caller's transaction
+        if outside:
+            fresh = self._unpacked(user_id, index)
+            if fresh is not None:
+                return fresh
+        version = self.user_version(user_id)
         # version and rows may come from two snapshots: a write between them makes the index
         # look stale (loaded again), never current when it is not
+        index = ScopeIndex(self.dim)
+        with self._conn() as conn:
+            self._index_rows(conn, index, "user_id = %s", (user_id,))
+        self._indexes[user_id] = index
+        self._index_versions[user_id] = version
+        if outside:
+            self._pack(user_id, index, version)
+        return index
+
+    def _unpacked(self, user_id: str, cached: ScopeIndex | None) -> ScopeIndex | None:
+        """The user's index from their pack (or `cached`, when the pack is not newer), caught up
+        with the rows added and the statuses changed since; None without a pack.
+
+        A current pack is one statement (one round trip). Otherwise pack, version and catch-up
+        are read in one snapshot, so what changed since the pack was written can only be new
+        rows and status changes: a deletion or a change of what the index holds drops the pack
+        in the same transaction (schema `PACK_MIGRATION`)."""
+        at = self._index_versions.get(user_id, -1) if cached is not None else -1
+        with self._pool.connection() as conn:
+            version, packed_at, blob = self._pack_state(conn, user_id, at, stale=False)
+            if packed_at is None:
+                return None
+            added = 0
+            if version != max(packed_at, at):  # changed since: pack and catch-up in one snapshot
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                try:
+                    version, packed_at, blob = self._pack_state(conn, user_id, at, stale=True)
+                    if packed_at is None:
+                        return None
+                    index = cached if packed_at <= at else self._restored(blob)
+                    if index is not None and version != max(packed_at, at):
+                        added = self._catch_up(conn, index, user_id)
+                finally:
+                    conn.execute("COMMIT")
+            else:
+                index = cached if packed_at <= at else self._restored(blob)
+        if index is None:
+            return None
+        self._indexes[user_id] = index
+        self._index_versions[user_id] = version
+        if added >= max(REPACK_ROWS, index.size // 8):
+            self._pack(user_id, index, version)
+        return index
+
+    @staticmethod
+    def _pack_state(conn: psycopg.Connection, user_id: str, at: int, stale: bool) -> tuple[int, int | None, bytes | None]:
+        """(the user's version, their pack's version or None, the pack when it is newer than `at`
+        and, unless `stale`, current: the only case that needs no second read)."""
+        version, packed_at, blob = conn.execute(
+            "SELECT coalesce(v.version, 0), p.version,"
+            " CASE WHEN p.version > %s AND (%s OR p.version = coalesce(v.version, 0)) THEN p.data END"
+            " FROM (SELECT 1) AS one LEFT JOIN user_versions v ON v.user_id = %s LEFT JOIN scope_packs p ON p.user_id = %s",
+            (at, stale, user_id, user_id), binary=True,
+        ).fetchone()
+        return version, packed_at, blob
+
+    def _restored(self, blob: bytes | None) -> ScopeIndex | None:
+        restored = scope_pack.restore(blob, self.dim)
+        return None if restored is None else restored[0]
+
+    def _catch_up(self, conn: psycopg.Connection, index: ScopeIndex, user_id: str) -> int:
+        """Status changes of the rows the index holds (and rows committed after a later one,
+        or gone) and the rows added since; returns the rows added."""
+        last = scope_pack.last_rowid(index)
+        late = scope_pack.apply_statuses(
+            index, conn.execute("SELECT rowid, status FROM memories WHERE user_id = %s AND rowid <= %s", (user_id, last)), last
+        )
+        before = index.size
+        self._index_rows(conn, index, "user_id = %s AND (rowid > %s OR rowid = ANY(%s::bigint[]))", (user_id, last, late))
+        return index.size - before
+
+    @staticmethod
+    def _index_rows(conn: psycopg.Connection, index: ScopeIndex, where: str, params: Sequence[Any]) -> None:
+        """Rows into the index, appended."""
+        rows = conn.execute(
+            "SELECT rowid, embedding, tokens, status, agent_id, kind, session_id, id, created_at,"
+            " CASE WHEN kind = 'turn' THEN metadata::text END, CASE WHEN kind = 'turn' THEN content END"
+            f" FROM memories WHERE {where} ORDER BY rowid",
+            params, binary=True,
+        ).fetchall()
         if rows:
             index.add(
                 [r[0] for r in rows], [r[7] for r in rows],
-                [r[1] if r[1] is not None and len(r[1]) == self.dim else None for r in rows],
+                [r[1] if r[1] is not None and len(r[1]) == index.dim else None for r in rows],
                 [r[2].split() for r in rows], [r[3] for r in rows], [r[4] for r in rows],
                 [turn_place(r[5], r[4], r[6], r[8], r[9], r[10] or "") for r in rows], [r[8] for r in rows],
             )  # the days each turn talks about: read when asked (`named_spans`)
-        self._indexes[user_id] = index
-        self._index_versions[user_id] = version
-        return index
+
+    def _pack(self, user_id: str, index: ScopeIndex, version: int) -> None:
+        """Persist the index as the user's pack at `version`, when it is worth one and holds only
+        live rows. Encoded now (the index changes after this call), written behind on a thread
+        of its own: writing ~1 MB took 15-30 ms, most of it the commit's flush (a cache: lost in
+        a crash, it is written again on the next load). Skipped when too many wait."""
+        if self.read_only or index.size < PACK_FROM_ROWS or not index.clean:
+            return
+        if not self._packs_queued.acquire(blocking=False):
+            return
+        try:
+            self._packer.submit(self._write_pack, user_id, version, scope_pack.encode(index.to_parts()))
+        except RuntimeError:  # the store is closing
+            self._packs_queued.release()
+
+    def _write_pack(self, user_id: str, version: int, blob: bytes) -> None:
+        """(On the packer thread.) The pack, only while the user is still at `version`, read under
+        their version row (FOR SHARE: a writer holding it is not waited for, the next load packs);
+        never inside a caller's transaction (a connection of its own). A pack only saves time:
+        a failure is no error."""
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                conn.execute("SET LOCAL synchronous_commit = off")
+                row = conn.execute(
+                    "SELECT version FROM user_versions WHERE user_id = %s FOR SHARE NOWAIT", (user_id,)
+                ).fetchone()
+                if row is not None and row[0] == version:
+                    conn.execute(
+                        "INSERT INTO scope_packs (user_id, version, data) VALUES (%s, %s, %s) ON CONFLICT (user_id)"
+                        " DO UPDATE SET version = excluded.version, data = excluded.data",
+                        (user_id, version, blob),
+                    )
+        except psycopg.Error:
+            pass
+        finally:
+            self._packs_queued.release()
+
+    def _packs_written(self) -> None:
+        """Wait until the packs queued so far are written (tests, benchmarks)."""
+        self._packer.submit(lambda: None).result()
 
     def _index_filters(self, scope: Scope, filters: Filters) -> tuple[Allowed | None, Window | None]:
         """A time range as the index's own window; other filters (kind, session, metadata,
@@ -103,15 +230,6 @@ class SearchMixin:
         where, params = self._filter_where(scope, filters)
         permitted = np.array([r[0] for r in self._rows(f"SELECT rowid FROM memories WHERE {where}", params)], dtype=np.int64)
         return (lambda rowids: np.isin(rowids, permitted)), window
-
-    def _scope_size(self, user_id: str) -> int:
-        """Rows of the user: its cached index's size (it only picks exact or HNSW, so a write
-        from another process not yet seen there does not matter), else counted."""
-        with self._lock:
-            index = self._indexes.get(user_id)
-            if index is not None:
-                return index.size
-        return self._rows("SELECT count(*) FROM memories WHERE user_id = %s", (user_id,))[0][0]
 
     def _count_rows(self, conn: psycopg.Connection, deltas: Mapping[str, int]) -> None:
         """(In the writing transaction, after `_bump` locked these users' version rows.) Keep each
@@ -145,11 +263,16 @@ class SearchMixin:
     def dense_search(
         self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
     ) -> list[tuple[str, float]]:
-        """Top `limit` (id, cosine) in the scope, ranked in the database."""
+        """Top `limit` (id, cosine) in the scope: ranked in the user's index (every row, as the
+        database would, without reading a page of theirs), or by HNSW in the database for a user
+        it serves."""
         if limit <= 0:
             return []
-        size = self._scope_size(scope.user_id)
-        hnsw = size > HNSW_ABOVE and size >= HNSW_MIN_SHARE * self._table_rows() and self._in_hnsw(scope.user_id)
+        with self._searchable(scope, filters) as (index, statuses, allowed, window):
+            size = index.size  # the index the search loads anyway: no count of the user's rows
+            hnsw = size > HNSW_ABOVE and size >= HNSW_MIN_SHARE * self._table_rows() and self._in_hnsw(scope.user_id)
+            if not hnsw:
+                return index.dense(np.asarray(vector, dtype=np.float32), statuses, scope.agent_id, limit, allowed, window)
         with self._conn() as conn:
             with self._dense_query(conn, scope, vector, filters, limit, hnsw) as (sql, params):
                 rows = conn.execute(sql, params, prepare=False).fetchall()

@@ -2,11 +2,11 @@
 
 - ``memories`` holds every field, the vector (pgvector) and engram's lexical tokens;
   ``history``, ``sessions``, ``session_turns``, ``user_state`` and ``jobs`` as in SQLite;
-- dense search runs in the database: exact through the user's btree for scopes up to
-  `HNSW_ABOVE` rows, HNSW (iterative scan, so a filtered query still fills its limit) above;
-- lexical search and duplicate checks run on the per-user `ScopeIndex` (BM25 with the
-  user's own statistics, as in SQLite), loaded from ``memories`` and patched on this
-  process's own writes;
+- dense search of scopes up to `HNSW_ABOVE` rows, lexical search and duplicate checks run
+  on the per-user `ScopeIndex` (BM25 with the user's own statistics, as in SQLite), loaded
+  from the user's pack in ``scope_packs`` (else from ``memories``, then packed) and patched
+  on this process's own writes; larger scopes' dense search runs in the database by HNSW
+  (iterative scan, so a filtered query still fills its limit);
 - ``user_versions`` holds a per-user version bumped in the same transaction as every change
   of that user's memories: before a cached index is used its version is checked, so a
   write from another process (or machine) is never missed;
@@ -25,6 +25,7 @@ import hashlib
 import inspect
 import threading
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -50,6 +51,7 @@ from engram.store.postgres.writes import WritesMixin
 from engram.store.scope_index import ScopeIndex
 
 POOL_SIZE = 16  # connections per process: one per thread inside a transaction, plus readers
+PACKS_QUEUED = 8  # packs waiting to be written at most (~1 MB per 1,000 memories each); more are skipped
 
 
 def lock_key(text: str) -> int:
@@ -76,6 +78,9 @@ class PostgresStore(
         self._pending_access: dict[str, tuple[int, datetime]] = {}
         self._pending_since: float | None = None
         self._table_estimate: tuple[float, float] | None = None  # (when, rows): `_table_rows`
+        # users' packs written behind the search that loaded them (`SearchMixin._pack`)
+        self._packer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="engram-packs")
+        self._packs_queued = threading.BoundedSemaphore(PACKS_QUEUED)
         try:
             with psycopg.connect(url, autocommit=True) as conn:
                 self._migrate(conn)
@@ -234,6 +239,7 @@ class PostgresStore(
         try:
             self._flush_access()
         finally:
+            self._packer.shutdown(wait=True)  # the packs queued are written: the next start uses them
             self._pool.close()
 
 

@@ -11,13 +11,8 @@ from engram.models import Filters
 from engram.store import scope_pack
 from engram.store.base import Scope, StoreError
 from engram.store.scope_index import Allowed, ScopeIndex, Window
+from engram.store.scope_pack import PACK_FROM_ROWS, REPACK_ROWS
 from engram.store.sqlite.rows import span_later, statuses_of, to_epoch, turn_place
-
-# a user with fewer memories loads from the table about as fast as from a pack (~2 ms per 100)
-PACK_FROM_ROWS = 200
-# a stale pack is written again once this many rows (or an eighth of the scope) were added since:
-# fewer are cheaper to append on each cold load than a rewrite of the whole pack
-REPACK_ROWS = 256
 
 
 def query_terms(tokens: Sequence[str]) -> list[str]:
@@ -77,10 +72,10 @@ class SearchMixin:
             self._db.execute("BEGIN")
         try:
             row = self._db.execute("SELECT version, data FROM scope_packs WHERE user_id = ?", (user_id,)).fetchone()
-            parts = None if row is None else scope_pack.decode(row[1])
-            if parts is None or parts.get("dim") != self.dim:
+            restored = None if row is None else scope_pack.restore(row[1], self.dim)
+            if restored is None:
                 return None
-            cache = ScopeIndex.from_parts(parts)
+            cache, parts = restored
             self._index_hashes[user_id] = dict(zip(cache.rowids.tolist(), parts["hashes"].split("\n")))
             version = self.user_version(user_id)
             added = 0 if version == row[0] else self._catch_up(cache, user_id)
@@ -99,12 +94,11 @@ class SearchMixin:
     def _catch_up(self, cache: ScopeIndex, user_id: str) -> int:
         """Rows added since the pack (appended) and status changes (read from a covering index,
         no table rows); returns the rows added."""
-        last = int(cache.rowids[: cache.size].max()) if cache.size else 0
-        for rowid, status in self._db.execute(
-            "SELECT rowid, status FROM memories WHERE user_id = ? AND rowid <= ?", (user_id, last)
-        ):
-            if cache.status_of(rowid) != status:
-                cache.set_status(rowid, status)
+        last = scope_pack.last_rowid(cache)
+        # one writer at a time: rowids commit in order, so no row up to `last` is new
+        scope_pack.apply_statuses(
+            cache, self._db.execute("SELECT rowid, status FROM memories WHERE user_id = ? AND rowid <= ?", (user_id, last)), last
+        )
         before = cache.size
         self._index_rows(cache, user_id, "m.user_id = ? AND m.rowid > ?", [user_id, last])
         return cache.size - before
