@@ -69,15 +69,19 @@ def test_an_add_is_searchable_by_its_words_while_its_vector_is_not_made(db_path)
         assert vectorless(db_path) == 0
 
 
-def test_rows_a_crash_left_without_vectors_are_embedded_on_the_next_open(db_path, embedder):
-    texts = ["I keep bees on the roof of my flat.", "My brother repairs old motorbikes."]
-    context = multiprocessing.get_context("spawn")
+def add_then_crash_in_a_child(db_path, texts: list[str]) -> None:
+    """`texts` added by another process that dies before its write-behind worker did anything."""
     from child_workers import add_then_crash
 
-    child = context.Process(target=add_then_crash, args=(str(db_path), texts))
+    child = multiprocessing.get_context("spawn").Process(target=add_then_crash, args=(str(db_path), texts))
     child.start()
     child.join(120)
     assert child.exitcode == 0
+
+
+def test_rows_a_crash_left_without_vectors_are_embedded_on_the_next_open(db_path, embedder):
+    texts = ["I keep bees on the roof of my flat.", "My brother repairs old motorbikes."]
+    add_then_crash_in_a_child(db_path, texts)
     assert vectorless(db_path) == 2  # committed, never embedded: the process died first
     with Memory(db_path, embedder=embedder) as m:
         assert m.flush(timeout=60)
@@ -88,14 +92,7 @@ def test_rows_a_crash_left_without_vectors_are_embedded_on_the_next_open(db_path
 
 
 def test_graph_links_a_crash_left_unmade_are_made_on_the_next_open(db_path, embedder):
-    texts = ["My sister Anna moved to Porto.", "Anna adopted a dog named Coco."]
-    context = multiprocessing.get_context("spawn")
-    from child_workers import add_then_crash
-
-    child = context.Process(target=add_then_crash, args=(str(db_path), texts))
-    child.start()
-    child.join(120)
-    assert child.exitcode == 0
+    add_then_crash_in_a_child(db_path, ["My sister Anna moved to Porto.", "Anna adopted a dog named Coco."])
     with sqlite3.connect(db_path) as db:  # committed with a note, never linked: the process died first
         assert db.execute("SELECT count(*) FROM graph_pending").fetchone()[0] == 2
         assert db.execute("SELECT count(*) FROM graph_mentions").fetchone()[0] == 0
