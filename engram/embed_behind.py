@@ -9,23 +9,24 @@ skips a row whose text changed meanwhile). Linking a memory to the entities it n
 the memory instead (`Store.defer_links`, one row) and the worker links a batch in one
 transaction, reading each memory as it is then (gone: skipped; edited: its new text).
 
-- Reading your writes: a search (dense or through the graph), `Memory.graph` and an export
-  first *settle* their user, embedding and linking in the calling thread what that user still
+- Reading your writes: a search (dense or through the graph), `Memory.graph`, an export and
+  a deletion first *settle* their user, embedding and linking in the calling thread what that user still
   has pending, so an `add` followed by a `search` ranks as if the add had done it all (`settle`).
 - Crash safety: rows still without a vector or links when the process died are found on the
   next open (`Store.stale_vectors`, `Store.deferred_links`) and done by the worker first.
 - `flush` waits for everything pending; `close` flushes and stops the worker.
-- A store without `set_vectors` (or opened read-only) embeds with the row, as before.
+- A store without `set_vectors` (or opened read-only) embeds with the row, as before; one
+  without `defer_links` (PostgreSQL, Qdrant) links with the row.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import threading
 import time
 from collections import Counter
-import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 

@@ -14,6 +14,7 @@ import json
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import nullcontext
+from functools import partial
 from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
@@ -83,7 +84,7 @@ class Memory:
         where = getattr(self.store, "path", settings.path)  # a file, or a URL without its password
         vectors.check(self.store, embedder, where)  # another embedder's vectors: say what to do
         self.behind = EmbedBehind(self.services, enabled=settings.embed_behind)  # vectors and links after the commit
-        self.services.settle = self.behind.settle
+        self.services.settle = partial(self.behind.settle, vectors=False)  # a deletion reads the graph
         self.behind.start()  # its worker first embeds what a crash left without vectors
         self.retriever = Retriever(self.store, self.embedder, settings, settle=self.behind.settle)
         self.llm_tasks = LLMTasks(self.services, llm)  # no client (nor openai import) unless configured
@@ -283,7 +284,7 @@ class Memory:
 
     def graph(self, user_id: str) -> UserGraph:
         """The user's entities and relations (engram.graph.view), with the trace of resolution."""
-        self.behind.settle(user := _scope(user_id, None).user_id)  # links still made behind the user's writes
+        self.behind.settle(user := _scope(user_id, None).user_id, vectors=False)  # links still to make
         return user_graph(self.store, user)
 
     def provenance(self, memory_id: str) -> list[MemoryItem]:

@@ -25,8 +25,8 @@ class Services:
     settings: Settings
     privacy: PrivacyPolicy
     display: Display
-    # does a user's write-behind work (vectors, graph links) now: before what must see it whole
-    # (a deletion reads the graph as the user's writes made it); set by `Memory`
+    # makes a user's graph links still owed by write-behind now (engram.embed_behind): a deletion
+    # reads the graph as the user's writes made it; set by `Memory`
     settle: Callable[[str], None] | None = None
 
 
