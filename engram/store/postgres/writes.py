@@ -16,7 +16,7 @@ import psycopg
 from engram.models import MemoryItem
 from engram.store.base import HistoryEvent, Record, Scope, StoreError
 from engram.store.scope_index import ScopeIndex
-from engram.store.sqlite.rows import SELECT_ITEM, row_values, turn_place, turn_span
+from engram.store.sqlite.rows import SELECT_ITEM, row_values, turn_place
 
 _JSON = {"metadata", "entities", "tags", "sources"}
 _COLUMNS = SELECT_ITEM.split(", ") + ["content_hash", "idempotency_key", "embedding", "tokens"]
@@ -50,8 +50,7 @@ def index_add(rowids: Sequence[int], records: Sequence[Record]):
                 for r in records
             ],
             [r.item.created_at.timestamp() for r in records],
-            [turn_span(r.item.kind, r.item.created_at.timestamp(), r.item.content) for r in records],
-        )
+        )  # the days each turn talks about: read from the database when asked (`named_spans`)
 
     return change
 

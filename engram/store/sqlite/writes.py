@@ -39,13 +39,10 @@ class WritesMixin:
                 self._touch(r.item.user_id for r in (*inserts, *updates))
                 rowids = [db.execute(INSERT_SQL, row_values(r)).lastrowid for r in inserts]
                 for record in updates:
-                    before = db.execute(
-                        "SELECT content_hash FROM memories WHERE id = ?", (record.item.id,)
-                    ).fetchone()
-                    if before is None:
+                    updated = db.execute(UPDATE_SQL, row_values(record)[1:] + [record.item.id]).fetchone()
+                    if updated is None:
                         raise StoreError(f"no memory with id {record.item.id!r}")
-                    values = row_values(record)
-                    rowid = db.execute(UPDATE_SQL, values[1:] + [record.item.id]).fetchone()[0]
+                    rowid = updated[0]
                     cache = self._indexes.get(record.item.user_id)
                     if cache is not None:
                         self._index_hashes[record.item.user_id][rowid] = record.content_hash
