@@ -28,6 +28,7 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
+from typing import Any
 
 import numpy as np
 
@@ -240,12 +241,10 @@ class ScopeIndex:
         self._live_vectors = 0
         self._stats: dict[str, tuple[np.ndarray, int, np.ndarray]] = {}
         self._masks: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
-        # speakers' turns as last asked for ("What has Melanie painted?" every few turns), with
-        # the `_writes` they were read at
-        self._said_by: dict[frozenset[str], tuple[int, set[str]]] = {}
-        # a question's lexical and dense rankings as last worked out, with the `_writes` they were
-        # read at: an agent asks the same thing again and again between writes
-        self._ranked: dict[tuple, tuple[int, list[tuple[str, float]]]] = {}
+        # what a question read as last worked out (its lexical and dense rankings, the turns of
+        # the speakers it names), with the `_writes` it was read at: an agent asks the same
+        # thing again and again between writes (`_remembered`)
+        self._remembers: dict[tuple, tuple[int, Any]] = {}
 
     # -- building ----------------------------------------------------------------
     def _grow(self, extra: int) -> None:
@@ -379,16 +378,11 @@ class ScopeIndex:
 
     def speaker_rows(self, speakers: set[str]) -> set[str]:
         """Ids of the turns said by any of `speakers` (the caller does not change the set)."""
-        key = frozenset(speakers)
-        hit = self._said_by.get(key)
-        if hit is not None and hit[0] == self._writes:
-            return hit[1]
         by = self.conversations.by_speaker
-        found = {self.ids[row] for s in key for row in by.get(s, ()) if self.status[row] != GONE}
-        if len(self._said_by) > 16:
-            self._said_by.clear()
-        self._said_by[key] = (self._writes, found)
-        return found
+        return self._remembered(
+            ("said by", frozenset(speakers)),
+            lambda: {self.ids[row] for s in speakers for row in by.get(s, ()) if self.status[row] != GONE},
+        )
 
     def set_status(self, rowid: int, status: str | None) -> None:
         """`None` marks the row deleted; its postings are skipped from then on."""
@@ -664,7 +658,7 @@ class ScopeIndex:
         # which IVF answers (one built in the background is swapped in here) is part of the answer
         key = ("dense", np.asarray(query, dtype=np.float32).tobytes(), tuple(statuses), agent_id, limit, window,
                id(self._approximate()))
-        return self._remembered(key, lambda: self._dense(query, statuses, agent_id, limit, None, window))
+        return list(self._remembered(key, lambda: self._dense(query, statuses, agent_id, limit, None, window)))
 
     def _dense(
         self, query: np.ndarray, statuses: list[str], agent_id: str | None, limit: int,
@@ -748,18 +742,18 @@ class ScopeIndex:
             return self._lexical(terms, statuses, agent_id, limit, allowed, weights, context_weight, window)
         key = ("lexical", tuple(terms), tuple(statuses), agent_id, limit,
                None if weights is None else tuple(weights), context_weight, window)
-        return self._remembered(
+        return list(self._remembered(
             key, lambda: self._lexical(terms, statuses, agent_id, limit, None, weights, context_weight, window)
-        )
+        ))
 
-    def _remembered(self, key: tuple, rank: Callable[[], list[tuple[str, float]]]) -> list[tuple[str, float]]:
-        """`rank()`, reused until the index changes (`_writes`)."""
-        seen = self._ranked.get(key)
+    def _remembered(self, key: tuple, compute: Callable[[], Any]) -> Any:
+        """`compute()`, reused until the index changes (`_writes`); the value is shared."""
+        seen = self._remembers.get(key)
         if seen is None or seen[0] != self._writes:
-            if len(self._ranked) >= 256:
-                self._ranked.clear()
-            seen = self._ranked[key] = (self._writes, rank())
-        return list(seen[1])
+            if len(self._remembers) >= 256:
+                self._remembers.clear()
+            seen = self._remembers[key] = (self._writes, compute())
+        return seen[1]
 
     def _lexical(
         self, terms: Sequence[str], statuses: list[str], agent_id: str | None, limit: int,
