@@ -163,6 +163,18 @@ def test_streamed_text_survives_events_split_anywhere():
         text.feed(events[:cut])
         text.feed(events[cut:])
         assert text.text == "你好 there"
+        assert text.complete  # [DONE] says the reply is whole, whether or not the client hangs up at once
+
+
+def test_a_streamed_reply_is_whole_at_done_or_a_finish_reason_not_before():
+    cut_off = StreamedText()
+    cut_off.feed(b'data: {"choices":[{"index":0,"delta":{"content":"Half a"}}]}\n\n')
+    assert not cut_off.complete
+    finished = StreamedText()
+    finished.feed(b'data: {"choices":[{"index":1,"delta":{},"finish_reason":"stop"}]}\n\n')
+    assert not finished.complete  # another choice finishing says nothing about choice 0
+    finished.feed(b'data: {"choices":[{"index":0,"delta":{"content":"Done."},"finish_reason":"stop"}]}\n\n')
+    assert finished.complete and finished.text == "Done."
 
 
 @pytest.fixture

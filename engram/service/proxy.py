@@ -78,7 +78,9 @@ class StreamedText:
     """The assistant's text assembled from the SSE chunks as they pass through (choice 0)."""
 
     parts: list[str] = field(default_factory=list)
-    complete: bool = False  # the stream reached its end (a reply cut off is not recorded)
+    # The reply is whole once the upstream says so ([DONE], or choice 0's finish_reason), not only when
+    # the bytes run out: a client that hangs up right after [DONE] must not cost the turn its record.
+    complete: bool = False
     _pending: bytes = b""
 
     def feed(self, chunk: bytes) -> None:
@@ -90,12 +92,17 @@ class StreamedText:
                 continue
             payload = line[5:].strip()
             if payload == b"[DONE]":
+                self.complete = True
                 continue
             try:
                 event = json.loads(payload)
                 for choice in event.get("choices") or []:
-                    if choice.get("index", 0) == 0 and isinstance((choice.get("delta") or {}).get("content"), str):
+                    if choice.get("index", 0) != 0:
+                        continue
+                    if isinstance((choice.get("delta") or {}).get("content"), str):
                         self.parts.append(choice["delta"]["content"])
+                    if choice.get("finish_reason"):
+                        self.complete = True
             except (ValueError, AttributeError, TypeError):
                 continue  # not ours to judge: the client gets the bytes unchanged
 
