@@ -208,6 +208,8 @@ class Writer:
         def similar() -> list[tuple[MemoryItem, float]]:
             return self._similar(scope, candidate, record)
 
+        judge = self.llm_tasks.judge(scope)
+
         def decided() -> Decision:
             return decide(
                 candidate,
@@ -217,17 +219,18 @@ class Writer:
                 same_key=lambda: s.store.find_by_key(scope, candidate.key, LIVE),
                 similar=similar,
                 duplicate_similarity=s.settings.duplicate_similarity,
-                judge=self.llm_tasks.judge(scope),
+                judge=judge,
                 grey_zone=s.settings.llm_grey_zone,
                 overlap=s.settings.merge_overlap,
             )
 
-        # decided outside the writers' lock (the slow part), written inside it: when another
-        # writer changed this user's memories meanwhile, decided again against the latest state
-        seen = s.store.user_version(scope.user_id)
-        decision = decided()
+        # With an LLM judge, decided outside the writers' lock (a model call is the slow part) and
+        # decided again inside it when another writer changed this user's memories meanwhile.
+        # Without one, deciding is a few indexed reads: done once, inside the lock.
+        seen = s.store.user_version(scope.user_id) if judge is not None else None
+        decision = decided() if judge is not None else None
         with s.store.section(scope):
-            if s.store.user_version(scope.user_id) != seen:
+            if decision is None or s.store.user_version(scope.user_id) != seen:
                 decision = decided()
             if decision.action is not Action.NOOP:  # it is stored (a NOOP only reinforces the old one)
                 self.behind.prepare([record])
