@@ -28,7 +28,6 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any
 
 import numpy as np
 
@@ -36,6 +35,7 @@ from engram.dialogue import Conversations, TurnPlace
 from engram.store import ivf as _ivf
 from engram.store.base import CONTEXT_PREFIX
 from engram.store.ivf import IVF, Build
+from engram.store.recall_memo import Ranked, RecallMemo, vector_key
 
 EXACT_UP_TO = 20_000  # dense search is exact up to this many rows; above, it probes an IVF index
 SHORTLIST = 2_000  # an IVF search ranks at least this many rows exactly
@@ -241,10 +241,9 @@ class ScopeIndex:
         self._live_vectors = 0
         self._stats: dict[str, tuple[np.ndarray, int, np.ndarray]] = {}
         self._masks: dict[tuple[tuple[str, ...], str | None], np.ndarray] = {}
-        # what a question read as last worked out (its lexical and dense rankings, the turns of
-        # the speakers it names), with the `_writes` it was read at: an agent asks the same
-        # thing again and again between writes (`_remembered`)
-        self._remembers: dict[tuple, tuple[int, Any]] = {}
+        # what questions read (their lexical and dense rankings, the turns of the speakers they
+        # name) until the index changes (`_writes`): an agent asks the same things again and again
+        self._memo = RecallMemo()
 
     # -- building ----------------------------------------------------------------
     def _grow(self, extra: int) -> None:
@@ -379,8 +378,9 @@ class ScopeIndex:
     def speaker_rows(self, speakers: set[str]) -> set[str]:
         """Ids of the turns said by any of `speakers` (the caller does not change the set)."""
         by = self.conversations.by_speaker
-        return self._remembered(
+        return self._memo.get(
             ("said by", frozenset(speakers)),
+            self._writes,
             lambda: {self.ids[row] for s in speakers for row in by.get(s, ()) if self.status[row] != GONE},
         )
 
@@ -467,7 +467,8 @@ class ScopeIndex:
         # (tracemalloc on 1,000-memory users: 2.2 MB loaded from the table, 1.6 MB from a pack);
         # a turn whose days are not read yet holds its text until then (~250 bytes)
         spans = 250 * len(self._unread)
-        return arrays + ivf + 400 * self.size + spans + self.postings.nbytes() + self.context.nbytes()
+        return (arrays + ivf + 400 * self.size + spans + self.postings.nbytes() + self.context.nbytes()
+                + self._memo.nbytes())
 
     def to_parts(self) -> dict[str, np.ndarray | str | list | dict | int]:
         """The index as flat parts (`engram.store.scope_pack`); only a `clean` one."""
@@ -656,9 +657,8 @@ class ScopeIndex:
         if allowed is not None:  # a filter of the caller's: not comparable between calls
             return self._dense(query, statuses, agent_id, limit, allowed, window)
         # which IVF answers (one built in the background is swapped in here) is part of the answer
-        key = ("dense", np.asarray(query, dtype=np.float32).tobytes(), tuple(statuses), agent_id, limit, window,
-               id(self._approximate()))
-        return list(self._remembered(key, lambda: self._dense(query, statuses, agent_id, limit, None, window)))
+        key = ("dense", vector_key(query), tuple(statuses), agent_id, limit, window, id(self._approximate()))
+        return self._memo.get(key, self._writes, lambda: Ranked(self._dense(query, statuses, agent_id, limit, None, window))).unpack()
 
     def _dense(
         self, query: np.ndarray, statuses: list[str], agent_id: str | None, limit: int,
@@ -742,18 +742,9 @@ class ScopeIndex:
             return self._lexical(terms, statuses, agent_id, limit, allowed, weights, context_weight, window)
         key = ("lexical", tuple(terms), tuple(statuses), agent_id, limit,
                None if weights is None else tuple(weights), context_weight, window)
-        return list(self._remembered(
-            key, lambda: self._lexical(terms, statuses, agent_id, limit, None, weights, context_weight, window)
-        ))
-
-    def _remembered(self, key: tuple, compute: Callable[[], Any]) -> Any:
-        """`compute()`, reused until the index changes (`_writes`); the value is shared."""
-        seen = self._remembers.get(key)
-        if seen is None or seen[0] != self._writes:
-            if len(self._remembers) >= 256:
-                self._remembers.clear()
-            seen = self._remembers[key] = (self._writes, compute())
-        return seen[1]
+        return self._memo.get(
+            key, self._writes, lambda: Ranked(self._lexical(terms, statuses, agent_id, limit, None, weights, context_weight, window))
+        ).unpack()
 
     def _lexical(
         self, terms: Sequence[str], statuses: list[str], agent_id: str | None, limit: int,
