@@ -178,10 +178,15 @@ class GraphMixin(GraphMethods):
             with self._conn() as conn, conn.cursor() as cur:
                 return read(Marks(cur), user_id)
         cache: dict = self.__dict__.setdefault(name, {})
+        hit = cache.get(user_id)
+        seen = getattr(self._local, "versions", None)  # inside `reading`: the version it saw
+        if hit is not None and seen is not None and seen.get(user_id) == hit[0]:
+            return hit[1]
         with self._conn() as conn, conn.transaction(), conn.cursor() as cur:  # version and rows: one snapshot
             cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             row = cur.execute("SELECT version FROM user_versions WHERE user_id = %s", (user_id,)).fetchone()
             version = 0 if row is None else row[0]
+            self._saw_version(user_id, version)
             hit = cache.get(user_id)
             if hit is not None and hit[0] == version:
                 return hit[1]

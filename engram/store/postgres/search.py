@@ -80,14 +80,16 @@ class SearchMixin:
         wrote) from the user's pack or the cached index caught up with what was added since,
         else loaded from every row of the user (and packed for the next start)."""
         index = self._indexes.get(user_id)
-        if index is not None and self._index_versions.get(user_id) == self.user_version(user_id):
+        if index is not None and self._index_versions.get(user_id) == self._version_read(user_id):
             return index
         outside = getattr(self._local, "conn", None) is None  # not inside the caller's transaction
         if outside:
             fresh = self._unpacked(user_id, index)
             if fresh is not None:
+                self._saw_version(user_id, self._index_versions[user_id])
                 return fresh
         version = self.user_version(user_id)
+        self._saw_version(user_id, version)
         # version and rows may come from two snapshots: a write between them makes the index
         # look stale (loaded again), never current when it is not
         index = ScopeIndex(self.dim)

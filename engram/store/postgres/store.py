@@ -160,6 +160,7 @@ class PostgresStore(
                 self._local.bumped = bumped
                 raise
             return
+        self._local.versions = None  # a write inside `reading`: the reads after it look again
         try:
             with self._pool.connection() as conn:
                 self._local.conn, self._local.bumped, self._local.patches = conn, {}, []
@@ -234,6 +235,35 @@ class PostgresStore(
         with self._conn() as conn:
             row = conn.execute("SELECT version FROM user_versions WHERE user_id = %s", (user_id,)).fetchone()
         return 0 if row is None else row[0]
+
+    @contextmanager
+    def reading(self) -> Iterator[None]:
+        """Several reads as one (a search's half-dozen store calls): a user's version is read
+        once, by the first call that needs it, not by each (a round trip each). A write of this
+        thread inside ends it: the reads after it look again."""
+        if getattr(self._local, "versions", None) is not None:
+            yield
+            return
+        self._local.versions = {}
+        try:
+            yield
+        finally:
+            self._local.versions = None
+
+    def _version_read(self, user_id: str) -> int:
+        """The user's version: inside `reading`, as its first read of the user saw it."""
+        seen: dict[str, int] | None = getattr(self._local, "versions", None)
+        if seen is None:
+            return self.user_version(user_id)
+        if user_id not in seen:
+            seen[user_id] = self.user_version(user_id)
+        return seen[user_id]
+
+    def _saw_version(self, user_id: str, version: int) -> None:
+        """Inside `reading`: the version a read of the user found (an index loaded at it)."""
+        seen: dict[str, int] | None = getattr(self._local, "versions", None)
+        if seen is not None:
+            seen[user_id] = version
 
     def close(self) -> None:
         try:

@@ -1,0 +1,58 @@
+"""PostgreSQL reads a user's version once per search (`PostgresStore.reading`), not once per
+store call: a round trip each. Nothing goes stale for it: what another process wrote shows in
+the next search, and a write of the searching thread shows in the reads after it."""
+
+from __future__ import annotations
+
+import pytest
+from test_postgres import url  # noqa: F401 - a fixture: a fresh schema on the test run's server
+
+from engram import Memory
+from engram.store.postgres.store import PostgresStore
+
+
+def opened(target: str, embedder) -> Memory:
+    return Memory(store=target, embedder=embedder, reinforce=False)
+
+
+@pytest.fixture
+def version_reads(monkeypatch) -> list[str]:
+    """The users whose version was read from the database, in order."""
+    reads: list[str] = []
+    real = PostgresStore.user_version
+
+    def counting(self, user_id: str) -> int:
+        reads.append(user_id)
+        return real(self, user_id)
+
+    monkeypatch.setattr(PostgresStore, "user_version", counting)
+    return reads
+
+
+def test_a_search_reads_the_users_version_once(url, embedder, version_reads):  # noqa: F811
+    with opened(url, embedder) as memory:
+        for text in ["I drink green tea every evening", "My sister Anna is a nurse", "Anna lives in Porto"]:
+            memory.add(text, user_id="alice", infer=False)
+        memory.search("where does Anna live?", user_id="alice")  # the index loaded
+        version_reads.clear()
+        hits = memory.search("what does my sister do?", user_id="alice")
+        assert "nurse" in hits[0].memory.content
+        assert version_reads == ["alice"]
+
+
+def test_what_another_process_wrote_shows_in_the_next_search(url, embedder):  # noqa: F811
+    with opened(url, embedder) as here, opened(url, embedder) as there:
+        here.add("I drink green tea every evening", user_id="alice", infer=False)
+        assert [h.memory.content for h in here.search("which tea?", user_id="alice")] == ["I drink green tea every evening"]
+        there.add("My favourite tea is a smoky lapsang souchong", user_id="alice", infer=False)
+        assert "My favourite tea is a smoky lapsang souchong" in [
+            h.memory.content for h in here.search("which tea?", user_id="alice")]
+
+
+def test_a_write_inside_one_reading_shows_in_the_reads_after_it(url, embedder):  # noqa: F811
+    with opened(url, embedder) as memory:
+        memory.add("I drink green tea every evening", user_id="alice", infer=False)
+        with memory.store.reading():
+            assert len(memory.search("which tea?", user_id="alice")) == 1
+            memory.add("My favourite tea is a smoky lapsang souchong", user_id="alice", infer=False)
+            assert len(memory.search("which tea?", user_id="alice")) == 2
