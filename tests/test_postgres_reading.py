@@ -56,3 +56,26 @@ def test_a_write_inside_one_reading_shows_in_the_reads_after_it(url, embedder): 
             assert len(memory.search("which tea?", user_id="alice")) == 1
             memory.add("My favourite tea is a smoky lapsang souchong", user_id="alice", infer=False)
             assert len(memory.search("which tea?", user_id="alice")) == 2
+
+
+def test_a_repeated_question_reads_the_graph_around_its_names_once(url, embedder, monkeypatch):  # noqa: F811
+    from engram.store import graph_sql
+
+    reads: list[list[str]] = []
+    real = graph_sql.around
+
+    def counting(db, user_id, entity_ids):
+        reads.append(list(entity_ids))
+        return real(db, user_id, entity_ids)
+
+    monkeypatch.setattr(graph_sql, "around", counting)
+    with opened(url, embedder) as memory:
+        for text in ["My sister Anna lives in Porto", "Anna works as a nurse at the city hospital"]:
+            memory.add(text, user_id="alice")
+        first = [h.memory.id for h in memory.search("What does Anna do?", user_id="alice")]
+        assert len(reads) == 1  # Anna is a name the graph knows
+        assert [h.memory.id for h in memory.search("What does Anna do?", user_id="alice")] == first
+        assert len(reads) == 1
+        memory.add("Anna is training to become a midwife", user_id="alice")
+        memory.search("What does Anna do?", user_id="alice")
+        assert len(reads) == 2  # the graph changed: read again

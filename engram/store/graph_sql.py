@@ -7,7 +7,7 @@ brings its schema (tables and triggers, the same in both), its transaction and i
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
@@ -244,19 +244,38 @@ class GraphMethods:
         return self._graph_cached("_graph_names", user_id, names)
 
     def graph_around(self, user_id: str, entity_ids: Sequence[str]) -> tuple[list[EdgeRow], dict[str, int], int]:
-        """What a search needs of the graph near the entities a query names (`around`), read
-        uncached: a cold search reads this much instead of the whole graph."""
+        """What a search needs of the graph near the entities a query names (`around`): a cold
+        search reads this much instead of the whole graph, and a repeated one nothing (`graph_memo`)."""
         if not entity_ids:
             return [], {}, 0
-        with self._graph_reading() as db:
-            return around(db, user_id, entity_ids)
+
+        def read() -> tuple[list[EdgeRow], dict[str, int], int]:
+            with self._graph_reading() as db:
+                return around(db, user_id, entity_ids)
+
+        return self.graph_memo(user_id, ("around", *entity_ids), read)
 
     def graph_mentioned(self, user_id: str, entity_ids: Sequence[str]) -> dict[str, set[str]]:
-        """The memories that mention each of these entities (uncached)."""
+        """The memories that mention each of these entities (remembered like `graph_around`)."""
         if not entity_ids:
             return {}
-        with self._graph_reading() as db:
-            return mentioned(db, user_id, entity_ids)
+
+        def read() -> dict[str, set[str]]:
+            with self._graph_reading() as db:
+                return mentioned(db, user_id, entity_ids)
+
+        return self.graph_memo(user_id, ("mentioned", *entity_ids), read)
+
+    def graph_memo(self, user_id: str, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """`compute()`, remembered under `key` while the user's graph and memories are unchanged
+        (as `_graph_cached` tells): what a question expands to is worked out once, and a
+        repeated question reads nothing again. The value is shared: callers do not change it."""
+        memo: dict = self._graph_cached("_graph_parts", user_id, lambda db, u: {})
+        if key not in memo:
+            if len(memo) > 512:
+                memo.clear()
+            memo[key] = compute()
+        return memo[key]
 
     def graph_live(self, user_id: str) -> frozenset[str]:
         """Ids of the user's live memories (active, disputed) that the graph links; cached like the snapshot."""

@@ -11,11 +11,11 @@ knowing it exists.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Hashable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from engram.store.graph import EdgeRow, GraphSnapshot
+from engram.store.graph import GraphSnapshot
 from engram.store.graph_sql import GraphMethods, names
 
 GRAPH_SCHEMA = """
@@ -167,28 +167,6 @@ class GraphMixin(GraphMethods):
             return [r[0] for i in memory_ids for r in db.execute(
                 "DELETE FROM graph_pending WHERE memory_id = ? RETURNING memory_id", (i,)
             ).fetchall()]
-
-    def graph_around(self, user_id: str, entity_ids: Sequence[str]) -> tuple[list[EdgeRow], dict[str, int], int]:
-        """As every backend's (engram.store.graph_sql), remembered while the snapshot's key holds:
-        a warm search reads nothing again (the key costs ~20 µs here; a server store reads instead)."""
-        return self._graph_part("around", user_id, entity_ids, super().graph_around)
-
-    def graph_mentioned(self, user_id: str, entity_ids: Sequence[str]) -> dict[str, set[str]]:
-        return self._graph_part("mentioned", user_id, entity_ids, super().graph_mentioned)
-
-    def _graph_part(self, what: str, user_id: str, entity_ids: Sequence[str], read: Callable[[str, Sequence[str]], Any]) -> Any:
-        return self.graph_memo(user_id, (what, *entity_ids), lambda: read(user_id, entity_ids))
-
-    def graph_memo(self, user_id: str, key: Hashable, compute: Callable[[], Any]) -> Any:
-        """`compute()`, remembered under `key` while the user's graph and memories are unchanged
-        (the key of `_graph_cached`): what a question expands to is worked out once, and a
-        repeated question reads nothing again. The value is shared: callers do not change it."""
-        memo: dict = self._graph_cached("_graph_parts", user_id, lambda db, u: {})
-        if key not in memo:
-            if len(memo) > 512:
-                memo.clear()
-            memo[key] = compute()
-        return memo[key]
 
     def _graph_key(self, user_id: str) -> tuple[int, int, int]:
         """What a cached graph read depends on: other connections' commits (as of the search's
