@@ -178,17 +178,16 @@ class Memory:
             self.sessions.before_add(scope, session_id)
             said = Said(scope, session_id, redact_json(meta, self.privacy), said_at, idempotency_key)
             paused = self.is_paused(scope.user_id)
-            if not infer:
-                if paused:
-                    log.debug("memory paused for a user: %d verbatim messages not stored", len(parsed))
-                    return []
-                return self.sessions.after_add(scope, parsed, session_id, self.writer.add_turns(said, parsed))
-            outcome: AddOutcome = self.writer.add(
-                said, parsed, paused=paused, clock_at=timestamp if timestamp is not None else said_at
-            )
-            if outcome.nothing:
+            if not infer and paused:
+                log.debug("memory paused for a user: %d verbatim messages not stored", len(parsed))
                 return []
-            return outcome.commanded + self.sessions.after_add(scope, outcome.kept, session_id, outcome.events)
+            with self.writer.one_write():  # all of this add's writes in one commit
+                if not infer:
+                    return self.sessions.after_add(scope, parsed, session_id, self.writer.add_turns(said, parsed))
+                outcome: AddOutcome = self.writer.add(said, parsed, paused=paused, clock_at=timestamp or said_at)
+                if outcome.nothing:
+                    return []
+                return outcome.commanded + self.sessions.after_add(scope, outcome.kept, session_id, outcome.events)
 
     def _run_add_job(self, payload: dict[str, Any]) -> list[Event]:
         """A background `add` (engram.queue), as it was queued."""

@@ -18,6 +18,7 @@ import re
 
 import logging
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -94,6 +95,16 @@ class Writer:
         self.run_command = run_command
         # vectors made after the commit (engram.embed_behind); None: with the row, as it is written
         self.behind = behind if behind is not None else EmbedBehind(services, enabled=False)
+
+    def one_write(self) -> AbstractContextManager[Any]:
+        """What one `add` writes (episodes, facts, the session's turns) as one transaction: all
+        of it lands or none, and it commits once (a turn with two facts in a session was three
+        commits). Not with an LLM configured (a model call must not hold the writers' lock),
+        nor on a read-only store (an add that writes nothing still works there)."""
+        store = self.services.store
+        if self.llm_tasks.enabled or getattr(store, "read_only", False):
+            return nullcontext()
+        return store.atomic()
 
     # -- the inferred path ---------------------------------------------------------
     def add(

@@ -50,11 +50,10 @@ class TransitionsMixin:
         results: list[list[str]] = []
         cached: list[tuple[str, int, str]] = []
         added: list[tuple[list[int], Sequence[Record]]] = []
-        with self._lock:
-            db = self._db
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                self._write_access(db)
+        # the writers' lock (and with it `_lock`) is held until the caches take the changes; inside
+        # the caller's transaction (one `add`), a rollback of it drops what was patched (`_tx`)
+        with self._writing():
+            with self._tx() as db:
                 self._sync_caches()
                 for group in groups:
                     db.execute("SAVEPOINT engram_group")
@@ -89,12 +88,6 @@ class TransitionsMixin:
                     cached += mine
                     added.append((rowids, group.inserts))
                 self._touch([u for u, _, _ in cached] + [r.item.user_id for _, rs in added for r in rs])
-                self._note_versions(db)
-            except BaseException:
-                db.execute("ROLLBACK")
-                self._drop_touched()
-                raise
-            db.execute("COMMIT")
             for user_id, rowid, status in cached:
                 cache = self._indexes.get(user_id)
                 if cache is not None:
