@@ -280,3 +280,23 @@ def test_the_cli_copies_into_qdrant_and_out_of_it(filled, qdrant_url, tmp_path):
     assert "memories/s" in out.output and "verified 2 users" in out.output
     back = CliRunner().invoke(app, ["migrate", "--from", qdrant_url(), "--to", str(tmp_path / "back.db")])
     assert back.exit_code == 0 and "verified 2 users" in back.output, back.output
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_what_a_crash_left_for_the_write_behind_worker_is_done_in_the_copy(tmp_path, pg_target, embedder, kind):
+    from test_write_behind import add_then_crash_in_a_child
+
+    source_path = tmp_path / "crashed.db"
+    add_then_crash_in_a_child(source_path, ["My sister Anna moved to Porto.", "Anna adopted a dog named Coco."])
+    source = open_store(source_path, dim=embedder.dim, read_only=True)
+    assert len(source.deferred_links(10)) == 2 and source.count_stale_vectors(embedder.name, embedder.dim) == 2
+    target_url = pg_target() if kind == "postgres" else tmp_path / "copy.db"
+    target = open_store(target_url, dim=embedder.dim)
+    report = migrate(source, target, embedder=embedder)
+    assert report.linked == 2 and report.reembedded == 2
+    source.close()
+    target.close()
+    with Memory(store=str(target_url), embedder=embedder) as copy:
+        assert {"Anna", "Porto", "Coco"} <= {e.name for e in copy.graph("u1").entities}
+        hit = copy.search("where did my sister move to?", user_id="u1", limit=1)[0]
+        assert "Porto" in hit.memory.content and hit.parts.dense_rank is not None

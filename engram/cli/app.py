@@ -615,5 +615,6 @@ def migrate(
     notice(
         f"{'resumed and ' if report.resumed else ''}copied {copied or 'nothing'} in {report.seconds:.1f} s"
         f" ({report.memories_per_s:,.0f} memories/s); verified {report.users} users"
-        + (f"; re-embedded {report.reembedded} with {embedder.name}" if report.reembedded else "")
+        + (f"; embedded {report.reembedded} on the way with {embedder.name}" if report.reembedded else "")
+        + (f"; linked {report.linked} into the entity graph" if report.linked else "")
     )
