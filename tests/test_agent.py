@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import time
+import threading
 
 import pytest
 from llm_scripts import requests_of, router
@@ -46,23 +46,27 @@ def test_chat_builds_context_replies_records_and_extracts(memory, fake_llm):
 
 
 def test_reply_path_does_not_wait_for_extraction(memory, fake_llm):
-    def slow_extraction(request):
-        time.sleep(0.4)
+    release, started = threading.Event(), []
+
+    def held_extraction(request):  # finishes only once the test lets it
+        started.append(1)
+        assert release.wait(30)
         return {"memories": []}
 
-    fake_llm.responder = router(chat="Sure.", extract=slow_extraction)
+    fake_llm.responder = router(chat="Sure.", extract=held_extraction)
     background = MemoryAgent(memory, user_id="u")
     foreground = MemoryAgent(memory, user_id="v", background=False)
-    background.chat("warm-up")  # first-call costs (HTTP connection, templates) out of the way
-    memory.flush(5)
-    start = time.perf_counter()
-    background.chat("I love green tea")
-    in_background = time.perf_counter() - start
-    start = time.perf_counter()
-    foreground.chat("I love green tea")
-    in_foreground = time.perf_counter() - start
-    assert in_foreground >= 0.4 > in_background + 0.1
+    release.set()
+    background.chat("warm-up")
+    assert memory.flush(5)
+    release.clear()
+    assert background.chat("I love green tea") == "Sure."  # replied while its extraction cannot finish
+    assert memory.flush(timeout=0.2) is False  # ... which is still waiting
+    release.set()
     assert memory.flush(timeout=5)
+    before = len(started)
+    foreground.chat("I love green tea")
+    assert len(started) == before + 1  # the foreground agent extracted before it replied
 
 
 def test_chinese_chat_gets_the_chinese_system_prompt(memory, fake_llm):
