@@ -54,12 +54,11 @@ def jobs(db_path):
 
 def test_background_add_returns_at_once_and_flush_waits(open_memory, fake_llm):
     fake_llm.responder = router(extract=GREEN_TEA)
-    fake_llm.delay(0.5)  # a slow LLM: the reply path must not wait for it
+    fake_llm.delay(2.0)  # a slow LLM: the reply path must not wait for it
     memory = open_memory()
-    start = time.perf_counter()
     assert memory.add("I love green tea", user_id="u", background=True) == []
-    assert time.perf_counter() - start < 0.1
-    assert memory.flush(timeout=5) is True
+    assert memory.flush(timeout=0.2) is False  # returned with the model's answer still to come
+    assert memory.flush(timeout=10) is True
     assert contents(memory) == ["User drinks green tea.", "User loves green tea."]
     assert jobs(memory.settings.path) == []  # done jobs (and the words they held) are deleted
 
