@@ -45,7 +45,7 @@ from engram.services import Services, Shared
 from engram.session import Session, SessionManager
 from engram.store.base import Record, Scope, Store
 from engram.validate import MessagesInput
-from engram.write import AddOutcome, Said, Writer
+from engram.write import Said, Writer
 
 log = logging.getLogger("engram")
 
@@ -146,12 +146,11 @@ class Memory:
     ) -> list[Event]:
         """Remember what matters in `messages`; returns what happened to each memory.
 
-        With `infer=False` every message is stored verbatim as a `turn`.
-        `timestamp` says when it was said (imports, replays); default now.
-        A repeated `idempotency_key` in the same scope returns NOOPs.
-        `background=True` validates, queues the work durably (a crash cannot lose
-        it) and returns ``[]`` at once; a worker thread does the rest, `flush()` waits.
-        `run_id` is mem0's name for `session_id`.
+        With `infer=False` every message is stored verbatim as a `turn`. `timestamp` says when it
+        was said (imports, replays); default now. A repeated `idempotency_key` in the same scope
+        returns NOOPs. `background=True` validates, queues the work durably (a crash cannot lose it)
+        and returns ``[]`` at once; a worker thread does the rest, `flush()` waits. `run_id` is
+        mem0's name for `session_id`. Without an LLM, all an add writes commits at once, or nothing.
         """
         scope = _scope(user_id, agent_id)
         session_id = check.alias("session_id", session_id, "run_id", run_id)
@@ -163,9 +162,8 @@ class Memory:
         idempotency_key = redact_identifier(idempotency_key, self.privacy, scope.user_id)
         if background and self.queue.supported:
             self.queue.submit_add(scope, session_id, {
-                "messages": self.writer.queued(parsed), "user_id": scope.user_id,
-                "agent_id": scope.agent_id, "session_id": session_id,
-                "metadata": redact_json(meta, self.privacy), "infer": infer,
+                "messages": self.writer.queued(parsed), "user_id": scope.user_id, "agent_id": scope.agent_id,
+                "session_id": session_id, "metadata": redact_json(meta, self.privacy), "infer": infer,
                 "timestamp": said_at.isoformat(), "idempotency_key": idempotency_key,
             })
             return []
@@ -183,11 +181,14 @@ class Memory:
                 return []
             with self.writer.one_write():  # all of this add's writes in one commit
                 if not infer:
-                    return self.sessions.after_add(scope, parsed, session_id, self.writer.add_turns(said, parsed))
-                outcome: AddOutcome = self.writer.add(said, parsed, paused=paused, clock_at=timestamp or said_at)
-                if outcome.nothing:
+                    kept, events = parsed, self.writer.add_turns(said, parsed)
+                elif (outcome := self.writer.add(said, parsed, paused=paused, clock_at=timestamp or said_at)).nothing:
                     return []
-                return outcome.commanded + self.sessions.after_add(scope, outcome.kept, session_id, outcome.events)
+                else:
+                    kept, events = outcome.kept, outcome.commanded + outcome.events
+                self.sessions.after_add(scope, kept, session_id, events)
+            self.sessions.after_commit(scope, kept, session_id)  # a goodbye ends the session
+            return events
 
     def _run_add_job(self, payload: dict[str, Any]) -> list[Event]:
         """A background `add` (engram.queue), as it was queued."""

@@ -220,20 +220,24 @@ class SessionManager:
 
     def after_add(
         self, scope: Scope, messages: Sequence[Message], session_id: str | None, events: list[Event]
-    ) -> list[Event]:
-        """Record the turns in working memory, and end the session on a goodbye."""
+    ) -> None:
+        """Record the turns in working memory (in the add's transaction, `Writer.one_write`)."""
         if session_id is None:
-            return events
+            return
         self.record_turns(scope, session_id, messages)  # and touches the session
-        if events:
+        marked = [e for e in events if e.memory is not None]  # (a command's event has none)
+        if marked:
             log.debug(
-                "marked %d memories in session %s of %s: %s", len(events), session_id, scope.user_id,
-                ", ".join(f"{e.action.value} {e.memory.kind.value}" for e in events),
+                "marked %d memories in session %s of %s: %s", len(marked), session_id, scope.user_id,
+                ", ".join(f"{e.action.value} {e.memory.kind.value}" for e in marked),
             )
-        if any(m.role == "user" and is_goodbye(m.content) for m in messages):
+
+    def after_commit(self, scope: Scope, messages: Sequence[Message], session_id: str | None) -> None:
+        """End the session on a goodbye, once the add committed: ending takes the session's lock,
+        and a thread ending it holds that lock while it waits for the writers' lock."""
+        if session_id is not None and any(m.role == "user" and is_goodbye(m.content) for m in messages):
             log.debug("goodbye in session %s of %s", session_id, scope.user_id)
             self.end(scope, session_id, reason="goodbye")
-        return events
 
     def record_turns(self, scope: Scope, session_id: str, messages: Sequence[Message]) -> None:
         """Keep the messages in working memory (token-bounded) and touch the session, in one write."""

@@ -4,6 +4,8 @@ message leaves nothing behind that a retry would then duplicate."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from engram.models import Kind
@@ -49,3 +51,39 @@ def memory_scope(user_id: str):
     from engram.store.base import Scope
 
     return Scope(user_id=user_id)
+
+
+class WatchedLock:
+    """A session's lock that says when someone waits for it."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.waiting = threading.Event()
+
+    def __enter__(self) -> WatchedLock:
+        self.waiting.set()
+        self.lock.acquire()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.lock.release()
+
+
+def test_a_goodbye_ends_its_session_after_the_add_committed_so_no_writer_waits_on_it(memory):
+    memory.add("I drink green tea in the evening.", user_id="u1", session_id="s1")
+    watched = WatchedLock()
+    memory.sessions._locks[("u1", "s1")] = watched
+    watched.lock.acquire()  # as a thread ending the session holds it while it writes
+    try:
+        bye = threading.Thread(target=memory.add, args=("Goodbye!",), kwargs={"user_id": "u1", "session_id": "s1"})
+        bye.start()
+        assert watched.waiting.wait(10)  # the goodbye waits for the session's lock ...
+        other = threading.Thread(target=memory.add, args=("I like cats.",), kwargs={"user_id": "u2"})
+        other.start()
+        other.join(10)
+        assert not other.is_alive()  # ... holding no writers' lock: other writes go on
+    finally:
+        watched.lock.release()
+    bye.join(10)
+    assert not bye.is_alive()
+    assert memory.sessions.store.session_get(memory_scope("u1"), "s1").ended_at is not None
