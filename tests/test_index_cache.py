@@ -187,3 +187,29 @@ def test_a_vector_written_behind_after_the_pack_is_in_the_cold_index(db_path, em
         index = cold.store._indexes.get("ana")
         assert row in index.position and index.has_vector[index.position[row]]
         assert row not in index.holes().tolist()
+
+
+def test_loading_an_index_measures_it_alone_and_growth_counts_by_the_next_full_measure(monkeypatch) -> None:
+    from engram.store import index_cache
+    from engram.store.index_cache import IndexCache
+    from engram.store.scope_index import ScopeIndex
+
+    sizes: dict[int, int] = {}
+    measured: list[int] = []
+
+    def nbytes(self) -> int:
+        measured.append(id(self))
+        return sizes.get(id(self), 1_000)
+
+    monkeypatch.setattr(ScopeIndex, "nbytes", nbytes)
+    monkeypatch.setattr(index_cache, "REMEASURE_EVERY", 9)
+    cache = IndexCache(budget_mb=10_000 / 1024 / 1024)  # room for ten indexes of 1,000 bytes
+    indexes = [ScopeIndex(8) for _ in range(7)]
+    for n, index in enumerate(indexes):
+        cache[f"u{n}"] = index
+    measured.clear()
+    cache["u7"] = ScopeIndex(8)
+    assert len(measured) == 1  # the newcomer only, not the seven cached (O(users) a load before)
+    sizes[id(indexes[0])] = 5_000  # u0 grew (writes, remembered questions) since it was measured
+    cache["u8"] = ScopeIndex(8)  # the ninth load: every index measured again, over budget by u0's growth
+    assert "u0" not in cache and cache.evictions == 1 and len(cache) == 8
