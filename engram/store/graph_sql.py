@@ -196,6 +196,12 @@ def add_events(db: Handle, events: Sequence[GraphEvent]) -> None:
     )
 
 
+def fresh_memo(db: Handle | None, user_id: str) -> dict:
+    """What `graph_memo` starts a user's graph state with: it reads no rows, so a backend
+    that knows the user's version may make it without a snapshot of its own."""
+    return {}
+
+
 class GraphMethods:
     """The ``graph_*`` methods of `Store` over a backend's three hooks: `_graph_tx` (a write
     transaction, or the caller's), `_graph_reading` (a handle to read with) and `_graph_cached`
@@ -270,7 +276,7 @@ class GraphMethods:
         """`compute()`, remembered under `key` while the user's graph and memories are unchanged
         (as `_graph_cached` tells): what a question expands to is worked out once, and a
         repeated question reads nothing again. The value is shared: callers do not change it."""
-        memo: dict = self._graph_cached("_graph_parts", user_id, lambda db, u: {})
+        memo: dict = self._graph_cached("_graph_parts", user_id, fresh_memo)
         if key not in memo:
             if len(memo) > 512:
                 memo.clear()

@@ -18,7 +18,7 @@ from typing import Any
 
 import psycopg
 
-from engram.store.graph_sql import GraphMethods
+from engram.store.graph_sql import GraphMethods, fresh_memo
 
 GRAPH_MIGRATION: tuple[str, ...] = (
     """CREATE TABLE graph_entities (
@@ -173,24 +173,29 @@ class GraphMixin(GraphMethods):
 
     def _graph_cached(self, name: str, user_id: str, read: Callable[[Marks, str], Any]) -> Any:
         """`read` for the user, reused while their version holds. Inside a transaction (whose
-        uncommitted changes the version does not show yet) read afresh, uncached."""
+        uncommitted changes the version does not show yet) read afresh, uncached. Inside `reading`,
+        a hit on the version it saw, and the empty `fresh_memo`, cost no round trip."""
         if getattr(self._local, "conn", None) is not None:
             with self._conn() as conn, conn.cursor() as cur:
                 return read(Marks(cur), user_id)
         cache: dict = self.__dict__.setdefault(name, {})
         hit = cache.get(user_id)
         seen = getattr(self._local, "versions", None)  # inside `reading`: the version it saw
-        if hit is not None and seen is not None and seen.get(user_id) == hit[0]:
+        version = seen.get(user_id) if seen is not None else None
+        if hit is not None and version is not None and version == hit[0]:
             return hit[1]
-        with self._conn() as conn, conn.transaction(), conn.cursor() as cur:  # version and rows: one snapshot
-            cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            row = cur.execute("SELECT version FROM user_versions WHERE user_id = %s", (user_id,)).fetchone()
-            version = 0 if row is None else row[0]
-            self._saw_version(user_id, version)
-            hit = cache.get(user_id)
-            if hit is not None and hit[0] == version:
-                return hit[1]
-            value = read(Marks(cur), user_id)
+        if version is not None and read is fresh_memo:  # reads no rows: no snapshot to take
+            value = read(None, user_id)
+        else:
+            with self._conn() as conn, conn.transaction(), conn.cursor() as cur:  # version and rows: one snapshot
+                cur.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+                row = cur.execute("SELECT version FROM user_versions WHERE user_id = %s", (user_id,)).fetchone()
+                version = 0 if row is None else row[0]
+                self._saw_version(user_id, version)
+                hit = cache.get(user_id)
+                if hit is not None and hit[0] == version:
+                    return hit[1]
+                value = read(Marks(cur), user_id)
         with self._lock:
             if len(cache) > 64:
                 cache.clear()
