@@ -77,10 +77,6 @@ class IndexCache:
         self._sizes.clear()
         self._recorded = 0
 
-    def nbytes(self) -> int:
-        """What the cached indexes hold now (each measured)."""
-        return sum(index.nbytes() for index in self._entries.values())
-
     def _record(self, user_id: str, size: int) -> None:
         self._recorded += size - self._sizes.pop(user_id, 0)
         if size:

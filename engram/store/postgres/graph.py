@@ -180,8 +180,7 @@ class GraphMixin(GraphMethods):
                 return read(Marks(cur), user_id)
         cache: dict = self.__dict__.setdefault(name, {})
         hit = cache.get(user_id)
-        seen = getattr(self._local, "versions", None)  # inside `reading`: the version it saw
-        version = seen.get(user_id) if seen is not None else None
+        version = self._version_seen(user_id)
         if hit is not None and version is not None and version == hit[0]:
             return hit[1]
         if version is not None and read is fresh_memo:  # reads no rows: no snapshot to take

@@ -252,12 +252,16 @@ class PostgresStore(
 
     def _version_read(self, user_id: str) -> int:
         """The user's version: inside `reading`, as its first read of the user saw it."""
+        version = self._version_seen(user_id)
+        if version is None:
+            version = self.user_version(user_id)
+            self._saw_version(user_id, version)
+        return version
+
+    def _version_seen(self, user_id: str) -> int | None:
+        """The user's version as this thread's `reading` saw it; None outside one, or not yet read."""
         seen: dict[str, int] | None = getattr(self._local, "versions", None)
-        if seen is None:
-            return self.user_version(user_id)
-        if user_id not in seen:
-            seen[user_id] = self.user_version(user_id)
-        return seen[user_id]
+        return None if seen is None else seen.get(user_id)
 
     def _saw_version(self, user_id: str, version: int) -> None:
         """Inside `reading`: the version a read of the user found (an index loaded at it)."""

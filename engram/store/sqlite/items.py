@@ -230,15 +230,14 @@ class ItemsMixin:
 
     def _find(self, scope: Scope, filters: Filters, column: str, value: str) -> list[MemoryItem]:
         where, params = self._filter_where(scope, filters)
+        # ids first, the items by `get_many`, from the cache (the write path looks up what it just
+        # wrote or restates: a whole row read and rebuilt costs ~8x an id); sorted here, not in
+        # SQL: an ORDER BY lets the planner walk the created_at index over every row of the user
         with self._lock:
-            # ids first, the items from the cache (the write path looks up what it just wrote or
-            # restates: a whole row read and rebuilt costs ~8x an id); sorted here, not in SQL:
-            # an ORDER BY lets the planner walk the created_at index over every row of the user
             ids = [r[0] for r in self._db.execute(
                 f"SELECT id FROM memories WHERE {where} AND {column} = ?", params + [value]
             ).fetchall()]
-            found = self._cached(ids) if ids else {}
-        items = [copy_item(found[i]) for i in ids if i in found]
+            items = self.get_many(ids)
         items.sort(key=lambda item: item.created_at, reverse=True)
         return items
 
