@@ -213,3 +213,7 @@ def test_loading_an_index_measures_it_alone_and_growth_counts_by_the_next_full_m
     sizes[id(indexes[0])] = 5_000  # u0 grew (writes, remembered questions) since it was measured
     cache["u8"] = ScopeIndex(8)  # the ninth load: every index measured again, over budget by u0's growth
     assert "u0" not in cache and cache.evictions == 1 and len(cache) == 8
+    cache["u9"], cache["u10"] = ScopeIndex(8), ScopeIndex(8)  # full now: each load evicts one
+    measured.clear()
+    cache["u11"] = ScopeIndex(8)
+    assert len(measured) == 1 and cache.evictions == 2  # a full cache evicts by the sizes on record

@@ -21,11 +21,13 @@ REMEASURE_EVERY = 256  # loads between two measurements of every cached index
 class IndexCache:
     """user_id -> ScopeIndex, LRU by the indexes' estimated bytes (`ScopeIndex.nbytes`).
 
-    An index is measured when it comes in; the others are measured again when the sizes on
-    record pass the budget, and every `REMEASURE_EVERY` loads (growth from writes and the
-    questions' memo counts soon). Measuring every index on every load cost O(users) a load:
-    ~3 ms a cold search with 300 users cached. The index just put in is never evicted,
-    however large: a search needs it.
+    An index is measured when it comes in, and every cached one again every `REMEASURE_EVERY`
+    loads (growth from writes and the questions' memo counts soon); eviction goes by the sizes
+    on record. Measuring every index on every load cost O(users) a load: ~3 ms a cold search
+    with 300 users cached, and so did measuring them all whenever the cache was full, as it
+    is for good once a process has served more users than the budget holds (~2 ms of a
+    restarted process's first searches at 1M memories). The index just put in is never
+    evicted, however large: a search needs it.
     """
 
     def __init__(self, budget_mb: float = DEFAULT_BUDGET_MB, on_evict: Callable[[str], None] | None = None) -> None:
@@ -52,7 +54,7 @@ class IndexCache:
         self._entries.move_to_end(user_id)
         self._record(user_id, index.nbytes())
         self._loads += 1
-        if self._recorded > self.budget or self._loads % REMEASURE_EVERY == 0:
+        if self._loads % REMEASURE_EVERY == 0:
             self._remeasure()
         self._fit(keep=user_id)
 
