@@ -79,3 +79,28 @@ def test_a_repeated_question_reads_the_graph_around_its_names_once(url, embedder
         memory.add("Anna is training to become a midwife", user_id="alice")
         memory.search("What does Anna do?", user_id="alice")
         assert len(reads) == 2  # the graph changed: read again
+
+
+def test_a_cold_users_first_search_reads_the_graphs_names_in_one_statement(url, embedder, monkeypatch):  # noqa: F811
+    """A restarted process's first search of a user: the names come in one statement, with no
+    snapshot transaction of their own (the search already read the user's version)."""
+    import psycopg
+
+    with opened(url, embedder) as memory:
+        for text in ["My sister Anna lives in Porto", "Anna works as a nurse at the city hospital"]:
+            memory.add(text, user_id="alice")
+    sent: list[str] = []
+    real = psycopg.Cursor.execute
+
+    def recording(self, query, *args, **kwargs):
+        sent.append(str(query))
+        return real(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(psycopg.Cursor, "execute", recording)
+    with opened(url, embedder) as restarted:
+        sent.clear()
+        hits = restarted.search("What does Anna do?", user_id="alice")
+        assert any("nurse" in h.memory.content for h in hits)
+    names = [q for q in sent if "graph_aliases" in q]
+    assert len(names) == 1 and "graph_entities" in names[0]
+    assert not any("SET TRANSACTION" in q for q in sent)

@@ -154,13 +154,14 @@ def mentioned(db: Handle, user_id: str, entity_ids: Sequence[str]) -> dict[str, 
 
 def names(db: Handle, user_id: str) -> GraphSnapshot:
     """The user's entities and aliases only (no mentions, no edges): what resolving a new
-    memory's names needs on the write path."""
-    return snapshot_from(
-        user_id,
-        db.execute("SELECT id, name, type, created_at FROM graph_entities WHERE user_id = ?", (user_id,)).fetchall(),
-        db.execute("SELECT entity_id, key, alias FROM graph_aliases WHERE user_id = ?", (user_id,)).fetchall(),
-        (), (),
-    )
+    memory's names needs on the write path, and a search's first look at the graph. One
+    statement, so one snapshot of its own (`SELF_CONSISTENT`)."""
+    rows = db.execute(
+        "SELECT 1, id, name, type, created_at FROM graph_entities WHERE user_id = ?"
+        " UNION ALL SELECT 0, entity_id, key, alias, NULL FROM graph_aliases WHERE user_id = ?",
+        (user_id, user_id),
+    ).fetchall()
+    return snapshot_from(user_id, [r[1:] for r in rows if r[0]], [r[1:4] for r in rows if not r[0]], (), ())
 
 
 def live(db: Handle, user_id: str) -> frozenset[str]:
@@ -200,6 +201,12 @@ def fresh_memo(db: Handle | None, user_id: str) -> dict:
     """What `graph_memo` starts a user's graph state with: it reads no rows, so a backend
     that knows the user's version may make it without a snapshot of its own."""
     return {}
+
+
+# reads consistent by themselves (one statement, or none): a backend that already read the
+# user's version may run them without a snapshot transaction. What they read is then as new as
+# that version or newer, and a newer state bumped the version, so the next look reads again.
+SELF_CONSISTENT: frozenset[Callable[..., Any]] = frozenset({fresh_memo, names})
 
 
 class GraphMethods:
