@@ -84,8 +84,15 @@ def with_schema(url: str, schema: str) -> str:
     return f"{url}{separator}options=-csearch_path%3D{schema},public"
 
 
-# a PostgreSQL store of schema 5 taken back to schema 4 (no scope packs)
-UNDO_POSTGRES_5 = (
+# a PostgreSQL store of schema 6 taken back to schema 5 (the mentions indexed by user alone)
+UNDO_POSTGRES_6 = (
+    "DROP INDEX graph_mentions_user",
+    "CREATE INDEX graph_mentions_user ON graph_mentions(user_id)",
+    "UPDATE engram_schema SET version = 5",
+)
+
+# a PostgreSQL store taken back to schema 4 (no scope packs)
+UNDO_POSTGRES_5 = UNDO_POSTGRES_6 + (
     "DROP TRIGGER scope_packs_rewrite ON memories",
     "DROP TRIGGER scope_packs_delete ON memories",
     "DROP FUNCTION scope_packs_changed, scope_packs_deleted, scope_packs_drop",
@@ -93,7 +100,7 @@ UNDO_POSTGRES_5 = (
     "UPDATE engram_schema SET version = 4",
 )
 
-# a PostgreSQL store of schema 5 taken back to schema 3 (every row in one HNSW index)
+# a PostgreSQL store taken back to schema 3 (every row in one HNSW index)
 UNDO_POSTGRES_4 = UNDO_POSTGRES_5 + (
     "DROP TRIGGER memories_hnsw_flag ON memories",
     "DROP FUNCTION memories_hnsw_flag",

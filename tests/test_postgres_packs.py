@@ -19,6 +19,7 @@ from engram.models import Filters
 from engram.store import scope_pack
 from engram.store.base import Scope
 from engram.store.postgres import search as pg_search
+from engram.store.postgres.schema import SCHEMA_VERSION
 from engram.store.scope_index import ScopeIndex
 from engram.text import lexical_tokens
 
@@ -173,7 +174,7 @@ def test_a_store_of_schema_4_gains_packs_on_open(url, embedder) -> None:
         sql(url, statement)
     assert sql(url, "SELECT to_regclass('scope_packs')") == [(None,)]
     with opened(url, embedder) as upgraded:
-        assert upgraded.store.schema_version == 5
+        assert upgraded.store.schema_version == SCHEMA_VERSION
         assert answers(upgraded, "ana") == expected
         assert set(packs(url, upgraded)) == {"ana"}
         upgraded.delete(upgraded.search("coffee", user_id="ana", limit=1)[0].memory.id)

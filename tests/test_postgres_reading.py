@@ -104,3 +104,28 @@ def test_a_cold_users_first_search_reads_the_graphs_names_in_one_statement(url, 
     names = [q for q in sent if "graph_aliases" in q]
     assert len(names) == 1 and "graph_entities" in names[0]
     assert not any("SET TRANSACTION" in q for q in sent)
+
+
+def test_a_store_of_schema_5_reads_the_graphs_mentions_from_an_index_on_open(url, embedder):  # noqa: F811
+    """Migration 6: the mentions' index by user becomes one a search's counts read alone; what
+    the graph answers is the same."""
+    import psycopg
+    from store_backends import UNDO_POSTGRES_6
+
+    from engram.store.postgres.schema import SCHEMA_VERSION
+
+    with opened(url, embedder) as memory:
+        for text in ["My sister Anna lives in Porto", "Anna works as a nurse at the city hospital"]:
+            memory.add(text, user_id="alice")
+        before = [h.memory.id for h in memory.search("What does Anna do?", user_id="alice")]
+    with psycopg.connect(url, autocommit=True) as db:
+        for statement in UNDO_POSTGRES_6:
+            db.execute(statement)
+    with opened(url, embedder) as upgraded:
+        assert upgraded.store.schema_version == SCHEMA_VERSION == 6
+        assert [h.memory.id for h in upgraded.search("What does Anna do?", user_id="alice")] == before
+    with psycopg.connect(url, autocommit=True) as db:
+        columns = db.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'graph_mentions_user' AND schemaname = current_schema()"
+        ).fetchone()[0]
+    assert "(user_id, entity_id, memory_id)" in columns

@@ -92,6 +92,17 @@ GRAPH_MIGRATION: tuple[str, ...] = (
     FOR EACH ROW EXECUTE FUNCTION graph_entity_orphaned()""",
 )
 
+# A search's reads of the mentions (`graph_sql.around`, `mentioned`: a user's entities, how many
+# memories each; how many memories the graph links) answered from the index alone: from the
+# table they read a heap page per mention, the user's mentions being spread over the file as
+# they were written (1M memories: ~1,200 mentions a user over ~200 pages; the counts 1.6 → 0.3
+# ms, the linked memories 2.2 → 0.8 ms a cold user). The index by user alone goes: this one
+# starts with it.
+GRAPH_READS_MIGRATION: tuple[str, ...] = (
+    "DROP INDEX graph_mentions_user",
+    "CREATE INDEX graph_mentions_user ON graph_mentions(user_id, entity_id, memory_id)",
+)
+
 _INSERT = re.compile(r"INSERT INTO (\w+) \(([^)]*)\) VALUES (\([^)]*\))(.*)", re.S)
 _UPDATES = re.compile(r"ON CONFLICT \(([^)]*)\) DO UPDATE")
 _ROWS_PER_STATEMENT = 1_000  # PostgreSQL takes at most 65,535 parameters a statement
