@@ -12,6 +12,7 @@ neighbour, and memories reached through it alone count little, so it cannot floo
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -220,11 +221,14 @@ def _plan(index: GraphIndex, named: list[str], types: set[str], fanout: int) -> 
 
 
 def _weigh(plan: list[tuple[str, float]], memories: dict[str, set[str]], budget: int) -> dict[str, float]:
+    """The `budget` best-weighted memories; ties broken by id, so the cut does not depend on
+    the order a set or a backend's rows happen to come in (the whole graph and the part a
+    query reaches then pick the same memories)."""
     weight: Counter[str] = Counter()
     for entity, share in plan:
         for memory_id in memories.get(entity, ()):
             weight[memory_id] += share
-    return dict(weight.most_common(budget))
+    return dict(heapq.nsmallest(budget, weight.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def ranked(
