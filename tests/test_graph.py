@@ -221,3 +221,22 @@ def test_a_store_without_a_graph_still_adds_searches_and_shows_an_empty_graph(tm
         m.add("My sister Beth works at Initech.", user_id="u")
         assert m.search("Who are Beth's colleagues?", user_id="u")
         assert m.graph("u").entities == []
+
+
+def test_the_expansion_budget_cuts_ties_the_same_way_whatever_the_order_links_come_in():
+    """Memories tied at the budget are kept by id: the whole graph and the part a question reaches
+    (read in another row order, by another backend) keep the same ones."""
+    from datetime import UTC, datetime
+
+    from engram.store.graph import AliasRow, EntityRow, GraphSnapshot, MentionRow
+
+    now = datetime(2026, 1, 1, tzinfo=UTC)
+    entities = {e: EntityRow(e, "u", name, "person", now) for e, name in (("e1", "Anna"), ("e2", "Tom"))}
+    aliases = [AliasRow("e1", "anna", "Anna"), AliasRow("e2", "tom", "Tom")]
+    about_anna = [MentionRow("e1", f"m{i}", "subject") for i in (5, 3, 1, 4, 2, 6)]
+    others = [MentionRow("e2", f"t{i}", "subject") for i in range(12)]
+    kept = []
+    for mentions in (about_anna, about_anna[::-1], sorted(about_anna, key=lambda m: m.memory_id)):
+        snap = GraphSnapshot(entities=entities, aliases=aliases, mentions=mentions + others)
+        kept.append(expand(snap, "What does Anna do?", fanout=8, budget=3))
+    assert kept[0] == kept[1] == kept[2] == {"m1": 1.0, "m2": 1.0, "m3": 1.0}
