@@ -9,7 +9,7 @@ import threading
 import pytest
 
 from engram.models import Kind
-from engram.store.base import StoreFull
+from engram.store.base import Scope, StoreFull
 
 TWO_FACTS = "I live in Lisbon and I work as a nurse."
 
@@ -19,7 +19,7 @@ def test_a_message_with_two_facts_keeps_them_with_its_episode_and_session_turn(m
                user_id="u1", session_id="s1")
     kept = memory.get_all(user_id="u1", limit=None)
     assert sorted(m.kind is Kind.TURN for m in kept) == [False, False, True]  # two facts and the episode
-    assert [t.content for t in memory.sessions.turns(memory_scope("u1"), "s1")][-1] == TWO_FACTS
+    assert [t.content for t in memory.sessions.turns(Scope("u1"), "s1")][-1] == TWO_FACTS
 
 
 def test_a_failure_half_way_through_a_message_leaves_nothing_of_it(memory, monkeypatch):
@@ -45,12 +45,6 @@ def test_a_failure_half_way_through_a_message_leaves_nothing_of_it(memory, monke
     assert [m.content for m in kept if m.kind is Kind.TURN].count(TWO_FACTS) == 1
     facts = [m.content for m in kept if m.kind is not Kind.TURN and m.id not in before]
     assert len(facts) == 2 and any("Lisbon" in f for f in facts) and any("nurse" in f for f in facts)
-
-
-def memory_scope(user_id: str):
-    from engram.store.base import Scope
-
-    return Scope(user_id=user_id)
 
 
 class WatchedLock:
@@ -86,4 +80,4 @@ def test_a_goodbye_ends_its_session_after_the_add_committed_so_no_writer_waits_o
         watched.lock.release()
     bye.join(10)
     assert not bye.is_alive()
-    assert memory.sessions.store.session_get(memory_scope("u1"), "s1").ended_at is not None
+    assert memory.sessions.store.session_get(Scope("u1"), "s1").ended_at is not None
