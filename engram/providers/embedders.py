@@ -154,5 +154,5 @@ def make_embedder(settings: Settings) -> Embedder:
     if settings.embedder == "use":
         from engram.providers.use import USEEmbedder
 
-        return USEEmbedder()
+        return USEEmbedder(fast_queries=settings.fast_queries)
     return WordLlamaEmbedder(settings.embedding_dim)

@@ -36,7 +36,9 @@ class QueryCache:
                 self._vectors.move_to_end(key)
                 self.hits += 1
                 return found
-        vector = np.array(embedder.embed([text])[0], dtype=np.float32)
+        embed_query = getattr(embedder, "embed_query", None)  # an embedder's cheaper way for queries
+        made = embed_query(text) if embed_query is not None else embedder.embed([text])[0]
+        vector = np.array(made, dtype=np.float32)
         vector.setflags(write=False)
         with self._lock:
             self.misses += 1
