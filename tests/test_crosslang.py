@@ -85,7 +85,7 @@ def test_the_madial_bench_reads_the_parallel_data_across_languages(tmp_path):
     english = {next(iter(json.loads(line))) for line in (tmp_path / "en" / "memory.jsonl").read_text().splitlines()}
     report = run_madial(tmp_path, "zh", ["engram", "bm25"], [1, 5], memories="en", engram_settings={"embedder": "use"})
     assert report.benchmark == "madial-zh-to-en" and report.embedder == "use-multilingual-v3"
-    assert report.embed_ms["short"] > 0
+    assert report.embed_ms["short"] > 0 and report.embed_ms["query"] > 0
     assert report.n_docs == len(english)
     for query in report.system("engram").queries:
         assert query.relevant and set(query.relevant) <= english  # only memories English has

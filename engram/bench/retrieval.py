@@ -112,7 +112,8 @@ class RetrievalReport(BaseModel):
     ingest_batch: int = 1
     embedder: str = Field("", description="the embedder engram's systems ran with")
     embed_ms: dict[str, float] = Field(
-        default_factory=dict, description="its cost: one short text, one long text, per text in a batch of 64"
+        default_factory=dict,
+        description="its cost: one short text, one long text, per text in a batch of 64, a one-line question",
     )
     json_path: str | None = None
     png_path: str | None = None
@@ -209,24 +210,27 @@ class _Run:
 
 
 def _embed_latency(embedder: Any, repeat: int = 5) -> dict[str, float]:
-    """What the embedder costs, warm (median ms): a short text, a long one, a text in a batch of 64."""
+    """What the embedder costs, warm (median ms): a short text, a long one, a text in a batch of 64,
+    and a one-line question the way a search embeds it (USE: from its token vectors)."""
     import statistics
 
     short = ["What martial art does she practise these days?"]
     long = [" ".join(["I told you about the trip to the mountains with my sister last spring."] * 12)]
     batch = [f"{short[0]} ({i})" for i in range(64)]
 
-    def median_ms(texts: list[str], runs: int) -> float:
+    def median_ms(texts: list[str], runs: int, embed: Callable[[list[str]], Any] = embedder.embed) -> float:
         times = []
         for _ in range(runs):
             began = time.perf_counter()
-            embedder.embed(texts)
+            embed(texts)
             times.append((time.perf_counter() - began) * 1000.0)
         return round(statistics.median(times), 3)
 
+    embed_query = getattr(embedder, "embed_query", None)
+    one = median_ms(short, repeat * 4)
     return {
-        "short": median_ms(short, repeat * 4), "long": median_ms(long, repeat),
-        "batched": round(median_ms(batch, 2) / len(batch), 3),
+        "short": one, "long": median_ms(long, repeat), "batched": round(median_ms(batch, 2) / len(batch), 3),
+        "query": median_ms(short, repeat * 4, lambda t: embed_query(t[0])) if embed_query else one,
     }
 
 

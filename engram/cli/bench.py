@@ -163,7 +163,8 @@ def render_retrieval(report: Any) -> None:
         cost = report.embed_ms
         console.print(
             f"embedder: {report.embedder} (ms: {cost.get('short', 0):.2f} a short text, "
-            f"{cost.get('long', 0):.2f} a long one, {cost.get('batched', 0):.2f} a text in a batch of 64)",
+            f"{cost.get('long', 0):.2f} a long one, {cost.get('batched', 0):.2f} a text in a batch of 64, "
+            f"{cost.get('query', 0):.2f} a one-line question)",
             markup=False,
         )
     console.print(_scores_table(report, f"overall (n={report.n_queries})", lambda s: s.overall))
