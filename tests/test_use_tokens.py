@@ -27,7 +27,9 @@ MEMORIES = [
 def use():
     from engram.providers.use import USEEmbedder
 
-    return USEEmbedder()
+    embedder = USEEmbedder()
+    embedder.embed(["load"])  # (tests below read its model)
+    return embedder
 
 
 def test_a_question_from_token_vectors_is_close_to_the_models_own(use):
@@ -99,3 +101,25 @@ def test_search_with_the_default_embedder_answers_an_english_question(tmp_path, 
         m.add_many([{"messages": text, "user_id": "u1", "infer": False} for text in MEMORIES])
         top = m.search("Which musical instrument am I studying?", user_id="u1", limit=1)
     assert top[0].memory.content == MEMORIES[3]
+
+
+def test_the_words_of_what_is_stored_have_their_rows_made_ahead(use, monkeypatch):
+    tokens = use_tokens.TokenVectors(use._model)
+    tokens.learn(["We saw quokkas at Rottnest Island at dusk."])
+    made: list[list[int]] = []
+    make = tokens._make
+    monkeypatch.setattr(tokens, "_make", lambda ids, evict=True: made.append(ids) or make(ids, evict))
+    learned = tokens.encode("quokkas at Rottnest Island")
+    assert made == []  # every row was there
+    assert np.allclose(learned, use_tokens.TokenVectors(use._model).encode("quokkas at Rottnest Island"), atol=1e-5)
+    tokens.encode("Which marsupials live on the island?")
+    assert made  # a question's new words are made when asked
+
+
+def test_learning_fills_the_room_left_and_never_evicts(use, monkeypatch):
+    monkeypatch.setattr(use_tokens, "MAX_ROWS", 10)
+    tokens = use_tokens.TokenVectors(use._model)
+    tokens.encode("What pet do I have?")
+    before = dict(tokens._rows)
+    tokens.learn(["I adopted a golden retriever puppy named Max last spring in Toronto."])
+    assert len(tokens._rows) == 10 and all(i in tokens._rows for i in before)

@@ -58,7 +58,10 @@ class USEEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._model or self._load()
-        return np.asarray(model.encode(list(texts)), dtype=np.float32)
+        rows = np.asarray(model.encode(list(texts)), dtype=np.float32)
+        if self.fast_queries and self._tokens is not None:
+            self._tokens.learn(texts)  # the words of what is stored: questions use them
+        return rows
 
     def embed_query(self, text: str) -> np.ndarray:
         """A query's vector: from token vectors when it is one line without Chinese (and
