@@ -29,10 +29,10 @@ import numpy as np
 from engram.providers.use_tokens import TokenVectors
 
 USE_NAME = "use-multilingual-v3"
+USE_DIM = 512
 # scripts written without spaces between words (Chinese, Japanese, Thai) or in syllable blocks
 # (Korean): the tokenizer reads them a character or syllable at a time
 _UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-USE_DIM = 512
 
 
 class USEEmbedder:
@@ -66,8 +66,8 @@ class USEEmbedder:
     def embed_query(self, text: str) -> np.ndarray:
         """A query's vector: from token vectors when it is one line without Chinese (and
         `fast_queries`). The tokenizer splits Chinese into characters ("过敏" → 过, 敏), whose
-        vectors alone mean little: a Chinese question over English memories lost a third of
-        its recall that way."""
+        vectors alone mean little: Chinese questions over English memories lost a tenth of their
+        recall that way (MADial R@10 0.479 against 0.534)."""
         if not self.fast_queries or "\n" in text.strip() or _UNSPACED.search(text):
             return self.embed([text])[0]
         self._load()

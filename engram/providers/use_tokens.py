@@ -57,11 +57,12 @@ class TokenVectors:
         ids = net.sp.encode(text, out_type=int, add_bos=True, add_eos=True)
         kept = self._rows  # (a full cache is replaced, never emptied in place)
         missing = sorted({i for i in ids if i not in kept})
-        made = self._make(missing) if missing else {}
-        total = np.sum([made[i] if i in made else kept[i] for i in ids], axis=0, dtype=np.float32)
-        total += len(ids) * net.cnn_b
-        total /= np.sqrt(np.float32(len(ids)))
-        return self._head(total)
+        with self._limit(limits=1, user_api="blas"):  # (OpenBLAS would split even the head's products)
+            made = self._make(missing) if missing else {}
+            total = np.sum([made[i] if i in made else kept[i] for i in ids], axis=0, dtype=np.float32)
+            total += len(ids) * net.cnn_b
+            total /= np.sqrt(np.float32(len(ids)))
+            return self._head(total)
 
     def learn(self, texts: Sequence[str]) -> None:
         """Rows for the tokens of `texts` (memories as they are embedded), made ahead in one
@@ -73,32 +74,33 @@ class TokenVectors:
             encode = self._net.sp.encode
             new = sorted({i for t in texts for i in encode(t, out_type=int, add_bos=True, add_eos=True) if i not in kept})
             if new:
-                self._make(new[:room], evict=False)
+                with self._limit(limits=1, user_api="blas"):
+                    self._make(new[:room], evict=False)
 
     def _make(self, ids: list[int], evict: bool = True) -> dict[int, np.ndarray]:
         """The rows of `ids`: each token through projection and CNN as a sentence of its own
         (its n-gram windows hold only itself), normalised, then through the linear map the
         model applies after the mean. Kept; a full cache starts over when `evict` (a query's
-        rows), else they are kept only while there is room (rows learned ahead)."""
+        rows), else they are kept only while there is room (rows learned ahead). (Callers hold
+        the process to one BLAS thread, as the model does.)"""
         net, width = self._net, self._width
         flat = np.asarray(ids, dtype=np.int64)
         chunk = flat % self._chunks
-        with self._limit(limits=1, user_api="blas"):
-            emb = net.table[flat].astype(np.float32)
-            emb *= net.scale[chunk, None]
-            emb += net.lo[chunk, None]
-            x = emb @ net.proj_W
-            x += net.proj_b
-            self._layernorm(x, net.ln_g_all, net.ln_b_all, net.eps)
-            parts = [emb]
-            for i, (_, left) in enumerate(self._orders):
-                own = slice(left * width, (left + 1) * width)  # the token's slot in its window
-                xs = x[:, i * width : (i + 1) * width]
-                h = np.maximum(xs @ net.w1[i][own] + net.b1[i], 0) + xs
-                parts.append(np.maximum(h @ net.w2[i][own] + net.b2[i], 0) + h)
-            feats = np.concatenate(parts, axis=1)
-            self._layernorm(feats, net.ln_g, net.ln_b, net.eps)
-            made = feats @ net.cnn_W
+        emb = net.table[flat].astype(np.float32)
+        emb *= net.scale[chunk, None]
+        emb += net.lo[chunk, None]
+        x = emb @ net.proj_W
+        x += net.proj_b
+        self._layernorm(x, net.ln_g_all, net.ln_b_all, net.eps)
+        parts = [emb]
+        for i, (_, left) in enumerate(self._orders):
+            own = slice(left * width, (left + 1) * width)  # the token's slot in its window
+            xs = x[:, i * width : (i + 1) * width]
+            h = np.maximum(xs @ net.w1[i][own] + net.b1[i], 0) + xs
+            parts.append(np.maximum(h @ net.w2[i][own] + net.b2[i], 0) + h)
+        feats = np.concatenate(parts, axis=1)
+        self._layernorm(feats, net.ln_g, net.ln_b, net.eps)
+        made = feats @ net.cnn_W
         rows = dict(zip(ids, made, strict=True))
         with self._lock:
             if len(self._rows) + len(rows) > MAX_ROWS:
