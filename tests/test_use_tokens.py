@@ -4,7 +4,7 @@ script); dialogues and Chinese still run the whole model."""
 
 from __future__ import annotations
 
-import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
@@ -74,26 +74,12 @@ def test_a_full_row_cache_starts_over_and_gives_the_same_vectors(use, monkeypatc
 
 def test_threads_asking_at_once_get_what_one_thread_gets(use):
     fresh = use_tokens.TokenVectors(use._model)  # no rows yet: the threads make them together
-    expected = [use.embed_query(q) for q in QUESTIONS]
-    out: dict[int, list[np.ndarray]] = {}
-    failures: list[BaseException] = []
-
-    def work(n: int) -> None:
-        try:
-            order = QUESTIONS[n % 5:] + QUESTIONS[: n % 5]
-            out[n] = [fresh.encode(q) for q in order]
-        except BaseException as exc:  # noqa: BLE001 - reported below
-            failures.append(exc)
-
-    threads = [threading.Thread(target=work, args=(n,)) for n in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    assert not failures
-    for n, vectors in out.items():
-        order = expected[n % 5:] + expected[: n % 5]
-        assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(vectors, order, strict=True))
+    expected = {q: use.embed_query(q) for q in QUESTIONS}
+    asked = [QUESTIONS[n % 5:] + QUESTIONS[: n % 5] for n in range(6)]
+    with ThreadPoolExecutor(6) as pool:  # (an exception in a thread is raised by `map`)
+        answers = list(pool.map(lambda questions: [fresh.encode(q) for q in questions], asked))
+    for questions, vectors in zip(asked, answers, strict=True):
+        assert all(np.allclose(v, expected[q], atol=1e-5) for q, v in zip(questions, vectors, strict=True))
 
 
 def test_search_with_the_default_embedder_answers_an_english_question(tmp_path, use):
