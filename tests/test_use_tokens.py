@@ -109,3 +109,15 @@ def test_learning_fills_the_room_left_and_never_evicts(use, monkeypatch):
     before = dict(tokens._rows)
     tokens.learn(["I adopted a golden retriever puppy named Max last spring in Toronto."])
     assert len(tokens._rows) == 10 and all(i in tokens._rows for i in before)
+
+
+def test_what_is_stored_in_chinese_is_not_learned_from():
+    from engram.providers.use import USEEmbedder
+
+    embedder = USEEmbedder()
+    embedder.embed(["load"])
+    embedder._tokens = use_tokens.TokenVectors(embedder._model)  # a cache of its own, empty
+    embedder.embed(["我女儿叫小雨，今年七岁。"])  # a Chinese question runs the whole model: no rows
+    assert embedder._tokens._rows == {}
+    embedder.embed(["My daughter is seven."])
+    assert embedder._tokens._rows

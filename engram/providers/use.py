@@ -59,8 +59,8 @@ class USEEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._model or self._load()
         rows = np.asarray(model.encode(list(texts)), dtype=np.float32)
-        if self.fast_queries and self._tokens is not None:
-            self._tokens.learn(texts)  # the words of what is stored: questions use them
+        if self.fast_queries and self._tokens is not None:  # the words of what is stored, for questions
+            self._tokens.learn([t for t in texts if not _UNSPACED.search(t)])  # (Chinese never uses them)
         return rows
 
     def embed_query(self, text: str) -> np.ndarray:
