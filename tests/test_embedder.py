@@ -32,3 +32,11 @@ def test_rows_are_unit_length(embedder, text):
 def test_empty_text_is_a_zero_row_not_nan(embedder):
     row = embedder.embed([""])[0]
     assert not np.isnan(row).any() and not row.any()
+
+
+def test_embedders_of_one_process_share_one_loaded_model(embedder):
+    from engram.providers.embedders import WordLlamaEmbedder
+
+    again = WordLlamaEmbedder()
+    assert again._load() is embedder._load()  # a second Memory does not load it again
+    assert np.allclose(again.embed(["I like tea"]), embedder.embed(["I like tea"]))

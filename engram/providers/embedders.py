@@ -9,12 +9,12 @@ tokenizer in the wrong folder and then tries to download it; pointing
 from __future__ import annotations
 
 import logging
-import threading
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from engram.providers.shared import shared_model
 from engram.providers.vectors import normalise_rows
 
 if TYPE_CHECKING:
@@ -50,30 +50,11 @@ class WordLlamaEmbedder:
         # its vocabulary barely covers Chinese: near chance on MADial-zh
         self.languages = frozenset({"en"})
         self._model = None
-        self._lock = threading.Lock()
         self._word_ids: dict[str, tuple[int, ...]] = {}  # see _token_ids
 
     def _load(self):
-        with self._lock:
-            if self._model is None:
-                root = logging.getLogger()
-                handlers, level = list(root.handlers), root.level
-                import wordllama
-                from wordllama import WordLlama
-
-                # wordllama calls logging.basicConfig(level=INFO) on import,
-                # which would reconfigure the application's logging: undo it
-                root.handlers[:] = handlers
-                root.setLevel(level)
-
-                model = WordLlama.load(
-                    cache_dir=Path(wordllama.__file__).parent,
-                    disable_download=True,
-                    dim=self.dim,
-                )
-                if model.tokenizer.get_vocab_size() > model.embedding.shape[0]:
-                    raise RuntimeError("wordllama's tokenizer has ids past its embedding table")
-                self._model = model
+        if self._model is None:
+            self._model = shared_model(("wordllama", self.dim), lambda: _load_wordllama(self.dim))
         return self._model
 
     def embed(self, texts: list[str]) -> np.ndarray:
@@ -132,6 +113,24 @@ class WordLlamaEmbedder:
         if len(self._word_ids) > _WORD_CACHE:
             self._word_ids.clear()
         self._word_ids.update(word_ids)
+
+
+def _load_wordllama(dim: int) -> Any:
+    """wordllama's model at `dim`, from its package folder (offline: see above)."""
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    import wordllama
+    from wordllama import WordLlama
+
+    # wordllama calls logging.basicConfig(level=INFO) on import,
+    # which would reconfigure the application's logging: undo it
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+    model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True, dim=dim)
+    if model.tokenizer.get_vocab_size() > model.embedding.shape[0]:
+        raise RuntimeError("wordllama's tokenizer has ids past its embedding table")
+    return model
 
 
 _WORD_CACHE = 50_000  # words whose token ids are kept (a few MB)

