@@ -40,3 +40,15 @@ def test_embedders_of_one_process_share_one_loaded_model(embedder):
     again = WordLlamaEmbedder()
     assert again._load() is embedder._load()  # a second Memory does not load it again
     assert np.allclose(again.embed(["I like tea"]), embedder.embed(["I like tea"]))
+
+
+@pytest.mark.parametrize("dim", [64, 128])
+def test_a_smaller_dimension_loads_offline_from_the_bundled_weights(embedder, dim):
+    from engram.providers.embedders import WordLlamaEmbedder
+
+    smaller = WordLlamaEmbedder(dim=dim)
+    rows = smaller.embed(["I like matcha green tea", "User's favourite book is Dune."])
+    assert rows.shape == (2, dim) and np.allclose(np.linalg.norm(rows, axis=1), 1.0, atol=1e-5)
+    assert smaller._load() is not embedder._load()  # another dimension, another model
+    full = embedder.embed(["I like matcha green tea"])[0][:dim]
+    assert np.allclose(rows[0], full / np.linalg.norm(full), atol=1e-5)  # the first `dim` of the 256

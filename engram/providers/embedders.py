@@ -116,7 +116,9 @@ class WordLlamaEmbedder:
 
 
 def _load_wordllama(dim: int) -> Any:
-    """wordllama's model at `dim`, from its package folder (offline: see above)."""
+    """wordllama's model at `dim`, from its package folder (offline: see above). The wheel holds
+    the 256-d weights only; 64 and 128 are their first dimensions (`trunc_dim`, the model is
+    trained for it), which `dim=` would look for as files of their own and fail offline."""
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
     import wordllama
@@ -127,7 +129,9 @@ def _load_wordllama(dim: int) -> Any:
     root.handlers[:] = handlers
     root.setLevel(level)
 
-    model = WordLlama.load(cache_dir=Path(wordllama.__file__).parent, disable_download=True, dim=dim)
+    model = WordLlama.load(
+        cache_dir=Path(wordllama.__file__).parent, disable_download=True, dim=256, trunc_dim=None if dim == 256 else dim,
+    )
     if model.tokenizer.get_vocab_size() > model.embedding.shape[0]:
         raise RuntimeError("wordllama's tokenizer has ids past its embedding table")
     return model
