@@ -18,6 +18,7 @@ import Stemmer
 __all__ = [
     "cjk_ratio",
     "detect_language",
+    "has_unspaced_script",
     "is_cjk",
     "lexical_tokens",
     "normalize",
@@ -37,6 +38,16 @@ _ZH_FUNCTION_CHARS = frozenset("的了是我你他她在和也就都很吗呢吧
 def is_cjk(ch: str) -> bool:
     """True for one CJK ideograph."""
     return _CJK_RE.match(ch) is not None
+
+
+# scripts written without spaces between words (Chinese, Japanese kana, Thai) or in syllable
+# blocks (Korean): a subword tokenizer reads them a character or syllable at a time
+_UNSPACED_RE = re.compile(f"[{_CJK_CLASS}\u3040-\u30ff\uac00-\ud7af\u0e00-\u0e7f]")
+
+
+def has_unspaced_script(text: str) -> bool:
+    """True when `text` holds Chinese, Japanese, Korean or Thai."""
+    return _UNSPACED_RE.search(text) is not None
 
 
 def cjk_ratio(text: str) -> float:

@@ -49,7 +49,7 @@ def test_each_question_finds_its_memory_through_token_vectors(use):
 
 def test_dialogues_and_chinese_run_the_whole_model(use):
     dialogue = "Assistant: How was the weekend?\nUser: Great, we hiked up the mountain."
-    for text in (dialogue, "我对什么东西过敏？", "Bart对什么东西过敏？", "猫の名前は何ですか"):
+    for text in (dialogue, "我对什么东西过敏？", "Bart对什么东西过敏？", "猫の名前は何ですか", "제 고양이 이름이 뭐예요", "What does 𠮷 mean?"):
         assert np.allclose(use.embed_query(text), use.embed([text])[0], atol=1e-6), text
 
 

@@ -19,7 +19,6 @@ built here, under `shared_model`'s lock, before any other thread can encode.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,10 @@ import numpy as np
 
 from engram.providers.shared import shared_model
 from engram.providers.use_tokens import TokenVectors
+from engram.text import has_unspaced_script
 
 USE_NAME = "use-multilingual-v3"
 USE_DIM = 512
-# scripts written without spaces between words (Chinese, Japanese, Thai) or in syllable blocks
-# (Korean): the tokenizer reads them a character or syllable at a time
-_UNSPACED = re.compile(r"[\u0e00-\u0e7f\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 
 class USEEmbedder:
@@ -60,7 +57,7 @@ class USEEmbedder:
         model = self._model or self._load()
         rows = np.asarray(model.encode(list(texts)), dtype=np.float32)
         if self.fast_queries and self._tokens is not None:  # the words of what is stored, for questions
-            self._tokens.learn([t for t in texts if not _UNSPACED.search(t)])  # (Chinese never uses them)
+            self._tokens.learn([t for t in texts if not has_unspaced_script(t)])  # (Chinese never uses them)
         return rows
 
     def embed_query(self, text: str) -> np.ndarray:
@@ -68,7 +65,7 @@ class USEEmbedder:
         `fast_queries`). The tokenizer splits Chinese into characters ("过敏" → 过, 敏), whose
         vectors alone mean little: Chinese questions over English memories lost a tenth of their
         recall that way (MADial R@10 0.479 against 0.534)."""
-        if not self.fast_queries or "\n" in text.strip() or _UNSPACED.search(text):
+        if not self.fast_queries or "\n" in text.strip() or has_unspaced_script(text):
             return self.embed([text])[0]
         self._load()
         assert self._tokens is not None
