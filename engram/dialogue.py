@@ -183,5 +183,15 @@ class Conversations:
         self.dirty.clear()
         return out | {row: -1 for row in changed if row not in out}
 
+    def replies(self, row: int, answered: int) -> bool:
+        """Whether the turn `row` answers (`answered`) is a question put to it: another speaker's
+        turn, or the one its `reply_to` names (not the same speaker's previous turn)."""
+        place, before = self.places.get(row), self.places.get(answered)
+        if place is None or before is None:
+            return False
+        if place.reply_to is not None and self.by_turn_id.get(place.reply_to) == answered:
+            return True
+        return place.speaker is not None and before.speaker is not None and place.speaker != before.speaker
+
     def speakers(self) -> set[str]:
         return {s for s, rows in self.by_speaker.items() if rows}

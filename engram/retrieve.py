@@ -111,10 +111,11 @@ class Retriever:
         return self.queries.vector(self.embedder, query)
 
     def dense_search(self, scope: Scope, vector: np.ndarray, filters: Filters, depth: int) -> list[tuple[str, float]]:
-        """The store's dense search, once the user's memories written behind have their vectors."""
+        """The store's dense search, once the user's memories written behind have their vectors;
+        a turn is read with the turn it answers, as on the lexical side (`weight_context`)."""
         if self.settle is not None:
             self.settle(scope.user_id, links=False)
-        return self.store.dense_search(scope, vector, filters, depth)
+        return self.store.dense_search(scope, vector, filters, depth, context_weight=self.settings.weight_context)
 
     def dense_applies(self, query: str) -> bool:
         """Skip the embedder for languages it does not know (wordllama: English only);

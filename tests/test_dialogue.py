@@ -7,11 +7,13 @@ import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from engram import Memory
 from engram.dialogue import Conversations, TurnPlace, place_of, speaker_of, turn_number
 from engram.dialogue_rank import is_filler
+from engram.store.scope_index import ScopeIndex
 
 LOCOMO = Path(__file__).parents[1].parent / "shared" / "data" / "locomo-dev" / "26.json"
 DAY = datetime(2023, 5, 8, 13, 0, tzinfo=UTC)
@@ -67,6 +69,22 @@ def test_a_turn_answers_the_nearest_earlier_turn_by_another_speaker():
     links = conversations.refresh()
     assert links[1] == 0 and links[2] == 0  # both of b's turns answer a's question
     assert links[3] == 2
+
+
+def test_only_another_speakers_turn_or_the_one_named_is_a_question_put_to_a_turn():
+    conversations = Conversations()
+    said = [("a", "D1:1"), ("a", "D1:2"), ("b", "D1:3"), ("b", "D1:4")]
+    for i, (speaker, turn_id) in enumerate(said):
+        reply_to = "D1:2" if i == 3 else None
+        conversations.place(i, TurnPlace("c", (1.0, float(i), 0.0), speaker=speaker, turn_id=turn_id, reply_to=reply_to))
+    links = conversations.refresh()
+    assert links[1] == 0 and not conversations.replies(1, 0)  # a's own previous turn
+    assert links[2] == 1 and conversations.replies(2, 1)
+    assert links[3] == 1 and conversations.replies(3, 1)  # named by reply_to
+    alone = Conversations()
+    for i in range(2):
+        alone.place(i, TurnPlace("c", (1.0, float(i), 0.0)))
+    assert alone.refresh()[1] == 0 and not alone.replies(1, 0)  # no speakers known
 
 
 def test_place_needs_a_conversation():
@@ -172,3 +190,60 @@ def test_a_question_naming_a_speaker_favours_their_turns(db_path, embedder):
                     speaker_name_weight=1.0 if weight == 0 else 0.5, weight_dense=0.0) as m:
             _add(m, turns)
             assert _contents(m, "What does Caroline love painting?", limit=2)[0] == first
+
+
+def _pairs_index(pairs: int, approximate_above: int | None = None, agents=None) -> tuple[ScopeIndex, np.ndarray]:
+    """A conversation of `pairs` question-answer turns whose vectors are unrelated to each other."""
+    rng = np.random.default_rng(3)
+    vectors = rng.normal(size=(2 * pairs, 256)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    n = len(vectors)
+    index = ScopeIndex(256, approximate_above=approximate_above, background=False)
+    index.add(
+        list(range(n)), [f"m{i}" for i in range(n)], list(vectors), [[]] * n, ["active"] * n,
+        agents or [None] * n,
+        places=[TurnPlace("c", (1.0, float(i), 0.0), speaker="ann" if i % 2 == 0 else "bo") for i in range(n)],
+    )
+    return index, vectors
+
+
+@pytest.mark.parametrize("path", ["exact", "gathered", "ivf"])
+def test_dense_search_reads_an_answer_with_its_question(path):
+    """Asked what the question turn m40 says, its answer m41 (a vector unrelated to the query) comes
+    second with the turn it answers counted, and nowhere near without: on each way the index ranks."""
+    pairs = 600 if path != "exact" else 100
+    agents = ["a" if i < 60 else "b" for i in range(2 * pairs)] if path == "gathered" else None
+    index, vectors = _pairs_index(pairs, approximate_above=1_000 if path != "exact" else None, agents=agents)
+    agent = "a" if path == "gathered" else None
+    read = index.dense(vectors[40], ["active"], agent, 5, context_weight=0.6)
+    alone = index.dense(vectors[40], ["active"], agent, 5)
+    assert [i for i, _ in read[:2]] == ["m40", "m41"]
+    assert read[0][1] > 1.0  # its answer's cosine counts too
+    assert "m41" not in [i for i, _ in alone]
+    assert alone[0] == ("m40", pytest.approx(1.0, abs=1e-5))
+
+
+def test_dense_search_does_not_read_a_turn_with_the_same_speakers_last():
+    vectors = np.eye(4, 256, dtype=np.float32)
+    index = ScopeIndex(256)
+    index.add([0, 1], ["m0", "m1"], list(vectors[:2]), [[], []], ["active"] * 2, [None] * 2,
+              places=[TurnPlace("c", (1.0, float(i), 0.0), speaker="ann") for i in range(2)])
+    assert dict(index.dense(vectors[0], ["active"], None, 2, context_weight=0.6)) == {"m0": 1.0, "m1": 0.0}
+
+
+def test_an_answer_unlike_the_question_is_found_by_meaning_through_it(db_path, embedder):
+    turns = [
+        "Joanna: What is the name of your new puppy?",
+        "Nate: Coco, after my grandmother.",
+        "Joanna: I walked past the city park today.",
+        "Nate: The weather was lovely for it.",
+        "Joanna: My sister named her band The Owls.",
+        "Nate: Names are hard to pick.",
+        "Joanna: Puppies at the shelter need homes.",
+        "Nate: The new neighbours have a puppy too.",
+    ]
+    for weight, found in ((0.6, True), (0.0, False)):  # dense alone: rank 4 of 8 against 6
+        with Memory(db_path.with_name(f"d{weight}.db"), embedder=embedder, weight_lexical=0.0, pair_factor=0.0,
+                    weight_context=weight, graph=False) as m:
+            _add(m, turns)
+            assert (turns[1] in _contents(m, "what is the name of the puppy", limit=4)) is found

@@ -262,12 +262,20 @@ class Store(Protocol):
     def find_by_idempotency_key(self, scope: Scope, key: str) -> list[MemoryItem]: ...
 
     def lexical_search(
-        self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int
-    ) -> list[tuple[str, float]]: ...
+        self, scope: Scope, tokens: Sequence[str], filters: Filters, limit: int,
+        weights: Sequence[float] | None = None, context_weight: float = 0.0,
+    ) -> list[tuple[str, float]]:
+        """Top `limit` (id, BM25) sharing a token; `context_weight`: how much the words of the
+        turn a turn answers (and of the turns answering it) count."""
+        ...
 
     def dense_search(
-        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
-    ) -> list[tuple[str, float]]: ...
+        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int, context_weight: float = 0.0
+    ) -> list[tuple[str, float]]:
+        """Top `limit` (id, cosine); with `context_weight`, a turn's score adds that share of the
+        best cosine among the turn it answers and the turns answering it, where the backend keeps
+        the conversation (the in-memory `ScopeIndex`; each row alone elsewhere)."""
+        ...
 
     def restatements(
         self, scope: Scope, vector: np.ndarray | None, tokens: Sequence[str], filters: Filters, limit: int

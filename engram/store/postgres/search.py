@@ -263,18 +263,21 @@ class SearchMixin:
         return bool(self._rows("SELECT 1 FROM hnsw_users WHERE user_id = %s", (user_id,)))
 
     def dense_search(
-        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
+        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int, context_weight: float = 0.0
     ) -> list[tuple[str, float]]:
         """Top `limit` (id, cosine) in the scope: ranked in the user's index (every row, as the
-        database would, without reading a page of theirs), or by HNSW in the database for a user
-        it serves."""
+        database would, without reading a page of theirs; read with the turns around, as
+        `ScopeIndex.dense` reads them), or by HNSW in the database for a user it serves (each row
+        alone)."""
         if limit <= 0:
             return []
         with self._searchable(scope, filters) as (index, statuses, allowed, window):
             size = index.size  # the index the search loads anyway: no count of the user's rows
             hnsw = size > HNSW_ABOVE and size >= HNSW_MIN_SHARE * self._table_rows() and self._in_hnsw(scope.user_id)
             if not hnsw:
-                return index.dense(np.asarray(vector, dtype=np.float32), statuses, scope.agent_id, limit, allowed, window)
+                return index.dense(
+                    np.asarray(vector, dtype=np.float32), statuses, scope.agent_id, limit, allowed, window, context_weight
+                )
         with self._conn() as conn:
             with self._dense_query(conn, scope, vector, filters, limit, hnsw) as (sql, params):
                 rows = conn.execute(sql, params, prepare=False).fetchall()

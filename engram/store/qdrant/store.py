@@ -301,8 +301,10 @@ class QdrantStore(QdrantCopyMixin, SQLiteStore):
         return [(p.payload["id"], float(p.score)) for p in hits if p.score > 0]
 
     def dense_search(
-        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
+        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int, context_weight: float = 0.0
     ) -> list[tuple[str, float]]:
+        """Each point alone: the collection does not keep which turn answers which, so
+        `context_weight` (the turns around, `Store.dense_search`) is not applied here."""
         if limit <= 0 or not self._dense:
             return []
         self._mirror_caught_up(scope)

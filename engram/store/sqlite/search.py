@@ -216,12 +216,12 @@ class SearchMixin:
         return lambda rowids: np.isin(rowids, permitted)
 
     def dense_search(
-        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int
+        self, scope: Scope, vector: np.ndarray, filters: Filters, limit: int, context_weight: float = 0.0
     ) -> list[tuple[str, float]]:
         with self._lock:
             index, statuses, allowed, window = self._searchable(scope, filters)
             return index.dense(
-                np.asarray(vector, dtype=np.float32), statuses, scope.agent_id, limit, allowed, window
+                np.asarray(vector, dtype=np.float32), statuses, scope.agent_id, limit, allowed, window, context_weight
             )
 
     def restatements(
