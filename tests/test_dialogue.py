@@ -247,3 +247,22 @@ def test_an_answer_unlike_the_question_is_found_by_meaning_through_it(db_path, e
                     weight_context=weight, graph=False) as m:
             _add(m, turns)
             assert (turns[1] in _contents(m, "what is the name of the puppy", limit=4)) is found
+
+
+def test_a_turn_is_read_with_the_thread_it_closes(db_path, embedder, monkeypatch):
+    """The answer to a follow-up question is about what came before the question."""
+    from engram.store import scope_index
+
+    turns = [
+        "Melanie: Last summer we saw the Perseid meteor shower while camping.",
+        "Caroline: Wow! How did that make you feel?",
+        "Melanie: Tiny, and in awe of the universe.",
+        "Caroline: I feel great about the new job.",
+        "Melanie: I feel the same about my pottery class.",
+        "Caroline: The camping shop had a sale.",
+    ]
+    for hops, found in ((2, True), (1, False)):
+        monkeypatch.setattr(scope_index, "THREAD_HOPS", hops)
+        with Memory(db_path.with_name(f"t{hops}.db"), embedder=embedder, weight_dense=0.0, graph=False) as m:
+            _add(m, turns)
+            assert (turns[2] in _contents(m, "How did Melanie feel watching the meteor shower?", limit=2)) is found

@@ -43,6 +43,12 @@ RESTATEMENT_SHORTLIST = 16  # rows sharing the most words whose vectors a duplic
 RESTATEMENT_POSTINGS = 512  # postings a duplicate check reads to find them, rarest words first
 BUILD_IN_BACKGROUND = True  # rebuilds on a thread (a first build is always inline)
 ANSWERS_BACK = 1.0  # share of an answer's words a question turn is read with
+# turns of the thread a turn is read with (the turn it answers, the one that answers, ...), each
+# counting THREAD_DECAY x the one after it: LoCoMo dev R@10 0.779 → 0.801 at 2 hops (0.793-0.801
+# for decays 0.5-0.8 and 2-4 hops). Its cost: [assistant, user] pairs stored verbatim per speaker
+# (the conversation bench's raw mode) 0.761 → 0.731 (0.737 at decay 0.5, 0.746 at 0.3).
+THREAD_HOPS = 2
+THREAD_DECAY = 0.7
 BM25_K1 = 1.2
 BM25_B = 0.75
 
@@ -847,7 +853,13 @@ class ScopeIndex:
         """Each turn scores `weight` x the best own score among the turn it answers and the
         turns answering it (`ANSWERS_BACK` x theirs): a question and its answer sit in two
         turns. The best, not the sum: a turn in the middle of a long exchange on the topic
-        is not the more relevant for having many neighbours on it."""
+        is not the more relevant for having many neighbours on it.
+
+        Then the thread before, where each turn answers another speaker's (`asked`): the turn the
+        answered one answers adds `THREAD_DECAY` x its score, and so on for `THREAD_HOPS` turns.
+        "It was one of those moments where I felt in awe" answers "How did it make you feel?",
+        which answers the turn about the meteor shower. A speaker's own earlier turns are not a
+        thread (the conversation bench, default `add()`: R@10 0.762 with them, 0.766 without)."""
         answered = self._links()
         rows = self._dialogue
         if len(rows) == 0:
@@ -858,6 +870,15 @@ class ScopeIndex:
         context[rows] = own[sources]
         if ANSWERS_BACK > 0:
             np.maximum.at(context, sources, ANSWERS_BACK * own[rows])
+        share, thread = 1.0, self.asked[rows]
+        for _ in range(1, THREAD_HOPS):
+            further = thread >= 0
+            thread[further] = self.asked[thread[further]]
+            further = (thread >= 0) & (thread != rows)  # a reply_to cycle leads back to the turn
+            if not further.any():
+                break
+            share *= THREAD_DECAY
+            context[rows[further]] += share * own[thread[further]]
         scores += weight * context
 
     def restatements(
