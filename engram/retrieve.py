@@ -350,7 +350,8 @@ class Retriever:
         """Absolute relevance in [0, 1], comparable across queries (unlike the fused score, which
         is relative to the best hit): the larger of the share of the query's weighted words the
         memory contains (an episode's answered turn counting at `weight_context`) and the
-        embedder's cosine, calibrated between `relevance_cosine_floor` (unrelated) and
+        embedder's cosine (a turn's with `weight_context` × its question's, as dense search
+        ranks it), calibrated between `relevance_cosine_floor` (unrelated) and
         `relevance_cosine_full`."""
         s = self.settings
         covered = 0.0
