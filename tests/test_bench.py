@@ -155,6 +155,18 @@ def test_run_locomo_end_to_end(tiny_locomo: Path, tmp_path: Path) -> None:
     assert quoted.ranks == [1], f"exact quote not at rank 1: {quoted}"
 
 
+def test_a_bench_setting_reaches_the_embedder(tiny_locomo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--set fast_queries=false` was dropped on the way: only settings named embed… reached it."""
+    from engram.bench.retrieval import run_locomo
+    from engram.providers import embedders
+
+    made = []
+    real = embedders.make_embedder
+    monkeypatch.setattr(embedders, "make_embedder", lambda settings: made.append(settings) or real(settings))
+    run_locomo(tiny_locomo, systems=["engram"], ks=(1,), engram_settings={"fast_queries": False, "embedder": "wordllama"})
+    assert [(s.fast_queries, s.embedder) for s in made] == [(False, "wordllama")]
+
+
 def test_cli_bench_locomo(tiny_locomo: Path, tmp_path: Path) -> None:
     from typer.testing import CliRunner
 

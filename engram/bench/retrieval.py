@@ -275,7 +275,7 @@ def run_corpora(
     from engram.providers.embedders import WordLlamaEmbedder, make_embedder
 
     # engram's systems use the configured embedder; the `dense`/`rrf` baselines stay wordllama
-    embedder = make_embedder(Settings(**{k: v for k, v in overrides.items() if k.startswith("embed")}))
+    embedder = make_embedder(Settings(**overrides))  # `--set fast_queries=false` reaches it too
     baseline_embedder = embedder if isinstance(embedder, WordLlamaEmbedder) else WordLlamaEmbedder()
     embedder.embed(["warm up"])  # load the models outside the timings
     baseline_embedder.embed(["warm up"])
