@@ -87,10 +87,71 @@ def test_only_another_speakers_turn_or_the_one_named_is_a_question_put_to_a_turn
     assert alone.refresh()[1] == 0 and not alone.replies(1, 0)  # no speakers known
 
 
-def test_place_needs_a_conversation():
+def test_a_turn_without_a_session_is_placed_in_the_days_conversation():
     assert place_of("fact", None, "s1", 0.0, {}, "x") is None
-    assert place_of("turn", None, None, 0.0, {}, "x") is None  # no session, no turn id
     assert place_of("turn", None, None, 0.0, {"dia_id": "D3:4"}, "x").conversation.endswith("#3")
+    day = 19_500 * 86_400.0
+    morning, evening, tomorrow = (place_of("turn", None, None, t, {}, "x") for t in (day + 3600, day + 80_000, day + 90_000))
+    assert morning.conversation == evening.conversation != tomorrow.conversation
+    assert place_of("turn", "bot", None, day, {}, "x").conversation != morning.conversation  # per agent
+
+
+def test_in_a_conversation_inferred_from_time_a_long_pause_starts_afresh():
+    conversations = Conversations()
+    said = [("ann", 0.0), ("bo", 60.0), ("ann", 120.0), ("bo", 120.0 + 3 * 3600), ("ann", 200.0 + 3 * 3600)]
+    for row, (speaker, at) in enumerate(said):
+        conversations.place(row, place_of("turn", None, None, 19_500 * 86_400.0 + at, {"speaker": speaker}, "x"))
+    links = conversations.refresh()
+    assert [links[r] for r in range(5)] == [-1, 0, 1, -1, 3]  # bo's turn after three hours answers nothing
+    notes = Conversations()  # one voice: memories stored verbatim one after another, not a dialogue
+    for row in range(3):
+        notes.place(row, place_of("turn", None, None, 19_500 * 86_400.0 + row, {"role": "user"}, "x"))
+    assert notes.refresh() == {} and not notes.places  # nothing to link: nothing placed yet
+    notes.place(3, place_of("turn", None, None, 19_500 * 86_400.0 + 3, {"role": "assistant"}, "x"))
+    assert notes.refresh() == {0: -1, 1: -1, 2: -1, 3: 2}  # a second voice: a dialogue after all
+
+
+def test_an_agent_that_passes_no_session_still_has_its_answers_read_with_the_questions(memory):
+    turns = [
+        "Joanna: How long do you hold that yoga pose?",
+        "Nate: I typically hold it for 30-60 seconds.",
+        "Joanna: I bought a new lamp for the studio.",
+        "Nate: Lamps are nice.",
+    ]
+    memory.add_many(
+        {"messages": text, "user_id": "u1", "infer": False, "timestamp": DAY + timedelta(seconds=i)}
+        for i, text in enumerate(turns)
+    )
+    from engram.store.base import Scope
+
+    ids = {m.content: m.id for m in memory.get_all(user_id="u1")}
+    links = memory.store.turn_links(Scope("u1"), [ids[t] for t in turns])
+    assert links[ids[turns[1]]] == (ids[turns[0]], ids[turns[2]])  # read with the question it answers
+    assert "Nate: I typically hold it for 30-60 seconds." in _contents(memory, "How long does Nate hold the yoga pose?", limit=2)
+
+
+def test_links_are_refreshed_where_turns_were_placed_and_match_a_full_reading():
+    """Turns arriving in any order, some naming others by `reply_to` before those exist, one
+    moved to a new row: the links kept from each refresh equal one reading of the whole."""
+    rng = random.Random(5)
+    conversations, links = Conversations(), {}
+    for row in range(300):
+        turn_id = f"D1:{rng.randrange(400)}"
+        reply_to = f"D1:{rng.randrange(400)}" if rng.random() < 0.1 else None
+        conversations.place(row, TurnPlace("c", (1.0, float(turn_id[3:]), 0.0), speaker=rng.choice("ab"), turn_id=turn_id, reply_to=reply_to))
+        if row == 150:
+            conversations.move(40, 1_000)
+        if rng.random() < 0.2:
+            links.update(conversations.refresh())
+    links.update(conversations.refresh())
+    fresh = Conversations()
+    for row, place in conversations.places.items():
+        fresh.place(row, place)
+    for name, row in conversations.by_turn_id.items():  # the same turn wins a duplicate id
+        fresh.by_turn_id[name] = row
+    whole = {r: fresh.link(fresh.turns["c"], p) for p, (_, r) in enumerate(fresh.turns["c"])}
+    assert {r: links[r] for r in conversations.places} == whole
+    assert len(whole) == 300 and 40 not in whole
 
 
 # --- retrieval -------------------------------------------------------------------

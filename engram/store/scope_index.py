@@ -365,8 +365,7 @@ class ScopeIndex:
                 continue
             before = int(answered[row])
             after = next(
-                (r for _, r in self.conversations.turns[place.conversation]
-                 if answered[r] == row and self.status[r] != GONE),
+                (r for r in self.conversations.answering(row, memory_id) if answered[r] == row and self.status[r] != GONE),
                 None,
             )
             out[memory_id] = (

@@ -24,7 +24,8 @@ import numpy as np
 
 from engram.store.scope_index import ScopeIndex
 
-FORMAT = 1  # bump when the layout changes: an older pack is then ignored and rewritten
+FORMAT = 2  # bump when the layout or what it holds changes: an older pack is then ignored and rewritten
+# (2: turns without a session are placed in a conversation inferred from their times)
 
 Part = np.ndarray | str | list | dict | int | float | None
 
