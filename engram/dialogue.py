@@ -69,7 +69,7 @@ def turn_number(value: Any) -> tuple[int, int] | None:
 def turn_id_of(metadata: Mapping[str, Any]) -> str | None:
     for key in TURN_ID_KEYS:
         value = metadata.get(key)
-        if turn_number(value) is not None:
+        if value is not None and turn_number(value) is not None:
             return str(value)
     return None
 
