@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from engram.graph import build as graph
 from engram.models import Candidate, MemoryItem
-from engram.records import content_hash, embed_records
+from engram.records import content_hash, embed_records, embedding_text
 from engram.store.base import Record
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -116,7 +116,7 @@ class EmbedBehind:
         """After `records` were written: queue those written without a vector, and (`linked`
         False: `link` noted them) their graph links."""
         pending = [
-            _Pending(r.item.id, r.item.user_id, r.content_hash, r.item.content, r.embedding is None, not linked)
+            _Pending(r.item.id, r.item.user_id, r.content_hash, embedding_text(r.item), r.embedding is None, not linked)
             for r in records if r.embedding is None or not linked
         ]
         if not pending or not self.enabled:
@@ -297,7 +297,7 @@ class EmbedBehind:
                 if not items:
                     break
                 before = self.embedded
-                self._owe([_Pending(m.id, m.user_id, content_hash(m.content), m.content) for m in items])
+                self._owe([_Pending(m.id, m.user_id, content_hash(m.content), embedding_text(m)) for m in items])
                 if self.embedded == before:  # nothing landed: do not spin on rows that refuse
                     break
             while self.links and not self._closed:

@@ -27,6 +27,7 @@ from engram.errors import EngramError
 from engram.graph import build as graph
 from engram.models import utcnow
 from engram.providers.embedders import Embedder
+from engram.records import text_to_embed
 from engram.store.base import Store
 from engram.store.copy import TABLES, CopyRows
 
@@ -125,7 +126,7 @@ def _reembed(rows: list[dict[str, Any]], embedder: Embedder) -> int:
         if row["embedding"] is None or len(row["embedding"]) != embedder.dim or row["embedding_model"] != embedder.name
     ]
     if stale:
-        vectors = embedder.embed([row["content"] for row in stale])
+        vectors = embedder.embed([text_to_embed(row["kind"], row["content"], row["metadata"]) for row in stale])
         for row, vector in zip(stale, vectors, strict=True):
             row["embedding"], row["embedding_model"] = np.asarray(vector, dtype=np.float32), embedder.name
     return len(stale)

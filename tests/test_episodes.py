@@ -217,3 +217,30 @@ def test_an_episode_that_said_more_stays_when_one_fact_is_replaced(memory):
     memory.add("I live in Berlin and I have a cat named Tom.", user_id="ana")
     memory.add("I moved to Lisbon.", user_id="ana")
     assert "I live in Berlin and I have a cat named Tom." in [e.content for e in episodes(memory, "ana")]
+
+
+def test_a_bare_answer_is_embedded_with_the_question_it_answers(db_path):
+    """"Coco." means nothing alone: its vector is made with the last sentence of the turn it
+    answers, so the meaning alone (no shared words) finds each answer first (2 of 6 before)."""
+    from engram import Memory
+    from engram.providers.use import USEEmbedder
+    from engram.records import text_to_embed
+
+    assert text_to_embed(Kind.TURN, "Coco.", {"reply_to": "Cute! What's her name?"}) == "What's her name?\nCoco."
+    assert text_to_embed(Kind.TURN, "可可。", {"reply_to": "好可爱！它叫什么名字？"}) == "它叫什么名字？\n可可。"
+    assert text_to_embed(Kind.FACT, "User has a dog.", {"reply_to": "What's her name?"}) == "User has a dog."
+    asked = {
+        "What's your dog's name?": ("Coco.", "what is my dog called"),
+        "What's your favourite colour?": ("Blue, always.", "which colour do I like best"),
+        "Which day is your piano lesson?": ("Tuesday.", "when is my piano lesson"),
+        "Where did you grow up?": ("Lisbon, mostly.", "where was I raised"),
+        "What do you do for work?": ("Nursing, night shifts.", "what is my job"),
+        "What is your sister called?": ("Mia.", "what is my sister's name"),
+    }
+    with Memory(db_path, embedder=USEEmbedder(), weight_lexical=0.0) as memory:
+        for question, (answer, _) in asked.items():
+            memory.add([{"role": "assistant", "content": question}, {"role": "user", "content": answer}],
+                       user_id="ana", session_id="s1")
+        for answer, query in asked.values():
+            hits = [h.memory.content for h in memory.search(query, user_id="ana", limit=5) if h.memory.kind is Kind.TURN]
+            assert hits[0] == answer, query
