@@ -81,6 +81,25 @@ def test_a_repeated_question_reads_the_graph_around_its_names_once(url, embedder
         assert len(reads) == 2  # the graph changed: read again
 
 
+def test_questions_naming_other_entities_count_the_users_linked_memories_once(url, embedder, monkeypatch):  # noqa: F811
+    """How many memories the graph links is the whole graph's figure: one read per graph state,
+    not one per question (a `count(DISTINCT …)` over all the user's mentions)."""
+    from engram.store import graph_sql
+
+    counted: list[str] = []
+    real = graph_sql.linked
+    monkeypatch.setattr(graph_sql, "linked", lambda db, user_id: counted.append(user_id) or real(db, user_id))
+    with opened(url, embedder) as memory:
+        for text in ["My sister Anna lives in Porto", "My brother Tom works in Lisbon"]:
+            memory.add(text, user_id="alice")
+        for question in ("What does Anna do?", "Who lives in Porto?", "What does Tom do in Lisbon?"):
+            memory.search(question, user_id="alice")
+        assert counted == ["alice"]
+        memory.add("Anna is training to become a midwife", user_id="alice")
+        memory.search("Who lives in Porto?", user_id="alice")
+        assert counted == ["alice", "alice"]  # the graph changed: counted again
+
+
 def test_a_cold_users_first_search_reads_the_graphs_names_in_one_statement(url, embedder, monkeypatch):  # noqa: F811
     """A restarted process's first search of a user: the names come in one statement, with no
     snapshot transaction of their own (the search already read the user's version)."""

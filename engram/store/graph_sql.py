@@ -123,9 +123,9 @@ def snapshot(db: Handle, user_id: str) -> GraphSnapshot:
     )
 
 
-def around(db: Handle, user_id: str, entity_ids: Sequence[str]) -> tuple[list[EdgeRow], dict[str, int], int]:
-    """The edges of these entities (in edge order), how many memories mention each of them and
-    of their neighbours, and how many of the user's memories the graph links at all."""
+def around(db: Handle, user_id: str, entity_ids: Sequence[str]) -> tuple[list[EdgeRow], dict[str, int]]:
+    """The edges of these entities (in edge order), and how many memories mention each of them
+    and of their neighbours."""
     ids = list(entity_ids)
     edges = [EdgeRow(*r) for r in db.execute(
         f"SELECT src, rel, dst, memory_id, reason FROM graph_edges WHERE user_id = ?"
@@ -136,8 +136,12 @@ def around(db: Handle, user_id: str, entity_ids: Sequence[str]) -> tuple[list[Ed
         f"SELECT entity_id, count(*) FROM graph_mentions WHERE user_id = ? AND entity_id IN ({_marks(near)})"
         " GROUP BY entity_id", (user_id, *near),
     ).fetchall())
-    linked = db.execute("SELECT count(DISTINCT memory_id) FROM graph_mentions WHERE user_id = ?", (user_id,)).fetchone()[0]
-    return edges, counts, linked
+    return edges, counts
+
+
+def linked(db: Handle, user_id: str) -> int:
+    """How many of the user's memories the graph links at all."""
+    return db.execute("SELECT count(DISTINCT memory_id) FROM graph_mentions WHERE user_id = ?", (user_id,)).fetchone()[0]
 
 
 def mentioned(db: Handle, user_id: str, entity_ids: Sequence[str]) -> dict[str, set[str]]:
@@ -262,11 +266,17 @@ class GraphMethods:
         if not entity_ids:
             return [], {}, 0
 
-        def read() -> tuple[list[EdgeRow], dict[str, int], int]:
+        def read() -> tuple[list[EdgeRow], dict[str, int]]:
             with self._graph_reading() as db:
                 return around(db, user_id, entity_ids)
 
-        return self.graph_memo(user_id, ("around", *entity_ids), read)
+        def count() -> int:
+            with self._graph_reading() as db:
+                return linked(db, user_id)
+
+        # the count is the user's whole graph's: read once per graph state, not once per question
+        edges, counts = self.graph_memo(user_id, ("around", *entity_ids), read)
+        return edges, counts, self.graph_memo(user_id, ("linked",), count)
 
     def graph_mentioned(self, user_id: str, entity_ids: Sequence[str]) -> dict[str, set[str]]:
         """The memories that mention each of these entities (remembered like `graph_around`)."""
