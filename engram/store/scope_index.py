@@ -721,20 +721,24 @@ class ScopeIndex:
                 scores = self._read_dense_with_answered(indexes, scores, query, context_weight, cosines)
             return self._top(scores, indexes, limit)
 
+    def _turns_around(self, rows: np.ndarray) -> np.ndarray:
+        """The rows of the turns `rows` answer and of the turns answering them (`asked`), not
+        among `rows` themselves."""
+        self._links()
+        among = np.zeros(self.size, dtype=bool)
+        among[rows] = True
+        before = self.asked[rows]
+        answering = self._replies[among[self.asked[self._replies]]]
+        near = np.unique(np.concatenate([before[before >= 0], answering]))
+        return near[~among[near]]
+
     def _with_linked(
         self, rows: np.ndarray, scores: np.ndarray, mask: np.ndarray, query: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray]:
-        """`rows` (and their cosines `scores`) joined by the turns they answer and the turns
-        answering them (`asked`) that pass `mask`: an answer is found through its question's cluster."""
-        self._links()
-        asked, n = self.asked, self.size
-        probed = np.zeros(n, dtype=bool)
-        probed[rows] = True
-        before = asked[rows]
-        linked = before[before >= 0]
-        answering = self._replies[probed[asked[self._replies]]]
-        extra = np.unique(np.concatenate([linked, answering]))
-        extra = extra[mask[extra] & ~probed[extra]]
+        """`rows` (and their cosines `scores`) joined by the turns around them that pass `mask`:
+        an answer is found through its question's cluster."""
+        extra = self._turns_around(rows)
+        extra = extra[mask[extra]]
         if len(extra) == 0:
             return rows, scores
         return np.concatenate([rows, extra]), np.concatenate([scores, self.matrix[extra] @ query])
@@ -744,30 +748,31 @@ class ScopeIndex:
         cosines: np.ndarray | None = None,
     ) -> np.ndarray:
         """`scores` (the cosines of `rows`) plus `weight` × the best cosine among the turn each
-        row answers and the turns answering it (`asked`; `ANSWERS_BACK` × theirs); `cosines`:
-        every row's, when the search has them, otherwise the neighbours' are computed here."""
+        row answers and the turns answering it (`asked`, as `_around` reads them); `cosines`:
+        every row's, when the search has them, otherwise those of the turns around are computed."""
         self._links()
-        asked, n = self.asked, self.size
+        n = self.size
+        if cosines is None:
+            cosines = np.zeros(n, dtype=np.float32)
+            cosines[rows] = scores
+            near = self._turns_around(rows)
+            cosines[near] = self.matrix[near] @ query
         usable = (self.status[:n] != GONE) & self.has_vector[:n]
+        values = np.where(usable, np.maximum(cosines[:n], 0.0), 0.0).astype(np.float32)
+        return scores + weight * self._around(values, self.asked, self._replies)[rows]
 
-        def cosine(of: np.ndarray) -> np.ndarray:
-            return cosines[of] if cosines is not None else self.matrix[of] @ query
-
-        context = np.zeros(len(rows), dtype=np.float32)
-        before = asked[rows]
-        linked = np.flatnonzero(before >= 0)
-        linked = linked[usable[before[linked]]]
-        if len(linked):
-            context[linked] = cosine(before[linked])
-        answering = self._replies[usable[self._replies]]
-        if ANSWERS_BACK > 0 and len(answering):
-            place = np.full(n, -1, dtype=np.int64)
-            place[rows] = np.arange(len(rows))
-            into = place[asked[answering]]
-            keep = into >= 0
-            if keep.any():
-                np.maximum.at(context, into[keep], ANSWERS_BACK * cosine(answering[keep]))
-        return scores + weight * np.maximum(context, 0.0)
+    def _around(self, values: np.ndarray, links: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """For each of `rows` (in a full-length array, 0 elsewhere): the value of the turn it
+        answers (`links`), or `ANSWERS_BACK` × the best value of the turns answering it, whichever
+        is larger. The best, not the sum: a turn in the middle of a long exchange on the topic is
+        not the more relevant for having many neighbours on it."""
+        context = np.zeros_like(values)
+        if len(rows):
+            sources = links[rows]
+            context[rows] = values[sources]
+            if ANSWERS_BACK > 0:
+                np.maximum.at(context, sources, ANSWERS_BACK * values[rows])
+        return context
 
     def _field_stats(self, name: str, lengths: np.ndarray, live: np.ndarray) -> tuple[float, int, np.ndarray]:
         """(average length, live row count, live mask) of a field; kept until the next write.
@@ -850,9 +855,7 @@ class ScopeIndex:
 
     def _read_with_answered(self, scores: np.ndarray, live: np.ndarray, weight: float) -> None:
         """Each turn scores `weight` x the best own score among the turn it answers and the
-        turns answering it (`ANSWERS_BACK` x theirs): a question and its answer sit in two
-        turns. The best, not the sum: a turn in the middle of a long exchange on the topic
-        is not the more relevant for having many neighbours on it.
+        turns answering it (`_around`): a question and its answer sit in two turns.
 
         Then the thread before, where each turn answers another speaker's (`asked`): the turn the
         answered one answers adds `THREAD_DECAY` x its score, and so on for `THREAD_HOPS` turns.
@@ -863,12 +866,8 @@ class ScopeIndex:
         rows = self._dialogue
         if len(rows) == 0:
             return
-        sources = answered[rows]
         own = np.where(live, scores, 0.0).astype(np.float32)
-        context = np.zeros_like(own)
-        context[rows] = own[sources]
-        if ANSWERS_BACK > 0:
-            np.maximum.at(context, sources, ANSWERS_BACK * own[rows])
+        context = self._around(own, answered, rows)
         share, thread = 1.0, self.asked[rows]
         for _ in range(1, THREAD_HOPS):
             further = thread >= 0
