@@ -116,7 +116,8 @@ class EmbedBehind:
         """After `records` were written: queue those written without a vector, and (`linked`
         False: `link` noted them) their graph links."""
         pending = [
-            _Pending(r.item.id, r.item.user_id, r.content_hash, embedding_text(r.item), r.embedding is None, not linked)
+            _Pending(r.item.id, r.item.user_id, r.content_hash, embedding_text(r.item) if r.embedding is None else "",
+                     r.embedding is None, not linked)
             for r in records if r.embedding is None or not linked
         ]
         if not pending or not self.enabled:

@@ -54,7 +54,7 @@ class TokenVectors:
     def encode(self, text: str) -> np.ndarray:
         """`text`'s L2-normalised vector (512-d)."""
         net = self._net
-        ids = net.sp.encode(text, out_type=int, add_bos=True, add_eos=True)
+        ids = self._ids(text)
         kept = self._rows  # (a full cache is replaced, never emptied in place)
         missing = sorted({i for i in ids if i not in kept})
         with self._limit(limits=1, user_api="blas"):  # (OpenBLAS would split even the head's products)
@@ -71,11 +71,14 @@ class TokenVectors:
         kept = self._rows
         room = MAX_ROWS - len(kept)
         if room > 0:
-            encode = self._net.sp.encode
-            new = sorted({i for t in texts for i in encode(t, out_type=int, add_bos=True, add_eos=True) if i not in kept})
+            new = sorted({i for t in texts for i in self._ids(t) if i not in kept})
             if new:
                 with self._limit(limits=1, user_api="blas"):
                     self._make(new[:room], evict=False)
+
+    def _ids(self, text: str) -> list[int]:
+        """`text`'s token ids as the model reads it, with its sentence markers."""
+        return self._net.sp.encode(text, out_type=int, add_bos=True, add_eos=True)
 
     def _make(self, ids: list[int], evict: bool = True) -> dict[int, np.ndarray]:
         """The rows of `ids`: each token through projection and CNN as a sentence of its own
