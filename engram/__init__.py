@@ -36,7 +36,11 @@ _EXPORTS = {
     )},
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [  # the names of _EXPORTS (tests/test_startup.py checks they agree)
+    "Action", "AsyncMemory", "AsyncMemoryClient", "Clarification", "Command", "EngramError", "Event", "Filters",
+    "HistoryEntry", "ImportReport", "InvalidInput", "Kind", "Layer", "MaintenanceReport", "Memory", "MemoryClient",
+    "MemoryItem", "NotFound", "Reminder", "ScoreParts", "SearchResult", "Settings", "Source", "Status",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -60,8 +64,19 @@ if TYPE_CHECKING:  # type checkers and IDEs see the real names
     from engram.lifecycle import MaintenanceReport
     from engram.memory import Memory
     from engram.models import (
-        Action, Clarification, Command, Event, Filters, HistoryEntry, Kind, Layer, MemoryItem, ScoreParts,
-        SearchResult, Source, Status,
+        Action,
+        Clarification,
+        Command,
+        Event,
+        Filters,
+        HistoryEntry,
+        Kind,
+        Layer,
+        MemoryItem,
+        ScoreParts,
+        SearchResult,
+        Source,
+        Status,
     )
     from engram.portability import ImportReport
     from engram.reminders import Reminder

@@ -15,7 +15,7 @@ from typing import Any, TypeVar
 
 from engram import lifecycle, portability, reminders
 from engram.capsule import Capsule, Context, Delta
-from engram.config import Settings
+from engram.graph.view import UserGraph
 from engram.memory import Memory
 from engram.models import Clarification, Event, Filters, HistoryEntry, Kind, MemoryItem, SearchResult
 from engram.session import Session

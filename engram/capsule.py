@@ -25,7 +25,7 @@ import math
 import threading
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 

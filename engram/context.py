@@ -14,7 +14,8 @@ from engram import reminders as reminders_module
 from engram.capsule import SECTION_OF_KIND, CapsuleEngine, Context, LeftOut, Line, line_cost, line_of
 from engram.disputes import question
 from engram.errors import InvalidInput
-from engram.models import EPISODE_KEY, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
+from engram.kinds import EPISODE_KEY
+from engram.models import Filters, Kind, MemoryItem, Message, Source, Status, utcnow
 from engram.store.base import Scope
 from engram.templates import render
 from engram.text import detect_language

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
+from itertools import pairwise
 
 from engram.config import Settings
 from engram.dialogue import body, is_question
@@ -34,7 +35,7 @@ def is_filler(content: str) -> bool:
 def named_speakers(store: Store, scope: Scope, query: str) -> tuple[set[str], set[str]]:
     """(speakers the query names, ids of their turns); empty when it names none."""
     words = [_POSSESSIVE.sub("", w.lower()) for w in _WORD.findall(query)]
-    candidates = set(words) | {f"{a} {b}" for a, b in zip(words, words[1:])}
+    candidates = set(words) | {f"{a} {b}" for a, b in pairwise(words)}
     turns_by = getattr(store, "turns_by", None)  # a backend without a dialogue index: no speakers
     if turns_by is None:
         return set(), set()
@@ -50,7 +51,7 @@ def name_weights(terms: Sequence[str], weights: Sequence[float], names: set[str]
     from engram.text import lexical_tokens
 
     quiet = {t for n in names for t in lexical_tokens(n)}
-    return [w * share if t in quiet else w for t, w in zip(terms, weights)]
+    return [w * share if t in quiet else w for t, w in zip(terms, weights, strict=True)]
 
 
 def adjust(

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from engram.models import EPISODE_KEY, REPLY_KEY
+from engram.kinds import EPISODE_KEY, REPLY_KEY
 from engram.text import content_words
 
 # content words (stemmed, as `content_words` gives them) that carry no memory on their own

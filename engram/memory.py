@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from engram import control, deletion, disputes, lifecycle, portability, read, reminders, user_state
+from engram import deletion, disputes, lifecycle, portability, read, reminders, user_state
 from engram import reembed as vectors
 from engram import validate as check
 from engram.capsule import Capsule, CapsuleEngine, Context, Delta
@@ -33,7 +33,7 @@ from engram.errors import InvalidInput, NotFound
 from engram.graph.view import UserGraph, user_graph
 from engram.llm import LLMTasks
 from engram.models import (
-    Action, Clarification, Command, Event, Filters, HistoryEntry, Kind, MemoryItem, SearchResult, Source, Status, utcnow,
+    Action, Clarification, Event, Filters, HistoryEntry, Kind, MemoryItem, SearchResult, Source, utcnow,
 )
 from engram.privacy import PrivacyPolicy
 from engram.providers.embedders import Embedder

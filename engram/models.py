@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engram.errors import InvalidInput
-from engram.kinds import EPISODE_KEY, REPLY_KEY, Action, Kind, Layer, Source, Status  # re-exported
+from engram.kinds import Action, Kind, Layer, Source, Status  # re-exported
 
 
 def utcnow() -> datetime:

@@ -466,7 +466,7 @@ def _cn_id18_valid(number: str) -> bool:
         return False
     if not _valid_date(int(number[6:10]), int(number[10:12]), int(number[12:14])):
         return False
-    total = sum(int(c) * w for c, w in zip(number[:17], _CN_WEIGHTS))
+    total = sum(int(c) * w for c, w in zip(number[:17], _CN_WEIGHTS, strict=True))
     return _CN_CHECK[total % 11] == number[17].upper()
 
 
@@ -537,7 +537,7 @@ def _numbers_context_ok(text: str, start: int, end: int) -> bool:
     before = text[max(0, start - _CONTEXT_READ) : start]
     # a keyword said of an earlier number (or what a placeholder now hides) is not this one's
     earlier = None
-    for earlier in _EARLIER_NUMBER.finditer(before):
+    for earlier in _EARLIER_NUMBER.finditer(before):  # noqa: B007 (the last match is wanted)
         pass
     if earlier is not None:
         before = before[earlier.end() :]

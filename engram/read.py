@@ -12,7 +12,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engram import disputes, when
-from engram.models import EPISODE_KEY, Filters, MemoryItem, SearchResult, Source, Status, as_utc, utcnow
+from engram.kinds import EPISODE_KEY
+from engram.models import Filters, MemoryItem, SearchResult, Source, Status, as_utc, utcnow
 from engram.store.base import Scope
 from engram.user_state import is_paused, local_time
 

@@ -8,7 +8,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from engram.models import REPLY_KEY, Kind, MemoryItem
+from engram.kinds import REPLY_KEY
+from engram.models import Kind, MemoryItem
 from engram.providers.embedders import Embedder
 from engram.store.base import CONTEXT_PREFIX, Record
 from engram.text import lexical_tokens, normalize, split_sentences

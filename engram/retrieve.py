@@ -25,11 +25,12 @@ import numpy as np
 from engram import dialogue_rank, diversity, when_said
 from engram.config import Settings
 from engram.fusion import dense_weight, lexical_reach
-from engram.models import REPLY_KEY, Filters, Kind, MemoryItem, ScoreParts, SearchResult
 from engram.graph import expand as graph
+from engram.kinds import REPLY_KEY
+from engram.lifecycle import decayed_importance
+from engram.models import Filters, Kind, MemoryItem, ScoreParts, SearchResult
 from engram.providers.embedders import Embedder
 from engram.providers.query_cache import QueryCache
-from engram.lifecycle import decayed_importance
 from engram.store.base import MemoryRow, Scope, Store
 from engram.text import detect_language, lexical_tokens
 from engram.when import TimeRange, find_ranges
@@ -64,7 +65,7 @@ def quieter(terms: list[str], weights: list[float], ranges: list[TimeRange]) -> 
     """`weights` with the time words' share cut: "May" or "去年" should not pull up every
     memory that says them, only help among those on the topic."""
     quiet = {t for r in ranges for t in lexical_tokens(r.text)}
-    return [w * _TIME_WORD_WEIGHT if t in quiet else w for t, w in zip(terms, weights)]
+    return [w * _TIME_WORD_WEIGHT if t in quiet else w for t, w in zip(terms, weights, strict=True)]
 
 
 def recency_score(signals: MemoryRow | MemoryItem, now: datetime, half_life_days: float) -> float:
@@ -361,7 +362,7 @@ class Retriever:
             around = {_SAME.get(t, t) for t in lexical_tokens(answered)} if isinstance(answered, str) else set()
             covered = sum(
                 w if _SAME.get(t, t) in have else s.weight_context * w if _SAME.get(t, t) in around else 0.0
-                for t, w in zip(terms, weights)
+                for t, w in zip(terms, weights, strict=True)
             ) / (sum(weights) or 1.0)
         similar = 0.0
         if found.dense_rank is not None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from helpers import facts
 
 from engram import AsyncMemory, InvalidInput
-from helpers import facts
 
 
 def test_async_facade_mirrors_the_sync_api(db_path, embedder):
@@ -40,6 +40,7 @@ def test_async_methods_have_the_real_signatures_and_the_file_is_current():
     import inspect
     import subprocess
     import sys
+    import typing
     from pathlib import Path
 
     from engram import Memory
@@ -48,6 +49,8 @@ def test_async_methods_have_the_real_signatures_and_the_file_is_current():
         sync, awaited = getattr(Memory, name), getattr(AsyncMemory, name)
         assert inspect.iscoroutinefunction(awaited)
         assert inspect.signature(awaited) == inspect.signature(sync)
+    for _, method in inspect.getmembers(AsyncMemory, inspect.iscoroutinefunction):
+        typing.get_type_hints(method)  # every annotated name resolves (a NameError otherwise)
     root = Path(__file__).resolve().parent.parent
     made = subprocess.run([sys.executable, "scripts/gen_aio.py"], capture_output=True, text=True, cwd=root, check=True)
     assert made.stdout == (root / "engram" / "aio.py").read_text(encoding="utf-8"), "run scripts/gen_aio.py"

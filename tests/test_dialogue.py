@@ -219,7 +219,7 @@ def test_shuffled_transcript_ranks_like_the_ordered_one(db_path, embedder):
                 for q in corpus.queries
             ])
     assert runs[0] == runs[1]
-    recall = mean_recall([ranks_of(r, q.relevant) for r, q in zip(runs[1], corpus.queries)], 10)
+    recall = mean_recall([ranks_of(r, q.relevant) for r, q in zip(runs[1], corpus.queries, strict=True)], 10)
     assert recall > 0.5
 
 

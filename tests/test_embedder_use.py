@@ -156,7 +156,7 @@ def test_reembed_switches_a_store_from_wordllama_to_the_multilingual_embedder_an
     for target in (use, embedder):
         store = SQLiteStore(db_path, dim=target.dim)
         seen: list[tuple[int, int]] = []
-        assert reembed(store, target, batch=2, progress=lambda done, total: seen.append((done, total))) == 3
+        assert reembed(store, target, batch=2, progress=lambda done, total, into=seen: into.append((done, total))) == 3
         assert seen == [(2, 3), (3, 3)]
         store.close()
         with Memory(db_path, embedder=target) as m:

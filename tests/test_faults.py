@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from engram import Memory
 from engram.cli import app
-from engram.store.base import NotADatabase, StoreFull, StoreReadOnly
+from engram.store.base import NotADatabase, StoreReadOnly
 
 ROOT = Path(__file__).resolve().parent.parent
 

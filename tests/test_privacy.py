@@ -13,6 +13,7 @@ import re
 import string
 import time
 from datetime import date
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -20,17 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from engram.privacy import (
-    Filtered,
-    Finding,
-    Policy,
-    PrivacyPolicy,
-    SecretKind,
-    apply,
-    placeholder,
-    redact,
-    scan,
-)
+from engram.privacy import Filtered, Finding, Policy, PrivacyPolicy, SecretKind, apply, placeholder, redact, scan
 
 CORPUS_PATH = Path(__file__).parent / "data" / "secrets_corpus.jsonl"
 CORPUS = [json.loads(line) for line in CORPUS_PATH.read_text(encoding="utf-8").splitlines() if line]
@@ -103,7 +94,7 @@ def test_findings_ordered_and_non_overlapping() -> None:
     text = " ".join(c["text"] for c in CORPUS)
     findings = scan(text)
     assert len(findings) >= sum(len(c["secrets"]) for c in POSITIVES)
-    for a, b in zip(findings, findings[1:]):
+    for a, b in pairwise(findings):
         assert a.end <= b.start
 
 
@@ -167,7 +158,7 @@ def cn_ids(draw: st.DrawFn) -> str:
     seq = draw(st.integers(0, 999))
     body = f"{region}{born:%Y%m%d}{seq:03d}"
     weights = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-    return body + "10X98765432"[sum(int(c) * w for c, w in zip(body, weights)) % 11]
+    return body + "10X98765432"[sum(int(c) * w for c, w in zip(body, weights, strict=True)) % 11]
 
 
 @settings(max_examples=150, deadline=None)

@@ -137,7 +137,7 @@ def test_a_client_that_hangs_up_stops_the_upstream_and_nothing_is_recorded(memor
     with httpx.Client(timeout=30) as http:
         body = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "sing about Zanzibar"}]}
         with http.stream("POST", f"{proxy_url}/chat/completions", json=body) as response:
-            for _ in zip(range(3), response.iter_bytes()):
+            for _ in zip(range(3), response.iter_bytes(), strict=False):
                 pass
     deadline = time.monotonic() + 10
     while fake_llm.aborted == 0 and time.monotonic() < deadline:
@@ -278,8 +278,9 @@ def test_the_engram_proxy_command_serves_with_the_stores_keys(tmp_path, fake_llm
     (["mcp", "--transport", "http", "--user", "a", "--host", "0.0.0.0"], "loopback"),
 ])
 def test_unsafe_or_wrong_options_are_refused(tmp_path, args, says):
-    from engram.cli import app
     from typer.testing import CliRunner
+
+    from engram.cli import app
 
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "e.db"), *args])
     assert result.exit_code == 1 and says in result.output

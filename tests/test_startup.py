@@ -29,6 +29,13 @@ def test_the_public_names_still_resolve():
     assert "engram.memory" in loaded
 
 
+def test_every_public_name_is_listed_and_resolves():
+    import engram
+
+    assert sorted(engram.__all__) == sorted(engram._EXPORTS)
+    assert all(getattr(engram, name) is not None for name in engram.__all__)
+
+
 def test_the_package_ships_its_type_marker_and_store_is_a_regular_package():
     assert (ROOT / "engram" / "py.typed").is_file()
     assert (ROOT / "engram" / "store" / "__init__.py").is_file()

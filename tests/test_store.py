@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+from datetime import UTC
 
 import pytest
 
@@ -310,13 +311,13 @@ def test_a_failed_write_leaves_no_trace_in_the_search_index(memory):
 def test_time_filters_apply_inside_the_index_to_old_new_and_edited_rows(memory):
     """since/until are applied by the in-memory index (not SQL rowid lists): rows loaded
     from the file, rows written since, and rows whose text was edited all keep their date."""
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     from engram.models import Filters
     from engram.store.base import Scope
 
     def day(month: int, d: int = 15) -> datetime:
-        return datetime(2023, month, d, tzinfo=timezone.utc)
+        return datetime(2023, month, d, tzinfo=UTC)
 
     march = memory.add("I cooked chili for the team.", user_id="u1", infer=False, timestamp=day(3))[0].memory
     memory.search("cooked", user_id="u1")  # loads the index

@@ -6,9 +6,10 @@ import logging
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 import engram.cli.render as render
 from engram.cli.chat import chat as _chat
@@ -33,9 +34,9 @@ app.add_typer(bench_app, name="bench")
 app.command("chat")(_chat)  # engram chat --user U: terminal chat with memory (engram.cli.chat)
 
 UserOpt = Annotated[str, typer.Option("--user", "-u", help="whose memory (required)")]
-AgentOpt = Annotated[Optional[str], typer.Option("--agent", help="narrow to one agent")]
+AgentOpt = Annotated[str | None, typer.Option("--agent", help="narrow to one agent")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="print only JSON (to stdout)")]
-KindOpt = Annotated[Optional[list[Kind]], typer.Option("--kind", help="only these kinds (repeatable)")]
+KindOpt = Annotated[list[Kind] | None, typer.Option("--kind", help="only these kinds (repeatable)")]
 
 
 def _version(value: bool) -> None:
@@ -49,7 +50,7 @@ def _version(value: bool) -> None:
 @app.callback()
 def main(
     db: Annotated[
-        Optional[Path],
+        Path | None,
         typer.Option("--db", help="database file (default $ENGRAM_PATH or ~/.engram/engram.db); also after the command"),
     ] = None,
     verbose: Annotated[int, typer.Option("--verbose", "-v", count=True, help="log what engram does (-vv: debug)")] = 0,
@@ -73,7 +74,7 @@ def fail(message: str) -> None:
     """One line on stderr, exit 1: ordinary mistakes never show a traceback."""
     for api, option in _OPTION_NAMES.items():
         message = message.replace(api, option)
-    render.errors.print(f"[red]error:[/] {render.escape(message)}", soft_wrap=True)
+    render.errors.print(f"[red]error:[/] {escape(message)}", soft_wrap=True)
     raise typer.Exit(1)
 
 
@@ -118,7 +119,7 @@ def add(
     text: Annotated[str, typer.Argument(help="what was said; - reads it from stdin")],
     user: UserOpt,
     agent: AgentOpt = None,
-    session: Annotated[Optional[str], typer.Option("--session", "-s")] = None,
+    session: Annotated[str | None, typer.Option("--session", "-s")] = None,
     raw: Annotated[bool, typer.Option("--raw", help="store verbatim as a turn (infer=False)")] = False,
     lines: Annotated[bool, typer.Option("--lines", help="bulk: each line is said on its own (e.g. with -)")] = False,
     as_json: JsonOpt = False,
@@ -156,9 +157,9 @@ def search(
     agent: AgentOpt = None,
     k: Annotated[int, typer.Option("-k", "--limit", min=1)] = 5,
     kind: KindOpt = None,
-    as_of: Annotated[Optional[datetime], typer.Option("--as-of", help="what was true then (ISO date)")] = None,
+    as_of: Annotated[datetime | None, typer.Option("--as-of", help="what was true then (ISO date)")] = None,
     threshold: Annotated[
-        Optional[float], typer.Option("--threshold", min=0.0, max=1.0, help="only results at least this relevant (0-1)")
+        float | None, typer.Option("--threshold", min=0.0, max=1.0, help="only results at least this relevant (0-1)")
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -184,7 +185,7 @@ def list_(
     user: UserOpt,
     agent: AgentOpt = None,
     status: Annotated[
-        Optional[list[Status]], typer.Option("--status", help="these statuses (default: active and disputed)")
+        list[Status] | None, typer.Option("--status", help="these statuses (default: active and disputed)")
     ] = None,
     kind: KindOpt = None,
     every: Annotated[bool, typer.Option("--all", help="every status")] = False,
@@ -246,11 +247,11 @@ def edit(
 
 @app.command()
 def delete(
-    memory_id: Annotated[Optional[str], typer.Argument()] = None,
-    user: Annotated[Optional[str], typer.Option("--user", "-u")] = None,
+    memory_id: Annotated[str | None, typer.Argument()] = None,
+    user: Annotated[str | None, typer.Option("--user", "-u")] = None,
     agent: AgentOpt = None,
     everything: Annotated[bool, typer.Option("--all", help="delete every memory of --user")] = False,
-    kind: Annotated[Optional[Kind], typer.Option("--kind", help="delete every memory of this kind of --user")] = None,
+    kind: Annotated[Kind | None, typer.Option("--kind", help="delete every memory of this kind of --user")] = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="do not ask")] = False,
 ) -> None:
     """Delete one memory, every memory of a kind (--kind K --user U) or of a user (--all --user U).
@@ -316,7 +317,7 @@ def config(as_json: JsonOpt = False) -> None:
 def capsule(
     user: UserOpt,
     agent: AgentOpt = None,
-    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=0, help="tokens (default: capsule_budget)")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", "-b", min=0, help="tokens (default: capsule_budget)")] = None,
     details: Annotated[bool, typer.Option("--details", help="also list each line and what was left out")] = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -337,8 +338,8 @@ def context(
     query: str,
     user: UserOpt,
     agent: AgentOpt = None,
-    session: Annotated[Optional[str], typer.Option("--session", "-s")] = None,
-    budget: Annotated[Optional[int], typer.Option("--budget", "-b", min=0, help="tokens (default: context_budget)")] = None,
+    session: Annotated[str | None, typer.Option("--session", "-s")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", "-b", min=0, help="tokens (default: context_budget)")] = None,
     turns: Annotated[bool, typer.Option("--turns", help="include the session's recent turns")] = False,
     show_prompt: Annotated[bool, typer.Option("--show-prompt", help="print the exact text injected into the system prompt")] = False,
     as_json: JsonOpt = False,
@@ -364,7 +365,7 @@ def context(
 
 @app.command()
 def demo(
-    db: Annotated[Optional[Path], typer.Option("--db", help="keep the demo database here (default: a temporary file)")] = None,
+    db: Annotated[Path | None, typer.Option("--db", help="keep the demo database here (default: a temporary file)")] = None,
 ) -> None:
     """A scripted two-session story in English and Chinese, offline, on the embedded default."""
     from engram.cli.demo import run_demo
@@ -376,7 +377,7 @@ def demo(
 # -- lifecycle and user control ----------------------------------------------------------
 @app.command()
 def maintain(
-    user: Annotated[Optional[str], typer.Option("--user", "-u", help="one user (default: everyone)")] = None,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="one user (default: everyone)")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Archive decayed memories, enforce capacity, merge near-duplicates. Safe while engram is in use."""
@@ -405,7 +406,7 @@ def resume(user: UserOpt) -> None:
 @app.command()
 def timezone(
     user: UserOpt,
-    zone: Annotated[Optional[str], typer.Argument(help="IANA name, e.g. Asia/Shanghai; omit to show")] = None,
+    zone: Annotated[str | None, typer.Argument(help="IANA name, e.g. Asia/Shanghai; omit to show")] = None,
     clear: Annotated[bool, typer.Option("--clear", help="back to the `timezone` setting")] = False,
 ) -> None:
     """Show or set a user's time zone (their days for "yesterday", "Friday" and reminders)."""
@@ -466,8 +467,8 @@ def restore(memory_id: str) -> None:
 def reminders(
     user: UserOpt,
     agent: AgentOpt = None,
-    hours: Annotated[Optional[float], typer.Option("--hours", help="look ahead this many hours")] = None,
-    tz: Annotated[Optional[str], typer.Option("--tz", help="time zone for days, e.g. Asia/Shanghai")] = None,
+    hours: Annotated[float | None, typer.Option("--hours", help="look ahead this many hours")] = None,
+    tz: Annotated[str | None, typer.Option("--tz", help="time zone for days, e.g. Asia/Shanghai")] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Tasks due (or overdue) now."""
@@ -520,7 +521,7 @@ def export(
 @app.command("graph")
 def graph(
     user: UserOpt,
-    html: Annotated[Optional[Path], typer.Option("--html", help="also write the drawing to this HTML file")] = None,
+    html: Annotated[Path | None, typer.Option("--html", help="also write the drawing to this HTML file")] = None,
     limit: Annotated[int, typer.Option("--limit", help="entities listed (most linked first)")] = 50,
     as_json: JsonOpt = False,
 ) -> None:
@@ -531,7 +532,7 @@ def graph(
 @app.command("import")
 def import_(
     file: Annotated[Path, typer.Argument(help="an engram export, a mem0 export or an OptMem file; - for stdin")],
-    user: Annotated[Optional[str], typer.Option("--user", "-u", help="import into this user (required for OptMem)")] = None,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="import into this user (required for OptMem)")] = None,
     agent: AgentOpt = None,
     on_conflict: Annotated[str, typer.Option("--on-conflict", help="skip, replace or new_id")] = "skip",
     as_json: JsonOpt = False,

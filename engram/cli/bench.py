@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import Annotated, Any
 
 import typer
 from rich import box
@@ -36,7 +36,7 @@ SystemsOpt = Annotated[
     ),
 ]
 SetOpt = Annotated[
-    Optional[list[str]],
+    list[str] | None,
     typer.Option("--set", help="engram setting for the engram systems, KEY=VALUE (repeatable)"),
 ]
 BatchOpt = Annotated[
@@ -192,7 +192,7 @@ def locomo(
     ks: KsOpt = "1,3,5,10,20",
     systems: SystemsOpt = ALL_SYSTEMS,
     max_sessions: Annotated[
-        Optional[int], typer.Option("--max-sessions", min=1, help="only the first N sessions (smoke runs)")
+        int | None, typer.Option("--max-sessions", min=1, help="only the first N sessions (smoke runs)")
     ] = None,
     batch: BatchOpt = 1,
     set_: SetOpt = None,
@@ -217,11 +217,11 @@ def ablation(
     files: Annotated[list[Path], typer.Argument(help="LoCoMo files (locomo10.json or one conversation per file)")],
     out: OutOpt = Path("bench-results"),
     parts: Annotated[
-        Optional[str], typer.Option("--parts", help="comma-separated parts to switch off (default: all)")
+        str | None, typer.Option("--parts", help="comma-separated parts to switch off (default: all)")
     ] = None,
     shuffle: Annotated[bool, typer.Option("--shuffle/--no-shuffle", help="add a run with the turns shuffled")] = True,
     max_sessions: Annotated[
-        Optional[int], typer.Option("--max-sessions", min=1, help="only the first N sessions (smoke runs)")
+        int | None, typer.Option("--max-sessions", min=1, help="only the first N sessions (smoke runs)")
     ] = None,
     set_: SetOpt = None,
 ) -> None:
@@ -253,7 +253,7 @@ def zh_simple(
     out: OutOpt = Path("bench-results"),
     ks: KsOpt = "1,3,5,10",
     systems: SystemsOpt = ALL_SYSTEMS,
-    file: Annotated[Optional[Path], typer.Option("--file", help="a set of the same shape (default: the bundled one)")] = None,
+    file: Annotated[Path | None, typer.Option("--file", help="a set of the same shape (default: the bundled one)")] = None,
     set_: SetOpt = None,
 ) -> None:
     """Chinese simple questions about one user's messages (MemDaily-style), engram against BM25+dense."""
@@ -278,7 +278,7 @@ def madial(
     folder: Annotated[
         Path, typer.Argument(help="MADial folder: memory.jsonl + dialogue.jsonl, or zh/ and en/ of them")
     ],
-    lang: Annotated[Optional[str], typer.Option("--lang", help="zh or en (default: each found)")] = None,
+    lang: Annotated[str | None, typer.Option("--lang", help="zh or en (default: each found)")] = None,
     out: OutOpt = Path("bench-results"),
     ks: KsOpt = "1,3,5,10,20",
     systems: SystemsOpt = ALL_SYSTEMS,
@@ -341,7 +341,7 @@ def scale(
     writers: Annotated[int, typer.Option("--writers", min=0, help="processes adding at once (0: skip)")] = 0,
     writer_adds: Annotated[int, typer.Option("--writer-adds", min=1, help="adds per writing process")] = 200,
     quick: Annotated[bool, typer.Option("--quick", help="small sizes for a smoke run")] = False,
-    workdir: Annotated[Optional[Path], typer.Option("--workdir", help="where the temporary databases go")] = None,
+    workdir: Annotated[Path | None, typer.Option("--workdir", help="where the temporary databases go")] = None,
     out: OutOpt = Path("bench-results"),
 ) -> None:
     """Add and search latency, ingest throughput, memory and disk at 10k-1M memories (synthetic),
@@ -404,7 +404,7 @@ def conversation(
     ks: KsOpt = "1,5,10,20",
     modes: Annotated[str, typer.Option("--modes", help="comma-separated: conversation, raw")] = "conversation,raw",
     labelled: Annotated[
-        Optional[list[Path]],
+        list[Path] | None,
         typer.Option("--labelled", help="labelled sentences (JSONL) to score the rules on; default: the bundled EN and ZH sets"),
     ] = None,
     set_: SetOpt = None,
@@ -469,10 +469,10 @@ def llm(
         str, typer.Option("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8080/v1")
     ],
     model: Annotated[
-        Optional[str], typer.Option("--model", "-m", help="model name (default: the server's first)")
+        str | None, typer.Option("--model", "-m", help="model name (default: the server's first)")
     ] = None,
     api_key: Annotated[
-        Optional[str], typer.Option("--api-key", envvar="ENGRAM_LLM_API_KEY", help="when the server wants one")
+        str | None, typer.Option("--api-key", envvar="ENGRAM_LLM_API_KEY", help="when the server wants one")
     ] = None,
     timeout: Annotated[
         float, typer.Option("--timeout", min=0.1, help="seconds per LLM call (a CPU model: 60-120)")
@@ -481,7 +481,7 @@ def llm(
         float, typer.Option("--grey-zone", min=0.0, max=1.0, help="cosine from which the judge is asked")
     ] = 0.5,
     cases: Annotated[
-        Optional[Path], typer.Option("--cases", help="another set, same JSON format as the bundled one")
+        Path | None, typer.Option("--cases", help="another set, same JSON format as the bundled one")
     ] = None,
     out: OutOpt = Path("bench-results"),
 ) -> None:

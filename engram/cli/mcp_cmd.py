@@ -5,21 +5,21 @@ The SDK loads only when the command runs (engram.service.mcp_server), never for 
 
 from __future__ import annotations
 
-from enum import Enum
-from typing import Annotated, Optional
+from enum import StrEnum
+from typing import Annotated
 
 import typer
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
-class Transport(str, Enum):
+class Transport(StrEnum):
     stdio = "stdio"
     http = "http"
 
 
 def mcp(
-    user: Annotated[Optional[str], typer.Option(
+    user: Annotated[str | None, typer.Option(
         "--user", "-u", envvar="ENGRAM_USER",
         help="whose memory (required for stdio; over HTTP the API key decides unless this is set)")] = None,
     transport: Annotated[Transport, typer.Option("--transport", "-t", help="stdio (a client starts it) or http")] = (

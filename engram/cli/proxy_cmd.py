@@ -5,7 +5,7 @@ FastAPI and httpx load only when the command runs (engram.service.proxy).
 
 from __future__ import annotations
 
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -17,9 +17,9 @@ def proxy(
                                           "http://127.0.0.1:11434/v1")],
     host: Annotated[str, typer.Option("--host", help="address to bind")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="port", min=0, max=65535)] = 8421,
-    user: Annotated[Optional[str], typer.Option(
+    user: Annotated[str | None, typer.Option(
         "--user", "-u", help="serve this one user without API keys (loopback only)")] = None,
-    upstream_key: Annotated[Optional[str], typer.Option(
+    upstream_key: Annotated[str | None, typer.Option(
         "--upstream-key", envvar="ENGRAM_PROXY_UPSTREAM_KEY", show_default=False,
         help="the upstream's API key (default: the client's own Authorization, when the engram key "
              "comes in X-API-Key)")] = None,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
 
@@ -26,9 +26,9 @@ def _keys(action):
 
 @keys_app.command("create")
 def keys_create(
-    user: Annotated[Optional[str], typer.Option("--user", "-u", help="the user this key reaches (only them)")] = None,
+    user: Annotated[str | None, typer.Option("--user", "-u", help="the user this key reaches (only them)")] = None,
     admin: Annotated[bool, typer.Option("--admin", help="reach every user")] = False,
-    name: Annotated[Optional[str], typer.Option("--name", help="a label to tell keys apart")] = None,
+    name: Annotated[str | None, typer.Option("--name", help="a label to tell keys apart")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print only JSON (to stdout)")] = False,
 ) -> None:
     """Make a key; its secret is printed once and never stored."""
@@ -71,7 +71,7 @@ def serve(
     port: Annotated[int, typer.Option("--port", help="TCP port")] = 8420,
     workers: Annotated[int, typer.Option("--workers", min=1, help="worker processes on the one store")] = 1,
     cors_origin: Annotated[
-        Optional[list[str]], typer.Option("--cors-origin", help="allow this browser origin (repeatable; default none)")
+        list[str] | None, typer.Option("--cors-origin", help="allow this browser origin (repeatable; default none)")
     ] = None,
     max_body: Annotated[int, typer.Option("--max-body-bytes", min=1024, help="largest request body")] = 1_048_576,
 ) -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from engram.graph.names import KIN_EN, KIN_ZH, key
 
@@ -114,7 +115,7 @@ _PLACE = re.compile(
 )
 _PROJECT = re.compile(rf"\b[Pp]roject\s+(?P<a>{_NAME}|[A-Z0-9][\w-]{{0,30}})|\b(?P<b>{_NAMES})\s+project\b")
 _TITLE = re.compile(r"[\"“](?P<title>[A-Z][^\"“”]{1,60}?)[\"”]")
-_PRODUCT = re.compile(rf"\b(?:bought|buy|got|use|using|ordered|my new|new)\s+(?:an?\s+|the\s+|my\s+)?(?P<p>(?:[A-Z][a-zA-Z0-9]{{0,30}}|i[A-Z][a-z]{{1,30}})(?:\s+[A-Z0-9]\w{{0,30}})?)")
+_PRODUCT = re.compile(r"\b(?:bought|buy|got|use|using|ordered|my new|new)\s+(?:an?\s+|the\s+|my\s+)?(?P<p>(?:[A-Z][a-zA-Z0-9]{0,30}|i[A-Z][a-z]{1,30})(?:\s+[A-Z0-9]\w{0,30})?)")
 _CAPS = re.compile(rf"(?<![\w'’])({_NAMES})")
 _ORG_WORDS = re.compile(r"\b(?:Inc|Corp|Company|Ltd|LLC|University|College|School|Hospital|Bank|Foundation|Institute|Center|Centre|Club|Studio|Agency|Group|Society)\b")
 
@@ -307,7 +308,7 @@ def _english(body: str, found: Found, owner: int) -> None:
         found.add(Ref(name, "org" if _ORG_WORDS.search(name) else "name"))
         taken.append(m.span(1))
     words = _LOWER_WORD.findall(body.lower())  # the lexicons by lookup: one pass, not a regex per word list
-    for first, second in zip(words, words[1:] + [""]):
+    for first, second in pairwise([*words, ""]):  # each word with the next (the last with none)
         phrase = f"{first} {second}"
         if phrase in _ACTIVITY_FORMS:
             found.relate(owner, "does", found.add(Ref(_ACTIVITY_FORMS[phrase], "activity")), phrase)

@@ -113,7 +113,7 @@ class Book:
         """Resolve what one memory said and record its mentions and edges."""
         ids: list[str] = []
         keep = [not r.known_only or key(r.name) in self.by_key for r in found.refs]
-        for ref, kept in zip(found.refs, keep):
+        for ref, kept in zip(found.refs, keep, strict=True):
             if not kept:  # never referred to by a relation (only other refs may be owners)
                 ids.append("")
                 continue
@@ -123,7 +123,7 @@ class Book:
             ids.append(self._resolve(ref.name, ref.type, ref.named, owner, ref.relation))
         uses_self = any(r.src == SELF_REF or r.dst == SELF_REF for r in found.rels)
         roles: dict[str, str] = {}
-        for ref, eid in zip(found.refs, ids):
+        for ref, eid in zip(found.refs, ids, strict=True):
             if not eid:
                 continue
             if roles.get(eid) != "speaker":

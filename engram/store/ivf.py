@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from itertools import pairwise
 
 import numpy as np
 
@@ -127,7 +128,7 @@ class IVF:
             order = np.argsort(targets, kind="stable")
             targets, rows, vectors = targets[order], rows[order], vectors[order]
             bounds = [0, *(np.flatnonzero(np.diff(targets)) + 1).tolist(), len(rows)]
-            for start, end in zip(bounds, bounds[1:]):
+            for start, end in pairwise(bounds):
                 self._append(int(targets[start]), rows[start:end], vectors[start:end])
         self.entries += len(rows)
 

@@ -130,7 +130,7 @@ class _Field(dict):
         docs: np.ndarray | None = None, tfs: np.ndarray | None = None,
     ) -> None:
         super().__init__()
-        self._slots = dict(zip(terms, range(len(terms))))
+        self._slots = dict(zip(terms, range(len(terms)), strict=True))
         self._offsets, self._docs, self._tfs = offsets, docs, tfs
         self.unpacked = 0  # postings held as Python lists (`nbytes` without a walk over them)
 
@@ -175,14 +175,18 @@ class _Field(dict):
             docs.append(np.asarray(postings.docs, dtype=np.int32))
             tfs.append(np.asarray(postings.tfs, dtype=np.float32))
             offsets.append(offsets[-1] + len(postings.docs))
-        join = (lambda arrays, dtype: np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype))
-        return "\n".join(terms), np.asarray(offsets, dtype=np.int64), join(docs, np.int32), join(tfs, np.float32)
+        return "\n".join(terms), np.asarray(offsets, dtype=np.int64), _joined(docs, np.int32), _joined(tfs, np.float32)
 
     def nbytes(self) -> int:
         """About what the field holds in memory: packed postings at 8 bytes, unpacked ones as
         Python lists plus their numpy copy (~90 bytes), ~150 bytes of overhead per term."""
         packed = 0 if self._docs is None else self._docs.nbytes + self._tfs.nbytes + self._offsets.nbytes
         return packed + 90 * self.unpacked + 150 * len(self)
+
+
+def _joined(arrays: list[np.ndarray], dtype: type) -> np.ndarray:
+    """Arrays end to end as one of `dtype` (an empty one for none)."""
+    return np.concatenate(arrays).astype(dtype) if arrays else np.zeros(0, dtype)
 
 
 def _post(field: _Field, index: int, words: Sequence[str]) -> int:
@@ -515,8 +519,8 @@ class ScopeIndex:
         index.created, index.context_len = parts["created"], parts["context_len"]
         index.ids = parts["ids"].split("\n") if n else []
         index.words = [()] * n
-        index.position = dict(zip(index.rowids.tolist(), range(n)))
-        index.row_of = dict(zip(index.ids, range(n)))
+        index.position = dict(zip(index.rowids.tolist(), range(n), strict=True))
+        index.row_of = dict(zip(index.ids, range(n), strict=True))
         index.agent_codes = {agent: code for code, agent in enumerate(parts["agents"])}
         index.answered = np.full(n, -1, dtype=np.int64)  # linked again on first use (`_links`)
         index.asked = np.full(n, -1, dtype=np.int64)

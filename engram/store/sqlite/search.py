@@ -76,7 +76,7 @@ class SearchMixin:
             if restored is None:
                 return None
             cache, parts = restored
-            self._index_hashes[user_id] = dict(zip(cache.rowids.tolist(), parts["hashes"].split("\n")))
+            self._index_hashes[user_id] = dict(zip(cache.rowids.tolist(), parts["hashes"].split("\n"), strict=False))  # none: [""]
             version = self.user_version(user_id)
             added = 0 if version == row[0] else self._catch_up(cache, user_id)
         finally:
