@@ -123,6 +123,44 @@ def test_shared_photos_and_subject_dropped_past_verbs():
         "User took a short trip to Rome to clear their mind a little."]
 
 
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Just got some new shoes, too!", "User just got some new shoes."),
+    ("Also, adopted a cat last week.", "User adopted a cat."),
+    ("Recently started a pottery class.", "User started a pottery class."),
+    ("Been only to Rome once.", "User has been only to Rome once."),
+    ("Oh, and went to the beach with the kids!", "User went to the beach with the kids."),
+])
+def test_a_sentence_that_leaves_out_its_i_is_the_users(text, fact):
+    assert said(text) == [fact]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("昨天去了海边。", "用户去了海边"),
+    ("刚养了一只小狗。", "用户刚养了一只小狗"),  # was "用户的小狗刚养了一只小狗": the pet it names is not its subject
+    ("终于拿到驾照了！", "用户终于拿到驾照了"),
+    ("下周准备去日本。", "用户下周准备去日本"),
+    ("去过一次罗马。", "用户去过一次罗马"),
+])
+def test_chinese_leaves_out_its_wo_and_the_sentence_is_still_the_users(text, fact):
+    assert said(text) == [fact]
+
+
+@pytest.mark.parametrize("text", [
+    "昨天妈妈去了海边。", "这家店很好吃。", "收到了，谢谢！", "哈哈，笑死了。", "听说那家店关门了。", "觉得今天过得很快。", "到家了！",
+])
+def test_a_chinese_clause_with_a_subject_of_its_own_or_no_deed_is_no_fact_about_the_user(text):
+    assert said(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    "My sister woke up early and went for a run.",  # the second clause's subject is the sister
+    "Just checking in!", "Keep it up!", "Been there, done that.", "Got any tips?", "Just wanted to say hi.",
+])
+def test_a_left_out_subject_is_read_only_where_it_can_be_no_one_but_the_user(text):
+    assert not any(f.startswith("User went") or f.startswith("User has been") for f in said(text))
+    assert said(text) in ([], ["User's sister woke up early and went for a run."])
+
+
 @pytest.mark.parametrize("text", ["I won't quit, no matter what.", "I'm so excited!", "We go with plan B.",
                                   "I'm getting there.", "Makes me feel connected."])
 def test_encouragement_moods_and_group_decisions_are_no_facts(text):

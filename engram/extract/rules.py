@@ -149,7 +149,9 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         ctx = Ctx(ctx.now, ctx.lang, ctx.relaxed, ctx.greeted, ctx.memo, soft=True)
     out: list[Candidate] = []
     last: list[Candidate] = []
-    for clause in split_clauses(core, ctx.lang):
+    for index, clause in enumerate(split_clauses(core, ctx.lang)):
+        if ctx.memo is not None:
+            ctx.memo["opens"] = index == 0  # the clause opens its sentence ("Also, got a puppy!": "I" left out)
         main = main_part(strip_end(clause), ctx.lang)
         if per_clause and hedged(main, ctx.lang) and not soft_hedged(main, ctx.lang):
             continue  # "…, we'd go …" is hedged; "I used to ride with my dad" beside it is not

@@ -256,6 +256,8 @@ _EN_I_HOLD_RE = re.compile(r"^i\s+(?:(?:really|truly|honestly|still|always|just|
 # its object ("Lost my job as a banker yesterday", "Won a prize")
 _EN_DROPPED_SUBJECT_BEFORE_OBJECT = frozenset("had got lost won kept left held felt heard did knew".split())
 _EN_DROPPED_SUBJECT_PRESENT = frozenset("appreciate need miss love enjoy".split())  # "Appreciate our friendship!"
+_EN_DROPPED_LEAD = frozenset("just finally also recently already never".split())  # "Just got a puppy!"
+_EN_BEEN_TO_RE = re.compile(r"(?:(?:only|just|never|also|once|twice)\s+)?to\s+(?!be\b|do\b|say\b)\w", re.I)
 _EN_REMINDS_ME_RE = re.compile(r"^(?:it\s+|that\s+|this\s+|which\s+)?(?:always\s+|really\s+)?reminds?\s+me\s+"
                                r"(?:(?:that|how\s+much|of\s+how\s+much)\s+)?(?=(?:i|i'm|i've|it's|my|we)\b)", re.I)
 _EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|mind|heart|god|gosh)\b|on\s+my\s+own"
@@ -421,6 +423,28 @@ def _en_ok_adjective(low: list[str]) -> bool:
                                                                   "sorry", "saying", "talking", "kidding", "gonna")
 
 
+def _en_dropped_subject(s: str) -> str | None:
+    """A chat sentence that leaves out its "I" (`s` opens it, after any "Also," or "Finally,"),
+    with it put back; None when it does not read as one: "Took a trip to Rome", "Been running longer", "Just got some new shoes", "Been only to Rome
+    once". The verb must be a past form (or one of a few present ones that never start an
+    imperative the user addresses to someone: "Appreciate our friendship!"), after at most one
+    adverb of time; "Got any tips" or "Keep it up!" stay unread."""
+    words = s.split()
+    if len(words) < 2:
+        return None
+    lead = words[0].lower() in _EN_DROPPED_LEAD and len(words) > 2
+    verb, after = (w.lower().strip(",") for w in words[lead : lead + 2])
+    if (
+        verb in _EN_DROPPED_SUBJECT_VERBS
+        or (verb in _EN_DROPPED_SUBJECT_BEFORE_OBJECT and after in ("a", "an", "my", "our", "some", "the", "that"))
+        or (not lead and verb in _EN_DROPPED_SUBJECT_PRESENT and after not in CONTEXT_WORDS | {"you", "your"})
+    ):
+        return "I " + s[0].lower() + s[1:]
+    if verb == "been" and (after.endswith("ing") or _EN_BEEN_TO_RE.match(" ".join(words[lead + 1 :]))):
+        return "I've " + s[0].lower() + s[1:]  # "Been only to Rome once", "Been reading a lot"
+    return None
+
+
 def _commented_on(found: list[Candidate] | None, ctx: Ctx) -> list[Candidate] | None:
     """`found`, remembered as what the next sentence's "It's …" may comment on."""
     if found and len(found) == 1 and ctx.memo is not None:
@@ -429,6 +453,8 @@ def _commented_on(found: list[Candidate] | None, ctx: Ctx) -> list[Candidate] | 
 
 
 def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
+    # the clause opens its sentence (before "Also," was cut): a subject left out can only be "I"
+    opens = s.strip()[:1].isupper() or bool(ctx.memo and ctx.memo.get("opens"))
     s = _EN_VOCATIVE_RE.sub("", _EN_LEAD_RE.sub("", s.strip()).strip())  # "Gina, thanks for …" → "thanks for …"
     if not s:
         return None
@@ -478,16 +504,11 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         s = s[lead.end():] + " " + lead.group("t")
     m = _EN_SUBJ_RE.match(s)
     if m is None:
-        first = s.split(None, 1)[0]
-        second = s.split(None, 2)[1].lower() if " " in s else ""
-        if first[:1].isupper() and " " in s and (first.lower() in _EN_DROPPED_SUBJECT_VERBS or (
-                first.lower() in _EN_DROPPED_SUBJECT_BEFORE_OBJECT and second in ("a", "an", "my", "our", "some", "the", "that"))
-                or (first.lower() == "been" and second.endswith("ing"))
-                or (first.lower() in _EN_DROPPED_SUBJECT_PRESENT and second not in CONTEXT_WORDS | {"you", "your"})):
-            s = ("I've " if first.lower() == "been" else "I ") + first.lower() + s[len(first):]  # "Took a trip to Rome"
-            m = _EN_SUBJ_RE.match(s)
-        else:
+        said = _en_dropped_subject(s) if opens else None
+        if said is None:
             return _commented_on(_en_about_me(s, ctx), ctx)
+        s = said
+        m = _EN_SUBJ_RE.match(s)
     rest = s[m.end():].strip()
     memo = ctx.memo if ctx.memo is not None else {}
     other = None
@@ -678,9 +699,11 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         body = re.sub(r"^(?:所以|并且|而且|然后|后来)", "", s)  # "…，还做了一个碗": the user goes on
         return None if _ZH_CHATTER_RE.match(body) else _zh_finish("用户", body, ctx, other=None)
     if m is None:
-        prior = memo.get("other")
-        if prior and re.match(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚)", s) and len(s) <= 16:
+        prior = memo.get("other")  # named in an earlier clause ("我养了一只猫，叫咪咪"), not in this one
+        if prior and prior not in s and re.match(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚)", s) and len(s) <= 16:
             return _zh_finish("用户的" + prior, s, ctx, other=prior)
+        if memo.get("opens") and _zh_dropped_subject(s):
+            return _zh_finish("用户", s, ctx, other=None)  # "昨天去了海边": Chinese leaves out its 我
         return None
     pre = m.group("pre")
     if pre and not find_range(pre, ctx.now) and not _ZH_PRE_OK_RE.fullmatch(pre):
@@ -693,6 +716,29 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if ctx.memo is not None:
             ctx.memo["other"] = w
     return _zh_finish("用户", pre + body, ctx, other=None)
+
+
+def _zh_dropped_subject(s: str) -> bool:
+    """A clause that opens its sentence without a subject and says what the speaker did or will
+    do ("昨天去了海边", "刚养了一只小狗", "下周准备去日本"): after time words and adverbs comes a verb,
+    and the clause is an event (了/过) or a plan. Anything else before the verb ("妈妈昨天去了…",
+    "这家店…") is a subject of its own; a wish or thanks without an event ("希望…") is no fact."""
+    if not (_ZH_PAST_RE.search(s) or _ZH_PLAN_RE.search(s)) or len(s) > _MAX_ZH_CHARS or _ZH_CHATTER_RE.match(s):
+        return False
+    import rjieba  # (loaded already: Chinese text is segmented for the index)
+
+    tagged = rjieba.tag(s)
+    for at, (word, tag) in enumerate(tagged):
+        if tag in ("t", "d") or word in _ZH_LEAD_WORDS:
+            continue  # 昨天, 早上, 刚, 终于, 已经, 最近, 也
+        # a verb with something after it ("收到了" alone is an acknowledgement)
+        return tag in ("v", "vq", "vd") and word not in _ZH_NOT_DEEDS and any(
+            t not in ("ul", "uz", "ug", "y", "x", "e") for _, t in tagged[at + 1 :])
+    return False
+
+
+_ZH_LEAD_WORDS = frozenset("最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末".split())
+_ZH_NOT_DEEDS = frozenset("希望 祝 谢谢 感谢 觉得 认为 知道 听说 记得 忘了 看来 好像 似乎 是 笑死 笑 哭 累死 困死 饿死 气死 吓死 醉".split())
 
 
 def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[Candidate] | None:
