@@ -135,6 +135,26 @@ def test_a_sentence_that_leaves_out_its_i_is_the_users(text, fact):
 
 
 @pytest.mark.parametrize(("text", "fact"), [
+    ("Cooking is something I really enjoy.", "User enjoys cooking."),
+    ("Building a brand for my store is something I'm always working on.",
+     "User is always working on building a brand for their store."),
+    ("Music is something I can't live without!", "User can't live without music."),
+    ("In May I moved to Berlin.", "User moved to Berlin in May."),  # was "… to Berlin In May."
+])
+def test_what_a_sentence_puts_in_front_goes_back_where_the_verb_wants_it(text, fact):
+    assert said(text) == [fact]
+
+
+@pytest.mark.parametrize("text", [
+    "This is something I've wanted for years.",  # was "User has wanted for years This is something."
+    "That is something I can't do.",
+    "Hiking has been something I love since college.",  # no gap to put "hiking" in: not "loves since college hiking"
+])
+def test_a_fronted_pronoun_or_a_sentence_with_no_gap_for_it_makes_no_garbled_fact(text):
+    assert said(text) == []
+
+
+@pytest.mark.parametrize(("text", "fact"), [
     ("昨天去了海边。", "用户去了海边"),
     ("刚养了一只小狗。", "用户刚养了一只小狗"),  # was "用户的小狗刚养了一只小狗": the pet it names is not its subject
     ("终于拿到驾照了！", "用户终于拿到驾照了"),

@@ -80,7 +80,7 @@ from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import user_name
 from engram.extract.phrases import strip_end
 from engram.extract.preferences import favourite, preference
-from engram.extract.statements import about_other, main_part, note_referent, statement, tail_comment
+from engram.extract.statements import about_other, main_part, note_referent, statement, tail_comment, unclefted
 from engram.extract.tasks import task
 from engram.models import Candidate, Kind, utcnow
 from engram.text import detect_language, split_sentences
@@ -103,6 +103,7 @@ def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
     """The first clause rule that matches; else a general statement (see `statements`)."""
     if len(c) > _MAX_CLAUSE:
         return []  # a rambling clause is not a clean statement
+    c = unclefted(c, ctx.lang)
     note_referent(c, ctx)
     if not ctx.soft:
         for rule in (_CLAUSE_RULES_ZH if ctx.lang == "zh" else _CLAUSE_RULES_EN):

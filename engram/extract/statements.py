@@ -108,7 +108,7 @@ _EN_LEAD_RE = re.compile(
 )
 _EN_LEAD_TIME_RE = re.compile(
     r"^(?P<t>(?:last|this|next|on|in|over|during|earlier|yesterday|today|tonight|a\s+few|two|three|a\s+couple)"
-    r"\b[^,]{0,25}?),?\s+(?=(?:i|we|my|our)\b)",
+    r"\b(?:(?!\b(?:is|was|are|were|am|has|have|had|will|would)\b)[^,]){0,25}?),?\s+(?=(?:i|we|my|our)\b)",
     re.I,
 )
 _EN_SUBJ_RE = re.compile(
@@ -256,6 +256,14 @@ _EN_I_HOLD_RE = re.compile(r"^i\s+(?:(?:really|truly|honestly|still|always|just|
 # its object ("Lost my job as a banker yesterday", "Won a prize")
 _EN_DROPPED_SUBJECT_BEFORE_OBJECT = frozenset("had got lost won kept left held felt heard did knew".split())
 _EN_DROPPED_SUBJECT_PRESENT = frozenset("appreciate need miss love enjoy".split())  # "Appreciate our friendship!"
+_EN_CLEFT_RE = re.compile(
+    r"^(?P<x>[^,;:]{3,80}?)\s+(?:is|are|has\s+been|have\s+been)\s+(?:something|one\s+thing|a\s+thing)\s+(?:that\s+)?"
+    r"(?P<i>I(?:'m|'ve|\s+am|\s+have)?)\s+(?P<rest>[^,;:]+?)[.!]*$", re.I)
+_EN_CLEFT_ENDS = frozenset(  # the last word of "… something I …": a verb or a stranded preposition
+    """enjoy love like adore appreciate value cherish treasure miss need want do practice practise study
+    pursue learn prefer hate dislike avoid try play make see visit read watch eat cook
+    on about with without for in to into at of""".split())
+_EN_CLEFT_VAGUE = frozenset("this that it which what there you your these those".split())
 _EN_DROPPED_LEAD = frozenset("just finally also recently already never".split())  # "Just got a puppy!"
 _EN_BEEN_TO_RE = re.compile(r"(?:(?:only|just|never|also|once|twice)\s+)?to\s+(?!be\b|do\b|say\b)\w", re.I)
 _EN_REMINDS_ME_RE = re.compile(r"^(?:it\s+|that\s+|this\s+|which\s+)?(?:always\s+|really\s+)?reminds?\s+me\s+"
@@ -423,6 +431,20 @@ def _en_ok_adjective(low: list[str]) -> bool:
                                                                   "sorry", "saying", "talking", "kidding", "gonna")
 
 
+def unclefted(s: str, lang: str) -> str:
+    """A clause that fronts what it is about, said the plain way round: "Cooking is something I
+    really enjoy" → "I really enjoy cooking", "Building a brand is something I'm always working on"
+    → "I'm always working on building a brand" (then read by every rule). Not "That is something
+    I …": a pronoun in front says nothing by itself."""
+    cleft = _EN_CLEFT_RE.match(s) if lang == "en" else None
+    if cleft is None or cleft.group("x").split()[0].lower() in _EN_CLEFT_VAGUE:
+        return s
+    if cleft.group("rest").split()[-1].lower() not in _EN_CLEFT_ENDS:
+        return s  # the fronted words go where the verb left a gap, not after "since college"
+    x = cleft.group("x")
+    return f"{cleft.group('i')} {cleft.group('rest')} {x[0].lower()}{x[1:]}"
+
+
 def _en_dropped_subject(s: str) -> str | None:
     """A chat sentence that leaves out its "I" (`s` opens it, after any "Also," or "Finally,"),
     with it put back; None when it does not read as one: "Took a trip to Rome", "Been running longer", "Just got some new shoes", "Been only to Rome
@@ -501,7 +523,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             return []
     lead = _EN_LEAD_TIME_RE.match(s)
     if lead:  # "Last weekend I went camping" → "I went camping last weekend"
-        s = s[lead.end():] + " " + lead.group("t")
+        t = lead.group("t")
+        s = s[lead.end():] + " " + t[0].lower() + t[1:]  # (not "… to Berlin In May")
     m = _EN_SUBJ_RE.match(s)
     if m is None:
         said = _en_dropped_subject(s) if opens else None
