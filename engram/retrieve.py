@@ -114,8 +114,8 @@ class Retriever:
     def dense_search(self, scope: Scope, vector: np.ndarray, filters: Filters, depth: int) -> list[tuple[str, float]]:
         """The store's dense search, once the user's memories written behind have their vectors;
         a turn is read with the turn it answers, as on the lexical side (`weight_context`)."""
-        if self.settle is not None:
-            self.settle(scope.user_id, links=False)
+        if self.settle is not None:  # (a stand-in vector will do while the real one is made)
+            self.settle(scope.user_id, links=False, stand_ins=True)
         return self.store.dense_search(scope, vector, filters, depth, context_weight=self.settings.weight_context)
 
     def dense_applies(self, query: str) -> bool:

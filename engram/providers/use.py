@@ -30,6 +30,7 @@ from engram.text import has_unspaced_script
 
 USE_NAME = "use-multilingual-v3"
 USE_DIM = 512
+QUICK_MAX_CHARS = 300  # a stand-in vector from token rows alone, for texts up to this long
 
 
 class USEEmbedder:
@@ -59,6 +60,21 @@ class USEEmbedder:
         if self.fast_queries and self._tokens is not None:  # the words of what is stored, for questions
             self._tokens.learn([t for t in texts if not has_unspaced_script(t)])  # (Chinese never uses them)
         return rows
+
+    def embed_quick(self, texts: list[str]) -> list[np.ndarray | None]:
+        """Stand-in vectors from the token vectors (~0.2 ms a text instead of ~3 ms alone), for
+        reading your writes while the real ones are made behind (engram.embed_behind); None for a
+        text they read badly, as for queries (`embed_query`): Chinese, several lines (an episode
+        read with the question it answers: "What's her name?" / "Coco."), ~50+ words, or with
+        `fast_queries` off."""
+        if not self.fast_queries:
+            return [None] * len(texts)
+        self._load()
+        assert self._tokens is not None
+        return [
+            None if has_unspaced_script(t) or "\n" in t.strip() or len(t) > QUICK_MAX_CHARS else self._tokens.encode(t)
+            for t in texts
+        ]
 
     def embed_query(self, text: str) -> np.ndarray:
         """A query's vector: from token vectors when it is one line without Chinese (and

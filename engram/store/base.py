@@ -237,6 +237,12 @@ class Store(Protocol):
         without it gets its vectors with the row (engram.embed_behind)."""
         ...
 
+    def hold_vectors(self, user_id: str, vectors: Sequence[tuple[str, Any]]) -> bool:
+        """Stand-in vectors (memory id, vector) for rows of the user still waiting for theirs,
+        searched until `set_vectors` lands the real ones, never stored; False when none can be
+        held. Optional (with `set_vectors`): without it a search makes the real vectors first."""
+        ...
+
     def get_many(self, memory_ids: Sequence[str]) -> list[MemoryItem]: ...
 
     def signals(self, memory_ids: Sequence[str]) -> dict[str, MemoryRow | MemoryItem]:

@@ -251,6 +251,9 @@ class ScopeIndex:
         # rows written since the last dense search, put into the IVF's clusters by the next
         # (one product for them all, and the centroids are read then anyway)
         self._unassigned: list[int] = []
+        # rows whose vector is a stand-in held for reading your writes until the real one lands
+        # (`hold`): in memory only, never packed, never in the IVF
+        self.provisional: set[int] = set()
         self._writes = 0  # counts changes, so the IVF check runs once per change
         self._ivf_checked = -1
         self._live_vectors = 0
@@ -423,15 +426,35 @@ class ScopeIndex:
         return self.rowids[:n][~self.has_vector[:n] & (self.status[:n] != GONE)]
 
     def set_vector(self, rowid: int, vector: np.ndarray) -> None:
-        """A row written without its vector gets it (write-behind): dense search finds it from now."""
+        """A row written without its vector gets it (write-behind): dense search finds it from now
+        (in place of the stand-in `hold` gave it, if any)."""
         index = self.position.get(rowid)
         if index is None:
             return
         self.matrix[index] = vector
         self.has_vector[index] = True
+        self.provisional.discard(index)
         if self._ivf is not None:
             self._unassigned.append(index)
         self._writes += 1
+
+    def hold(self, vectors: Sequence[tuple[str, np.ndarray]]) -> bool:
+        """Stand-in vectors (memory id, vector) for rows still waiting for theirs, so that a search
+        right after a write finds them by meaning (engram.embed_behind) without running the whole
+        model in the caller's thread; the real vector replaces each (`set_vector`). A row with a
+        vector by now keeps it. False, holding nothing, in a scope large enough for the IVF (whose
+        clusters take only real vectors): the caller then makes the real ones."""
+        if self.size > self._threshold():
+            return False
+        for memory_id, vector in vectors:
+            index = self.row_of.get(memory_id)
+            if index is None or self.has_vector[index] or self.status[index] == GONE:
+                continue
+            self.matrix[index] = vector
+            self.has_vector[index] = True
+            self.provisional.add(index)
+        self._writes += 1
+        return True
 
     def replace(self, rowid: int, vector: np.ndarray | None, words: Sequence[str]) -> None:
         """Content changed: the old row goes, a new one takes its rowid."""
@@ -444,8 +467,10 @@ class ScopeIndex:
         self._grow(1)
         new = self.size
         self.rowids[new] = rowid
+        held = index in self.provisional  # a stand-in for the old text is no vector for the new one
+        self.provisional.discard(index)
         self.matrix[new] = vector if vector is not None else self.matrix[index]
-        self.has_vector[new] = vector is not None or bool(self.has_vector[index])
+        self.has_vector[new] = vector is not None or (bool(self.has_vector[index]) and not held)
         self.status[new], self.agent[new] = status, agent
         self.created[new] = self.created[index]
         self.position[rowid] = new
@@ -467,9 +492,10 @@ class ScopeIndex:
     # -- memory and persistence --------------------------------------------------
     @property
     def clean(self) -> bool:
-        """No row is deleted or replaced: every row is live content (only such an index is packed,
-        so a pack never keeps text that was deleted or rewritten)."""
-        return not bool(np.any(self.status[: self.size] == GONE))
+        """No row is deleted or replaced, and none holds a stand-in vector: every row is live
+        content with what the store has (only such an index is packed, so a pack never keeps text
+        that was deleted or rewritten, nor a vector the store never had)."""
+        return not self.provisional and not bool(np.any(self.status[: self.size] == GONE))
 
     def nbytes(self) -> int:
         """About what this index holds in memory (the cache's budget counts this)."""
@@ -625,7 +651,7 @@ class ScopeIndex:
             self._install()
         self._assign_unassigned()
         if self._ivf_checked != self._writes:
-            live = self.has_vector[:n] & (self.status[:n] != GONE)
+            live = self._real_vectors(0, n)
             self._live_vectors = int(np.count_nonzero(live))
             self._ivf_checked = self._writes
             if self._live_vectors <= threshold:
@@ -645,6 +671,15 @@ class ScopeIndex:
                     self._install()
         return self._ivf
 
+    def _real_vectors(self, start: int, end: int) -> np.ndarray:
+        """Mask of the live rows in [start, end) with a real vector (what the IVF clusters)."""
+        live = self.has_vector[start:end] & (self.status[start:end] != GONE)
+        if self.provisional:
+            held = np.fromiter(self.provisional, dtype=np.int64, count=len(self.provisional))
+            held = held[(held >= start) & (held < end)]
+            live[held - start] = False
+        return live
+
     def _assign_unassigned(self) -> None:
         if self._unassigned and self._ivf is not None:
             rows = np.asarray(self._unassigned, dtype=np.int64)
@@ -659,9 +694,7 @@ class ScopeIndex:
             return  # failed: the next write's check starts another
         index, n = build.result, self.size
         if build.upto < n:
-            later = build.upto + np.flatnonzero(
-                self.has_vector[build.upto : n] & (self.status[build.upto : n] != GONE)
-            )
+            later = build.upto + np.flatnonzero(self._real_vectors(build.upto, n))
             index.add(later, self.matrix[later])
         self._unassigned.clear()  # all of them were in the build or just added
         self._ivf = index

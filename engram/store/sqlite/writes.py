@@ -82,6 +82,15 @@ class WritesMixin:
                 self._forget_items(memory_id for memory_id, _, _ in vectors)
         return landed
 
+    def hold_vectors(self, user_id: str, vectors: Sequence[tuple[str, np.ndarray]]) -> bool:
+        """Stand-in vectors (memory id, vector) for the user's rows still waiting for theirs, held
+        by the user's index in memory only until `set_vectors` lands the real ones (read-your-
+        writes without running the whole model in the caller's thread: `engram.embed_behind`).
+        False when the index cannot hold them (a scope as large as the IVF's)."""
+        with self._lock:
+            self._sync_caches()
+            return self._scope_index(user_id).hold(vectors)
+
     def _keep_items(self, items: Iterable[MemoryItem]) -> None:
         """New memories into the item cache (copies: callers keep theirs): the next statement
         is most often checked against what was just said."""
