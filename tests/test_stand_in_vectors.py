@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -101,11 +102,21 @@ def _stored(db_path, content: str) -> np.ndarray | None:
     return None if blob is None else np.frombuffer(blob, dtype=np.float32)
 
 
-def test_a_search_right_after_an_add_finds_it_by_meaning_without_the_whole_model_in_its_thread(db_path):
-    said = "I practice taekwondo twice a week."
+@contextmanager
+def _held_worker(db_path):
+    """A Memory whose write-behind worker waits (its embedder held) until the block ends."""
     embedder = HeldUSE()
     embedder.embed(["load the model"])
-    with Memory(db_path, embedder=embedder, graph=False) as m:
+    with Memory(db_path, embedder=embedder, graph=False) as memory:
+        try:
+            yield memory, embedder
+        finally:
+            embedder.release.set()
+
+
+def test_a_search_right_after_an_add_finds_it_by_meaning_without_the_whole_model_in_its_thread(db_path):
+    said = "I practice taekwondo twice a week."
+    with _held_worker(db_path) as (m, embedder):
         m.add(said, user_id="u1", infer=False)
         before = [c for c in embedder.calls if c != "engram-embed-behind"]
         hits = m.search("which martial art does she do?", user_id="u1")  # no word in common
@@ -122,12 +133,9 @@ def test_a_search_right_after_an_add_finds_it_by_meaning_without_the_whole_model
 def test_a_chinese_memory_gets_its_real_vector_before_the_search(db_path):
     """Token vectors read Chinese badly (one token a character): the whole model runs, as before."""
     said = "我每周练两次跆拳道。"
-    embedder = HeldUSE()
-    embedder.embed(["load the model"])
-    with Memory(db_path, embedder=embedder, graph=False) as m:
+    with _held_worker(db_path) as (m, embedder):
         m.add(said, user_id="u1", infer=False)
         hits = m.search("她练什么武术？", user_id="u1")
         assert hits and hits[0].memory.content == said
         assert "MainThread" in embedder.calls[1:]
         assert _stored(db_path, said) is not None
-        embedder.release.set()
