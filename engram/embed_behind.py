@@ -209,8 +209,8 @@ class EmbedBehind:
             return False
         if any(v is None for v in made) or not hold(user_id, [(p.memory_id, v) for p, v in zip(owed, made, strict=True)]):
             return False
-        with self._cond:
-            self._standing.update(p.memory_id for p in owed)
+        with self._cond:  # (not those the worker finished meanwhile: their real vector is in)
+            self._standing.update(p.memory_id for p in owed if p.memory_id in self._queue or p.memory_id in self._held)
         return True
 
     def flush(self, timeout: float | None = None) -> bool:

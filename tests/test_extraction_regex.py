@@ -26,6 +26,13 @@ def test_long_runs_finish_quickly():
         assert _timed("I love tea " + unit * 400 + "§") < BOUND_S, unit
 
 
+def test_a_sentence_saying_what_something_is_with_long_runs_finishes_quickly():
+    """`with_it_named` ("Clay is incredible, it brings me joy"): its first pattern was cubic in a run of spaces."""
+    for unit in (" ", "\t", ", ", " -", "a "):
+        assert _timed("Tea is " + unit * 1000 + "it helps") < BOUND_S, unit
+        assert _timed("Tea is " + unit * 280 + "it helps") < BOUND_S, unit
+
+
 _PIECES = st.sampled_from(["😂", "🎉", "!", "?", ".", ",", "，", "。", "（", "(", ")", " ", "lol", "haha", ":-)", ":-(",
                            "I ", "我", "的", "了", "啊", "~", "§", "a", "and ", "my ", "\u200d", "\ufe0f", "…"])
 

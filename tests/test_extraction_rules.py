@@ -145,6 +145,23 @@ def test_what_a_sentence_puts_in_front_goes_back_where_the_verb_wants_it(text, f
     assert said(text) == [fact]
 
 
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Pottery is a huge part of my life, not just a hobby - it helps me express my emotions.",
+     ["Pottery is a huge part of User's life, not just a hobby.", "Pottery helps User express their emotions."]),
+    ("Contemporary dance is so expressive and graceful - it really speaks to me.",
+     ["Contemporary dance really speaks to User."]),
+    ("Dance is my passion, it's been my stress-buster since childhood!",
+     ["Dance is User's passion.", "Dance has been User's stress-buster."]),
+])
+def test_what_it_does_for_the_user_is_said_of_the_thing_named_before_it(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize("text", ["This is great, it makes me happy.", "The weather was awful, it's been raining all week."])
+def test_it_after_a_pronoun_or_about_the_weather_names_nothing(text):
+    assert said(text) == []
+
+
 @pytest.mark.parametrize("text", [
     "This is something I've wanted for years.",  # was "User has wanted for years This is something."
     "That is something I can't do.",

@@ -445,6 +445,34 @@ def unclefted(s: str, lang: str) -> str:
     return f"{cleft.group('i')} {cleft.group('rest')} {x[0].lower()}{x[1:]}"
 
 
+def with_it_named(sentence: str) -> list[str]:
+    """A sentence that says what something is and then, after a comma or a dash, what "it" does
+    for the speaker, as two sentences with the thing named in the second: "Clay is incredible,
+    it brings me so much joy!" → "Clay is incredible." / "Clay brings me so much joy!" (each then
+    read on its own). Only a plain noun phrase in front ("Pottery", "Contemporary dance"), not a
+    pronoun or "my …"; any other sentence comes back as it was."""
+    m = _EN_IT_AFTER_RE.match(" ".join(sentence.split())) if len(sentence) <= _IT_MAX_CHARS else None
+    if m is None or m.group("np").split()[0].lower() in _EN_IT_NOT_NAMED:
+        return [sentence]
+    np_, verb = m.group("np"), m.group("verb").strip()
+    if verb == "'s":  # "it's been …": has; "it's how …": is
+        verb = "has" if m.group("rest").lstrip().startswith("been") else "is"
+    return [f"{np_} {m.group('be')} {m.group('pred').strip()}.", f"{np_} {verb}{m.group('rest')}"]
+
+
+_EN_IT_AFTER_RE = re.compile(  # on text with single spaces: no run for two parts to share
+    r"^(?P<np>[A-Za-z][a-z]+(?: [a-z]+){0,2}?) (?P<be>is|was|has been) (?P<pred>[^ ;.!?][^;.!?]*?)"
+    r"(?:,| [-–—]+) (?:(?:and|so) )?it(?P<verb>'s| (?:(?:really|always|just|also|truly) )?[a-z]+s)\b"
+    r"(?P<rest>[^;]*)$",
+    re.I,
+)
+_IT_MAX_CHARS = 600  # the rules mine no longer sentence
+_EN_IT_NOT_NAMED = frozenset(
+    "it this that there here he she they you i we my our your his her their what which who everything "
+    "something nothing anything everyone someone life today tonight".split()
+)
+
+
 def _en_dropped_subject(s: str) -> str | None:
     """A chat sentence that leaves out its "I" (`s` opens it, after any "Also," or "Finally,"),
     with it put back; None when it does not read as one: "Took a trip to Rome", "Been running longer", "Just got some new shoes", "Been only to Rome
