@@ -129,6 +129,8 @@ def test_shared_photos_and_subject_dropped_past_verbs():
     ("Recently started a pottery class.", "User started a pottery class."),
     ("Been only to Rome once.", "User has been only to Rome once."),
     ("Oh, and went to the beach with the kids!", "User went to the beach with the kids."),
+    ("Heading to Paris tomorrow for work.", "User is heading to Paris tomorrow for work."),
+    ("Starting a new job on Monday.", "User is starting a new job on Monday."),
 ])
 def test_a_sentence_that_leaves_out_its_i_is_the_users(text, fact):
     assert said(text) == [fact]
@@ -192,6 +194,8 @@ def test_a_chinese_clause_with_a_subject_of_its_own_or_no_deed_is_no_fact_about_
 @pytest.mark.parametrize("text", [
     "My sister woke up early and went for a run.",  # the second clause's subject is the sister
     "Just checking in!", "Keep it up!", "Been there, done that.", "Got any tips?", "Just wanted to say hi.",
+    "Heading to bed, night!", "Heading out, bye!", "Starting to feel better.",
+    "Starting a business takes courage.", "Moving to Berlin was the best decision.",  # the -ing phrase is the subject
 ])
 def test_a_left_out_subject_is_read_only_where_it_can_be_no_one_but_the_user(text):
     assert not any(f.startswith("User went") or f.startswith("User has been") for f in said(text))

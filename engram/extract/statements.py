@@ -265,6 +265,13 @@ _EN_CLEFT_ENDS = frozenset(  # the last word of "… something I …": a verb or
     on about with without for in to into at of""".split())
 _EN_CLEFT_VAGUE = frozenset("this that it which what there you your these those".split())
 _EN_DROPPED_LEAD = frozenset("just finally also recently already never".split())  # "Just got a puppy!"
+_EN_DROPPED_GOING = {  # a plan without its "I'm", by the word after the verb (not "Heading out", "Starting to feel …")
+    **dict.fromkeys(("heading", "flying", "moving", "travelling", "traveling"), ("to",)),
+    **dict.fromkeys(("starting", "visiting"), ("a", "an", "my", "our", "the")),
+}
+_EN_FINITE_RE = re.compile(  # a verb after an -ing phrase makes the phrase its subject
+    r"\b(?:is|was|are|were|has|have|had|takes|took|makes|made|gives|gave|means|meant|helps|helped|feels|felt"
+    r"|can|could|will|would|should|must|seems|seemed)\b", re.I)
 _EN_BEEN_TO_RE = re.compile(r"(?:(?:only|just|never|also|once|twice)\s+)?to\s+(?!be\b|do\b|say\b)\w", re.I)
 _EN_REMINDS_ME_RE = re.compile(r"^(?:it\s+|that\s+|this\s+|which\s+)?(?:always\s+|really\s+)?reminds?\s+me\s+"
                                r"(?:(?:that|how\s+much|of\s+how\s+much)\s+)?(?=(?:i|i'm|i've|it's|my|we)\b)", re.I)
@@ -492,6 +499,12 @@ def _en_dropped_subject(s: str) -> str | None:
         return "I " + s[0].lower() + s[1:]
     if verb == "been" and (after.endswith("ing") or _EN_BEEN_TO_RE.match(" ".join(words[lead + 1 :]))):
         return "I've " + s[0].lower() + s[1:]  # "Been only to Rome once", "Been reading a lot"
+    if (
+        after in _EN_DROPPED_GOING.get(verb, ())
+        and (after != "to" or words[lead + 2 : lead + 3] and words[lead + 2][:1].isupper())
+        and not _EN_FINITE_RE.search(" ".join(words[lead + 1 :]))
+    ):  # "Heading to Paris tomorrow" (a place named, not "to bed"); not "Starting a business takes courage"
+        return "I'm " + s[0].lower() + s[1:]
     return None
 
 
