@@ -159,6 +159,17 @@ def test_what_it_does_for_the_user_is_said_of_the_thing_named_before_it(text, fa
     assert said(text) == facts
 
 
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I have two cats, Luna and Max.", ["User has two cats named Luna and Max."]),
+    ("I have two cats named Luna and Max.", ["User has two cats named Luna and Max."]),  # was "… named Luna."
+    ("I have three dogs: Rex, Bo and Ace.", ["User has three dogs named Rex, Bo and Ace."]),
+    ("我有两只猫，一只叫咪咪，一只叫球球。", ["用户有两只猫", "用户的猫叫咪咪", "用户的猫叫球球"]),
+    ("我养了两条狗，大的叫旺财，小的叫来福。", ["用户养了两条狗", "用户的狗叫旺财", "用户的狗叫来福"]),
+])
+def test_the_names_of_what_the_user_has_are_kept_with_it(text, facts):
+    assert said(text) == facts
+
+
 @pytest.mark.parametrize("text", ["This is great, it makes me happy.", "The weather was awful, it's been raining all week."])
 def test_it_after_a_pronoun_or_about_the_weather_names_nothing(text):
     assert said(text) == []

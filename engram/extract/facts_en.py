@@ -134,6 +134,11 @@ _EN_HAVE_RE = re.compile(
     re.I,
 )
 _NAMED_RE = re.compile(r"\s+(?:named|called)\s+(?P<name>.+)$", re.I)
+# what is had, then its names, set off by a comma or "named": cut_clause would stop at the comma or "and"
+_NAMES_AFTER_RE = re.compile(
+    r"^(?P<obj>(?:a|an|one|two|three|four|five|\d+)(?:\s+[a-z]+){1,3}?)(?:\s*[,:]\s*|\s+(?:named|called)\s+)"
+    r"(?P<names>[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+)[A-Z][a-z]+)*)\s*[.!]*$"
+)
 _PLACE_CUT_RE = re.compile(r"\s+(?:with|for|since|because|to\s+be)\b", re.I)
 _FOR_DURATION_RE = re.compile(
     r"\s+for\s+(?:\d|a\b|an\b|about|over|almost|nearly|the\s+past|the\s+last|years|months)", re.I
@@ -262,11 +267,15 @@ def _en_have(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _EN_HAVE_RE.match(s)
     if m is None:
         return None
-    obj = trim_fillers(cut_clause(m.group("obj"))).strip()
-    name = None
-    nm = _NAMED_RE.search(obj)
-    if nm:
-        name, obj = nm.group("name").strip(), obj[: nm.start()].strip()
+    named = _NAMES_AFTER_RE.match(m.group("obj"))  # "two cats, Luna and Max", "two cats named Luna and Max"
+    if named:
+        obj, name = named.group("obj").strip(), named.group("names")
+    else:
+        obj = trim_fillers(cut_clause(m.group("obj"))).strip()
+        name = None
+        nm = _NAMED_RE.search(obj)
+        if nm:
+            name, obj = nm.group("name").strip(), obj[: nm.start()].strip()
     words = [w.lower() for w in obj.split()]
     canon = next((_HAS[w] for w in words[1:5] if w in _HAS), None)
     if canon is None or EN_TRANSIENT_RE.search(s):

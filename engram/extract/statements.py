@@ -764,8 +764,10 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None if _ZH_CHATTER_RE.match(body) else _zh_finish("用户", body, ctx, other=None)
     if m is None:
         prior = memo.get("other")  # named in an earlier clause ("我养了一只猫，叫咪咪"), not in this one
-        if prior and prior not in s and re.match(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚)", s) and len(s) <= 16:
-            return _zh_finish("用户的" + prior, s, ctx, other=prior)
+        one = _ZH_ONE_OF_RE.match(s)  # "我有两只猫，一只叫咪咪，一只叫球球": each of them
+        rest = s[one.end():] if one and prior else s
+        if prior and prior not in rest and re.match(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚)", rest) and len(rest) <= 16:
+            return _zh_finish("用户的" + prior, rest, ctx, other=prior)
         if memo.get("opens") and _zh_dropped_subject(s):
             return _zh_finish("用户", s, ctx, other=None)  # "昨天去了海边": Chinese leaves out its 我
         return None
@@ -801,6 +803,7 @@ def _zh_dropped_subject(s: str) -> bool:
     return False
 
 
+_ZH_ONE_OF_RE = re.compile(r"^(?:另外|另)?一[只个条匹]|^(?:大的|小的|老大|老二|老三)")
 _ZH_LEAD_WORDS = frozenset("最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末".split())
 _ZH_NOT_DEEDS = frozenset("希望 祝 谢谢 感谢 觉得 认为 知道 听说 记得 忘了 看来 好像 似乎 是 笑死 笑 哭 累死 困死 饿死 气死 吓死 醉".split())
 
