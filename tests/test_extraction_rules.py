@@ -170,6 +170,18 @@ def test_the_names_of_what_the_user_has_are_kept_with_it(text, facts):
     assert said(text) == facts
 
 
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I'm allergic to peanuts, tree nuts and shellfish.",  # was "allergic to peanuts." alone
+     ["User is allergic to peanuts.", "User is allergic to tree nuts.", "User is allergic to shellfish."]),
+    ("I have a cat and a dog.", ["User has a cat.", "User has a dog."]),
+    ("I have a cat named Luna and a dog named Rex.",
+     ["User has a cat named Luna.", "User's cat is named Luna.", "User has a dog named Rex.", "User's dog is named Rex."]),
+    ("I'm allergic to cats, so I can't visit.", ["User is allergic to cats.", "User can't visit."]),  # no list there
+])
+def test_each_thing_of_a_list_is_a_fact_of_its_own(text, facts):
+    assert said(text) == facts
+
+
 @pytest.mark.parametrize("text", ["This is great, it makes me happy.", "The weather was awful, it's been raining all week."])
 def test_it_after_a_pronoun_or_about_the_weather_names_nothing(text):
     assert said(text) == []

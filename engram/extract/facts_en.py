@@ -255,18 +255,24 @@ def _en_allergy(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ALLERGY_RE.match(s)
     if m is None:
         return None
-    obj = trim_fillers(cut_clause(m.group("obj"))).strip()
-    slug = slugify(obj)
-    if not slug or pronoun_led(obj):
-        return []
-    return [candidate(ctx, Kind.FACT, f"User is allergic to {obj}.", "fact:allergy_" + slug, slot_value(obj),
-                      "user's allergy", entities=entities_of(obj))]
+    out = []
+    for obj in conjuncts(m.group("obj")) or [trim_fillers(cut_clause(m.group("obj"))).strip()]:
+        slug = slugify(obj)  # "peanuts and shellfish": one allergy each
+        if not slug or pronoun_led(obj):
+            return []
+        out.append(candidate(ctx, Kind.FACT, f"User is allergic to {obj}.", "fact:allergy_" + slug, slot_value(obj),
+                             "user's allergy", entities=entities_of(obj)))
+    return out
 
 
 def _en_have(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _EN_HAVE_RE.match(s)
     if m is None:
         return None
+    each = conjuncts(m.group("obj"), counted=True)
+    if each:  # "a cat named Luna and a dog named Rex", "a son and two daughters": one fact each
+        found = [_en_have(f"I have {obj}", ctx) for obj in each]
+        return [c for cs in found if cs for c in cs] or None
     named = _NAMES_AFTER_RE.match(m.group("obj"))  # "two cats, Luna and Max", "two cats named Luna and Max"
     if named:
         obj, name = named.group("obj").strip(), named.group("names")
@@ -288,6 +294,27 @@ def _en_have(s: str, ctx: Ctx) -> list[Candidate] | None:
         out.append(candidate(ctx, Kind.FACT, f"User's {thing} is named {name}.", f"fact:{canon}_name", slot_value(name),
                              f"name of the user's {thing}", entities=[name]))
     return out
+
+
+def conjuncts(phrase: str, *, counted: bool = False) -> list[str]:
+    """The items of a list of short noun phrases ("peanuts, tree nuts and shellfish"; with `counted`,
+    each led by a/an/a number: "a cat named Luna and a dog"), or [] when `phrase` is not one."""
+    phrase = phrase.strip().rstrip(".!")
+    if len(phrase) > 120 or not _LIST_SPLIT_RE.search(phrase):
+        return []
+    items = [i.strip() for i in _LIST_SPLIT_RE.split(phrase) if i.strip()]
+    if len(items) < 2 or any(len(i.split()) > (5 if counted else 3) for i in items):
+        return []
+    if counted and not all(_COUNTED_RE.match(i) for i in items):
+        return []
+    if not counted and any(_NOT_A_NOUN_RE.search(i) for i in items):
+        return []
+    return items
+
+
+_LIST_SPLIT_RE = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
+_COUNTED_RE = re.compile(r"^(?:a|an|one|two|three|four|five|\d+)\s+[a-z]", re.I)
+_NOT_A_NOUN_RE = re.compile(r"\b(?:i|i'm|my|it|is|are|was|be|been|have|has|so|but|because|when|if|which|that|too)\b", re.I)
 
 
 def _en_my(s: str, ctx: Ctx) -> list[Candidate] | None:
