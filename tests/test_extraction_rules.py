@@ -202,9 +202,23 @@ def test_a_fronted_pronoun_or_a_sentence_with_no_gap_for_it_makes_no_garbled_fac
     ("终于拿到驾照了！", "用户终于拿到驾照了"),
     ("下周准备去日本。", "用户下周准备去日本"),
     ("去过一次罗马。", "用户去过一次罗马"),
+    ("上个月刚从杭州搬到深圳。", "用户刚从杭州搬到深圳"),
+    ("跟朋友去了海边。", "用户跟朋友去了海边"),
+    ("这周末准备带孩子去动物园。", "用户这周末准备带孩子去动物园"),
 ])
 def test_chinese_leaves_out_its_wo_and_the_sentence_is_still_the_users(text, fact):
     assert said(text) == [fact]
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我妹妹在上海工作，也住在上海。", ["用户的妹妹在上海工作", "用户的妹妹也住在上海"]),  # was "用户也住在上海"
+    ("我女儿叫小雨，也喜欢画画。", ["用户女儿叫小雨", "用户的女儿也喜欢画画"]),  # was "用户也喜欢画画"
+    ("我住在上海，也在上海工作。", ["用户住在上海", "用户也在上海工作"]),
+    ("我不喝咖啡，只喝茶。", ["用户不喝咖啡", "用户只喝茶"]),
+    ("我喜欢猫，但是对猫毛过敏。", ["用户喜欢猫", "用户对猫毛过敏"]),
+])
+def test_a_chinese_clause_that_goes_on_keeps_the_subject_of_the_one_before(text, facts):
+    assert said(text) == facts
 
 
 @pytest.mark.parametrize("text", [

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
-from engram.extract.phrases import CONTEXT_WORDS
+from engram.extract.phrases import CONTEXT_WORDS, ZH_OWNED_RE
 from engram.extract.rewrite import en_rest, lcfirst
 
 _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces starts: linear on long runs
@@ -32,6 +32,7 @@ _ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
 _ZH_CONTINUE_RE = re.compile(
     r"^(?:也|还|都|平时|目前|现在|一直)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|有|养|叫|今年|最喜欢|来自|老家|对)"
 )
+_ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
 _ZH_ITS_RE = re.compile(r"^(?:叫|名字叫|今年|已经|才)")
 _ZH_OTHER_HINT_RE = re.compile(r"猫|狗|宠物|兔|鹦鹉|仓鼠|女儿|儿子|孩子|老婆|老公|妻子|丈夫|哥|姐|弟|妹|妈|爸|朋友|同事|室友")
 _ZH_AND_RE = re.compile(r"^(?:并且|并|而且|同时|以及|然后|再)(?!我)")
@@ -77,8 +78,9 @@ def split_clauses(s: str, lang: str) -> list[str]:
             if out and out[0].startswith("我") and not p.startswith("我") \
                     and not (_ZH_ITS_RE.match(p) and _ZH_OTHER_HINT_RE.search(out[-1], 1)):  # "我养了一只猫，叫咪咪"
                 bare = _ZH_AND_RE.sub("", p)  # "并且在腾讯工作": a statement of its own after all
-                if _ZH_CONTINUE_RE.match(bare):
-                    p = "我" + bare
+                if _ZH_CONTINUE_RE.match(bare):  # the first clause's subject: "我妹妹在上海工作，也住在上海"
+                    owner = _ZH_OWNER_RE.match(out[0])
+                    p = (owner.group() if owner else "我") + bare
             out.append(p)
         return out
     low = s.lower()

@@ -153,3 +153,13 @@ def zh_object(obj: str) -> str:
     """A Chinese object without trailing particles or 了/的 ("火锅了啊" → "火锅")."""
     obj = ZH_PARTICLES_RE.sub("", obj.strip())
     return obj[:-1].strip() if len(obj) > 2 and obj[-1] in "了的" else obj
+
+
+# the people and animals a Chinese speaker calls theirs ("我妹妹", "我家的猫"): who a clause is about
+ZH_PEOPLE = (
+    "老婆 妻子 太太 爱人 老公 丈夫 儿子 女儿 孩子们 孩子 小孩 宝宝 哥哥 弟弟 姐姐 妹妹 妈妈 母亲 妈 爸爸 父亲 爸 父母 爸妈 "
+    "女朋友 男朋友 对象 老板 领导 上司 同事 室友 朋友 最好的朋友 闺蜜 兄弟 邻居 奶奶 爷爷 外婆 姥姥 外公 姥爷 "
+    "叔叔 阿姨 舅舅 姑姑 表哥 表姐 表妹 表弟 堂哥 堂姐 老师 同学 家人 公公 婆婆 岳父 岳母 公司 团队 部门 学校 小区"
+).split()
+ZH_PETS = "猫咪 小猫 猫 小狗 狗狗 狗 宠物 兔子 鹦鹉 仓鼠 金鱼 乌龟".split()
+ZH_OWNED_RE = "|".join(sorted(ZH_PEOPLE + ZH_PETS, key=len, reverse=True))

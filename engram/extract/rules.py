@@ -111,6 +111,8 @@ def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
         for rule in (_CLAUSE_RULES_ZH if ctx.lang == "zh" else _CLAUSE_RULES_EN):
             found = rule(c, ctx)
             if found is not None and (found or not about_other(c, ctx.lang)):
+                if found and ctx.memo is not None and ctx.lang == "zh" and not about_other(c, "zh"):
+                    ctx.memo["last"] = "用户"  # "我不喝咖啡，只喝茶": the next clause goes on about the user
                 return found  # a rule's refusal ([]) stands, unless the clause is about someone else
     return statement(c, ctx) or []
 

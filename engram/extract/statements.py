@@ -32,7 +32,7 @@ from engram.extract.candidate import Ctx, candidate
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
-from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, trim_fillers, zh_object
+from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PETS, trim_fillers, zh_object
 from engram.extract.rewrite import as_sentence, en_rest, third_verb, we_rest
 from engram.models import Candidate, Kind
 from engram.text import content_words
@@ -679,19 +679,12 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
 
 # --------------------------------------------------------------------------- Chinese
 
-_ZH_PEOPLE = (
-    "老婆 妻子 太太 爱人 老公 丈夫 儿子 女儿 孩子们 孩子 小孩 宝宝 哥哥 弟弟 姐姐 妹妹 妈妈 母亲 妈 爸爸 父亲 爸 父母 爸妈 "
-    "女朋友 男朋友 对象 老板 领导 上司 同事 室友 朋友 最好的朋友 闺蜜 兄弟 邻居 奶奶 爷爷 外婆 姥姥 外公 姥爷 "
-    "叔叔 阿姨 舅舅 姑姑 表哥 表姐 表妹 表弟 堂哥 堂姐 老师 同学 家人 公公 婆婆 岳父 岳母 公司 团队 部门 学校 小区"
-).split()
-_ZH_PETS = "猫咪 小猫 猫 小狗 狗狗 狗 宠物 兔子 鹦鹉 仓鼠 金鱼 乌龟".split()
-_ZH_OWNED_RE = "|".join(sorted(_ZH_PEOPLE + _ZH_PETS, key=len, reverse=True))
-_ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{_ZH_OWNED_RE}))(?P<name>[^\s，,的]{{0,3}}?)"
+_ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{ZH_OWNED_RE}))(?P<name>[^\s，,的]{{0,3}}?)"
                           rf"(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9]|$)")
-_ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(_ZH_PETS + ['灰狗', '金毛', '柯基', '泰迪', '布偶猫', '英短'], key=len, reverse=True))})")
+_ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ['灰狗', '金毛', '柯基', '泰迪', '布偶猫', '英短'], key=len, reverse=True))})")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
 _ZH_PRE_OK_RE = re.compile(r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|比起.{1,6}|跟.{1,4}比)")
-_ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来)")
+_ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是)")
 _ZH_CHATTER_RE = re.compile(
     r"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
     r"是说|意思是|说|问|告诉|明白了|懂|懂了|看到了|听说|祝|谢谢|感谢|替你|为你|很高兴|高兴|开心|好开心|抱歉|对不起|"
@@ -760,7 +753,7 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         return _zh_finish(subject, body, ctx, other=own)
     m = _ZH_SUBJ_RE.match(s)
     if m is None and memo.get("last") == "用户" and _ZH_GO_ON_RE.match(s):
-        body = re.sub(r"^(?:所以|并且|而且|然后|后来)", "", s)  # "…，还做了一个碗": the user goes on
+        body = re.sub(r"^(?:所以|并且|而且|然后|后来|但是|但|不过|可是)", "", s)  # "…，还做了一个碗": the user goes on
         return None if _ZH_CHATTER_RE.match(body) else _zh_finish("用户", body, ctx, other=None)
     if m is None:
         prior = memo.get("other")  # named in an earlier clause ("我养了一只猫，叫咪咪"), not in this one
@@ -794,17 +787,31 @@ def _zh_dropped_subject(s: str) -> bool:
     import rjieba  # (loaded already: Chinese text is segmented for the index)
 
     tagged = rjieba.tag(s)
-    for at, (word, tag) in enumerate(tagged):
+    at = 0
+    while at < len(tagged):
+        word, tag = tagged[at]
         if tag in ("t", "d") or word in _ZH_LEAD_WORDS:
-            continue  # 昨天, 早上, 刚, 终于, 已经, 最近, 也
+            at += 1  # 昨天, 早上, 刚, 终于, 已经, 最近, 也
+            continue
+        if word in ("这", "那") and tagged[at + 1 : at + 2] and tagged[at + 1][1] == "t":
+            at += 2  # 这周末, 那天
+            continue
+        if tag == "p" and word in _ZH_PREPOSITIONS:  # 从杭州 / 跟朋友 / 给妈妈 … then the verb
+            verb = next((i for i in range(at + 1, min(at + 5, len(tagged))) if tagged[i][1] in _ZH_VERB_TAGS), None)
+            if verb is None:
+                return False
+            at = verb
+            continue
         # a verb with something after it ("收到了" alone is an acknowledgement)
-        return tag in ("v", "vq", "vd") and word not in _ZH_NOT_DEEDS and any(
+        return tag in _ZH_VERB_TAGS and word not in _ZH_NOT_DEEDS and any(
             t not in ("ul", "uz", "ug", "y", "x", "e") for _, t in tagged[at + 1 :])
     return False
 
 
 _ZH_ONE_OF_RE = re.compile(r"^(?:另外|另)?一[只个条匹]|^(?:大的|小的|老大|老二|老三)")
-_ZH_LEAD_WORDS = frozenset("最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末".split())
+_ZH_LEAD_WORDS = frozenset("最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末 在家".split())
+_ZH_PREPOSITIONS = frozenset("从 在 跟 和 给 把 对 为 替 陪 同".split())
+_ZH_VERB_TAGS = ("v", "vq", "vd")
 _ZH_NOT_DEEDS = frozenset("希望 祝 谢谢 感谢 觉得 认为 知道 听说 记得 忘了 看来 好像 似乎 是 笑死 笑 哭 累死 困死 饿死 气死 吓死 醉".split())
 
 
@@ -833,7 +840,7 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
 
 
 _EN_REFERENT_RE = re.compile(r"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>[a-z]+)", re.I)
-_ZH_REFERENT_RE = re.compile(rf"^我(?:们家|家)?的?(?P<w>{_ZH_OWNED_RE})")
+_ZH_REFERENT_RE = re.compile(rf"^我(?:们家|家)?的?(?P<w>{ZH_OWNED_RE})")
 
 
 def tail_comment(s: str, lang: str) -> str | None:
