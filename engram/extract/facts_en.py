@@ -256,7 +256,7 @@ def _en_allergy(s: str, ctx: Ctx) -> list[Candidate] | None:
     if m is None:
         return None
     out = []
-    for obj in conjuncts(m.group("obj")) or [trim_fillers(cut_clause(m.group("obj"))).strip()]:
+    for obj in _conjuncts(m.group("obj")) or [trim_fillers(cut_clause(m.group("obj"))).strip()]:
         slug = slugify(obj)  # "peanuts and shellfish": one allergy each
         if not slug or pronoun_led(obj):
             return []
@@ -269,7 +269,7 @@ def _en_have(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _EN_HAVE_RE.match(s)
     if m is None:
         return None
-    each = conjuncts(m.group("obj"), counted=True)
+    each = _conjuncts(m.group("obj"), counted=True)
     if each:  # "a cat named Luna and a dog named Rex", "a son and two daughters": one fact each
         found = [_en_have(f"I have {obj}", ctx) for obj in each]
         return [c for cs in found if cs for c in cs] or None
@@ -296,7 +296,7 @@ def _en_have(s: str, ctx: Ctx) -> list[Candidate] | None:
     return out
 
 
-def conjuncts(phrase: str, *, counted: bool = False) -> list[str]:
+def _conjuncts(phrase: str, *, counted: bool = False) -> list[str]:
     """The items of a list of short noun phrases ("peanuts, tree nuts and shellfish"; with `counted`,
     each led by a/an/a number: "a cat named Luna and a dog"), or [] when `phrase` is not one."""
     phrase = phrase.strip().rstrip(".!")

@@ -482,10 +482,11 @@ _EN_IT_NOT_NAMED = frozenset(
 
 def _en_dropped_subject(s: str) -> str | None:
     """A chat sentence that leaves out its "I" (`s` opens it, after any "Also," or "Finally,"),
-    with it put back; None when it does not read as one: "Took a trip to Rome", "Been running longer", "Just got some new shoes", "Been only to Rome
-    once". The verb must be a past form (or one of a few present ones that never start an
-    imperative the user addresses to someone: "Appreciate our friendship!"), after at most one
-    adverb of time; "Got any tips" or "Keep it up!" stay unread."""
+    with it put back; None when it does not read as one: "Took a trip to Rome", "Been running
+    longer", "Just got some new shoes", "Been only to Rome once", "Heading to Paris tomorrow".
+    After at most one adverb of time: a past form, one of a few present verbs that never start
+    an imperative to someone ("Appreciate our friendship!"), or a plan's -ing before a named place
+    or a determiner; "Got any tips" or "Keep it up!" stay unread."""
     words = s.split()
     if len(words) < 2:
         return None
@@ -779,9 +780,10 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
 
 def _zh_dropped_subject(s: str) -> bool:
     """A clause that opens its sentence without a subject and says what the speaker did or will
-    do ("昨天去了海边", "刚养了一只小狗", "下周准备去日本"): after time words and adverbs comes a verb,
-    and the clause is an event (了/过) or a plan. Anything else before the verb ("妈妈昨天去了…",
-    "这家店…") is a subject of its own; a wish or thanks without an event ("希望…") is no fact."""
+    do ("昨天去了海边", "刚养了一只小狗", "下周准备去日本"): after time words and adverbs (and a
+    prepositional phrase: "从杭州搬到深圳", "跟朋友去了海边") comes a verb with something after it, and
+    the clause is an event (了/过) or a plan. Anything else before the verb ("妈妈昨天去了…", "这家
+    店…") is a subject of its own; a wish or thanks without an event ("希望…") is no fact."""
     if not (_ZH_PAST_RE.search(s) or _ZH_PLAN_RE.search(s)) or len(s) > _MAX_ZH_CHARS or _ZH_CHATTER_RE.match(s):
         return False
     import rjieba  # (loaded already: Chinese text is segmented for the index)
