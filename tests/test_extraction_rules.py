@@ -170,6 +170,19 @@ def test_the_names_of_what_the_user_has_are_kept_with_it(text, facts):
     assert said(text) == facts
 
 
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Anna, my wife, is a doctor.", "User's wife Anna is a doctor."),  # was "User's wife is a doctor."
+    ("My best friend, Tom, lives in London.", "User's best friend Tom lives in London."),  # was "Tom, lives"
+])
+def test_a_name_set_beside_my_wife_with_commas_is_kept(text, fact):
+    assert said(text) == [fact]
+
+
+@pytest.mark.parametrize("text", ["Yes, my friend, I agree.", "Thanks, my friend, you rock!"])
+def test_my_friend_between_commas_in_a_greeting_names_no_one(text):
+    assert said(text) == []
+
+
 @pytest.mark.parametrize(("text", "facts"), [
     ("I'm allergic to peanuts, tree nuts and shellfish.",  # was "allergic to peanuts." alone
      ["User is allergic to peanuts.", "User is allergic to tree nuts.", "User is allergic to shellfish."]),

@@ -81,7 +81,7 @@ from engram.extract.names import user_name
 from engram.extract.phrases import strip_end
 from engram.extract.preferences import favourite, preference
 from engram.extract.statements import (
-    about_other, main_part, note_referent, statement, tail_comment, unclefted, with_it_named,
+    about_other, main_part, name_beside_kin, note_referent, statement, tail_comment, unclefted, with_it_named,
 )
 from engram.extract.tasks import task
 from engram.models import Candidate, Kind, utcnow
@@ -194,7 +194,7 @@ def extract_candidates(text: str, *, role: str = "user", now: datetime | None = 
     seen: set[tuple[str | None, str | None, str]] = set()
     greeted = False
     memo: dict[str, Any] = {}
-    for sentence in (part for whole in split_sentences(prepared) for part in with_it_named(whole)):
+    for sentence in (part for whole in split_sentences(prepared) for part in with_it_named(name_beside_kin(whole))):
         ctx = Ctx(now, "en", greeted=greeted, memo=memo)
         rest, greeted = strip_fillers(sentence.strip(), "en")
         greeted = greeted and not strip_end(rest)  # "Hi!" alone: the next sentence may be a name

@@ -452,6 +452,29 @@ def unclefted(s: str, lang: str) -> str:
     return f"{cleft.group('i')} {cleft.group('rest')} {x[0].lower()}{x[1:]}"
 
 
+def name_beside_kin(sentence: str) -> str:
+    """A name set beside "my wife" with commas, said the way the rules read it: "Anna, my wife,
+    is a doctor" and "My wife, Anna, is a doctor" → "My wife Anna is a doctor" (the name was
+    lost, or kept with a stray comma). Only a relative, friend or pet (`_EN_OWNED`)."""
+    m = _EN_NAME_FIRST_RE.match(sentence) or _EN_KIN_FIRST_RE.match(sentence)
+    if (
+        m is None or m.group("who").split()[-1].lower() not in _EN_OWNED
+        or m.group("name").lower() in _EN_NOT_A_NAME or m.group("rest").split()[0].lower() in _EN_NOT_A_NAME
+    ):  # "Yes, my friend, I agree": a greeting to the friend, not the friend's name
+        return sentence
+    return f"{m.group('my').capitalize()} {m.group('who')} {m.group('name')} {m.group('rest')}"
+
+
+_EN_NOT_A_NAME = frozenset(
+    "yes no yeah yep nope well thanks thank ok okay sorry hey hi hello oh so and but please wow "
+    "i i'm i've you you're we we're they it it's that that's this there what".split()
+)
+_EN_NAME_FIRST_RE = re.compile(
+    r"^(?P<name>[A-Z][a-z]+), (?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+), (?P<rest>[^,].*)$", re.I)
+_EN_KIN_FIRST_RE = re.compile(
+    r"^(?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+), (?P<name>[A-Z][a-z]+), (?P<rest>[^,].*)$", re.I)
+
+
 def with_it_named(sentence: str) -> list[str]:
     """A sentence that says what something is and then, after a comma or a dash, what "it" does
     for the speaker, as two sentences with the thing named in the second: "Clay is incredible,
