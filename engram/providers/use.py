@@ -71,21 +71,23 @@ class USEEmbedder:
             return [None] * len(texts)
         self._load()
         assert self._tokens is not None
-        return [
-            None if has_unspaced_script(t) or "\n" in t.strip() or len(t) > QUICK_MAX_CHARS else self._tokens.encode(t)
-            for t in texts
-        ]
+        return [self._tokens.encode(t) if self._tokens_read(t) and len(t) <= QUICK_MAX_CHARS else None for t in texts]
 
     def embed_query(self, text: str) -> np.ndarray:
         """A query's vector: from token vectors when it is one line without Chinese (and
         `fast_queries`). The tokenizer splits Chinese into characters ("过敏" → 过, 敏), whose
         vectors alone mean little: Chinese questions over English memories lost a tenth of their
         recall that way (MADial R@10 0.479 against 0.534)."""
-        if not self.fast_queries or "\n" in text.strip() or has_unspaced_script(text):
+        if not self._tokens_read(text):
             return self.embed([text])[0]
         self._load()
         assert self._tokens is not None
         return self._tokens.encode(text)
+
+    def _tokens_read(self, text: str) -> bool:
+        """Whether the token vectors read `text` about as well as the whole model (queries and
+        stand-ins alike): one line, in no script written without spaces, with `fast_queries` on."""
+        return self.fast_queries and "\n" not in text.strip() and not has_unspaced_script(text)
 
 
 def _loaded(threads: int) -> tuple[Any, TokenVectors]:
