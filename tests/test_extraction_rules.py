@@ -116,6 +116,27 @@ def test_a_statement_before_a_tacked_on_question_is_read():
     assert said("I finished my project, what about you?") == ["User finished their project."]
 
 
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I started my own online clothing store not so long ago - pretty cool, huh?",
+     "User started their own online clothing store not so long ago."),
+    ("I adopted a cat last week, isn't she cute?", "User adopted a cat."),
+    ("I moved to Denver last month, right?", "User moved to Denver."),
+    ("Pottery is a huge part of my life, you know?", "Pottery is a huge part of User's life."),
+    ("我上个月搬到了杭州，你知道吗？", "用户上个月搬到了杭州"),
+    ("我开了一家网店，很酷吧？", "用户开了一家网店"),
+])
+def test_a_statement_before_a_tag_question_is_read(text, fact):
+    assert said(text) == [fact]
+
+
+@pytest.mark.parametrize("text", [
+    "我该不该辞职，你觉得呢？", "我该不该辞职", "我不知道该怎么办，你能帮我吗？", "天气真好，不是吗？",
+    "他昨天辞职了，你知道吗？", "Your dog is cute, isn't he?", "That was fun, want to go again?", "Is it raining, right?",
+])
+def test_a_question_tacked_onto_a_question_or_someone_else_files_nothing_of_the_users(text):
+    assert said(text) == []
+
+
 def test_shared_photos_and_subject_dropped_past_verbs():
     assert said("Here's a photo of my horse painting I did recently.") == [
         "User shared a photo of their horse painting they did recently."]

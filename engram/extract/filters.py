@@ -37,6 +37,8 @@ _EN_QUESTION_START = frozenset(
 
 _ZH_QUESTION_WORDS = ("什么", "为什么", "怎么", "哪", "谁", "多少", "几点", "几个", "几天", "几岁", "是不是",
                       "有没有", "能不能", "会不会", "要不要", "对不对", "好不好", "行不行", "可不可以", "是否", "难道")
+# a yes-no question asked by saying both: 该不该, 去不去, 买没买
+_ZH_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 _WORD_RE = re.compile(r"[a-z']+")
 _EN_HEDGE_WORDS = frozenset(
     """if unless whether would wouldn't could couldn't might maybe perhaps probably possibly hopefully
@@ -79,14 +81,44 @@ def strip_fillers(s: str, lang: str) -> tuple[str, bool]:
 
 def is_question(core: str, lang: str) -> bool:
     """`core` has been through `strip_end`."""
-    if core.endswith("?"):
+    if core.endswith(("?", "？")):
         return True
     if (lang == "zh" or CJK_RE.search(core)) and (
-        core.endswith(("吗", "呢", "么")) or any(q in core for q in _ZH_QUESTION_WORDS)
+        core.endswith(("吗", "呢", "么")) or any(q in core for q in _ZH_QUESTION_WORDS) or _ZH_A_NOT_A_RE.search(core)
     ):
         return True
     first = core.split(None, 1)[0].lower() if core else ""
     return first in _EN_QUESTION_START
+
+
+# a question tacked onto a statement, after a dash or a comma: one to the listener ("…, have you
+# been?", "… - want to see a pic?", "…, you know?"), a tag ("…, isn't she cute?", "…, didn't I?",
+# "… - pretty cool, huh?", "…, right?") or an aside ("…, guess what?", "…, who knew?")
+_EN_QUESTION_TAIL_RE = re.compile(
+    r"\s*(?:[-–—,;]|\.\.\.)\s*(?=(?:want|wanna|have\s+you|do\s+you|did\s+you|can\s+you|could\s+you|would\s+you|what|how"
+    r"|any|anything|ever|you|ya|guess|who|remember"
+    r"|(?:is|are|was|were|do|does|did|have|has|had|wo|would|ca|could|should|ai)n[’']t\s+(?:it|he|she|they|you|we|i|that|this|there)"
+    r")\b|(?:[\w’']+\s+){0,2}?[\w’']+\s*,\s*(?:huh|right|eh)\W*$|(?:huh|right|eh|yeah|no|ok|okay)\W*$)", re.I)
+_EN_FIRST_PERSON_RE = re.compile(r"\b(?:i|i'm|i've|me|my|we|we're|we've|us|our)\b", re.I)
+# "…，你知道吗？", "…，很酷吧？", "…，对吧？": a short last clause that asks
+_ZH_TAIL_MAX = 12
+
+
+def statement_before_question(core: str, lang: str) -> str:
+    """The statement a question `core` is tacked onto ("I adopted a cat last week, isn't she
+    cute?" → "I adopted a cat last week"; "我上个月搬到了杭州，你知道吗？" → "我上个月搬到了杭州"),
+    or "" when the whole sentence asks. English needs the statement to speak of the speaker; Chinese,
+    which leaves 我 out, a last clause of a few characters. The statement is then read like any
+    other: hedges, subjects and the rest still apply."""
+    if lang == "zh" or CJK_RE.search(core):
+        head, comma, tail = max(core.rpartition("，"), core.rpartition(","), key=lambda parts: len(parts[0]))
+        if not comma or not head.strip() or len(tail) > _ZH_TAIL_MAX or is_question(head.strip(), "zh"):
+            return ""
+        return head.strip()
+    parts = _EN_QUESTION_TAIL_RE.split(core, maxsplit=1)
+    if len(parts) == 1 or not _EN_FIRST_PERSON_RE.search(parts[0]) or is_question(parts[0], "en"):
+        return ""
+    return parts[0]
 
 
 def en_hedged(s: str) -> bool:

@@ -63,7 +63,6 @@ sentence out. What nothing reads yields nothing: the turn itself is kept as an e
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -73,7 +72,9 @@ from engram.extract.clauses import joined_detail, split_clauses
 from engram.extract.explicit import explicit_command
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
-from engram.extract.filters import conditional, hedged, is_question, soft_hedged, strip_fillers
+from engram.extract.filters import (
+    conditional, hedged, is_question, soft_hedged, statement_before_question, strip_fillers,
+)
 from engram.extract.habits import habit
 from engram.extract.instructions import identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
@@ -90,11 +91,6 @@ from engram.text import detect_language, split_sentences
 __all__ = ["extract_candidates"]
 
 _MAX_CLAUSE = 200
-# a question tacked onto a statement: "…, have you been?", "… - want to see a pic?"
-_QUESTION_TAIL_RE = re.compile(
-    r"\s*(?:[-–—,;]|\.\.\.)\s*(?=(?:want|wanna|have\s+you|do\s+you|did\s+you|can\s+you|could\s+you|would\s+you|what|how"
-    r"|any|anything|wanna|ever|you)\b)", re.I)
-_FIRST_PERSON_RE = re.compile(r"^(?:i|i'm|i've|we|we're|we've|my|our)\b", re.I)
 _MAX_SENTENCE = 600  # longer "sentences" (pasted text, runs of symbols) are not mined: rules stay cheap
 _CLAUSE_RULES_EN = (change, user_name, favourite, preference, en_fact, task, habit)
 _CLAUSE_RULES_ZH = (change, user_name, favourite, preference, zh_fact, task, habit)
@@ -137,10 +133,9 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     if not core:
         return []
     if is_question(core, ctx.lang):
-        head = _QUESTION_TAIL_RE.split(core, maxsplit=1)
-        if len(head) == 1 or ctx.lang == "zh" or not _FIRST_PERSON_RE.match(head[0]) or is_question(head[0], "en"):
+        core = strip_end(statement_before_question(core, ctx.lang))  # "I got a puppy, isn't she cute?"
+        if not core:
             return []
-        core = strip_end(head[0])  # "I finished another pottery project - want to see a pic?": the statement before
     if len(core) <= _MAX_CLAUSE:
         for rule in _SENTENCE_RULES:
             found = rule(core, ctx)
