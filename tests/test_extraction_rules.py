@@ -328,3 +328,10 @@ def test_a_dream_a_reason_to_keep_going_and_a_habit_beside_a_would_are_read():
 def test_a_comment_goes_with_a_view_or_a_statement_about_the_user_too():
     assert said("Painting helps me explore my identity. It's definitely therapeutic.") == [
         "Painting helps User explore their identity; it's definitely therapeutic."]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("我是做设计的。", "用户是做设计的"), ("我是学医的", "用户是学医的"), ("我挺喜欢吃辣的", "用户挺喜欢吃辣"),
+])
+def test_a_chinese_shi_de_frame_keeps_its_de(text, fact):
+    assert said(text) == [fact]

@@ -851,7 +851,8 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
     if ZH_TRANSIENT_RE.search(body) and (kind is not Kind.EVENT or re.search("[不没]", body)):
         return None  # "我今天好累": a mood of the moment
     body, valid_from = _zh_valid_from(body, ctx)
-    body = zh_object(body) if body.endswith("的") else body
+    if body.endswith("的") and "是" not in body[:-1]:  # "是做设计的" keeps the 的 its 是 frames
+        body = zh_object(body)
     if len(body) < 2:
         return None
     if why == "plan":
