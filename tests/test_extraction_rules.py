@@ -335,3 +335,30 @@ def test_a_comment_goes_with_a_view_or_a_statement_about_the_user_too():
 ])
 def test_a_chinese_shi_de_frame_keeps_its_de(text, fact):
     assert said(text) == [fact]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I'm allergic to cats, sadly.", "User is allergic to cats."),
+    ("I love pizza, pasta and sushi, honestly.", "User loves pizza, pasta and sushi."),
+    ("Me and my wife just got back from Hawaii.", "User and their wife just got back from Hawaii."),
+    ("My brother and me started a podcast.", "User and their brother started a podcast."),
+    ("我跟我妹妹一起开了个咖啡店。", "用户跟用户的妹妹一起开了个咖啡店"),
+])
+def test_asides_and_shared_subjects_are_read_as_said(text, fact):
+    assert said(text) == [fact]
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Had a great time at my cousin's wedding.", "User had a great time at their cousin's wedding."),
+    ("Got back from Hawaii yesterday, it was amazing.", "User got back from Hawaii, it was amazing."),
+    ("I went to Paris last week, it was amazing.", "User went to Paris, it was amazing."),
+    ("Thinking of going back to school.", "User is thinking of going back to school."),
+    ("Planning to visit Japan in April.", "User is planning to visit Japan in April."),
+])
+def test_more_chat_that_leaves_out_its_i(text, fact):
+    assert said(text) == [fact]
+
+
+@pytest.mark.parametrize("text", ["Had you ever been there", "Was Anna there", "Thinking about you!", "Got it."])
+def test_questions_and_chatter_that_open_like_them_file_nothing(text):
+    assert said(text) == []

@@ -57,6 +57,8 @@ def joined_detail(text: str, lang: str) -> str | None:
 
 
 _EN_PAIR_SUBJECT_RE = re.compile(r"^(?:my\s+)?[\w'-]+\s+and\s+i(?=\s)", re.I)
+# "Me and my wife …", "My wife and me …": said the way "My wife and I …" is read
+_EN_ME_AND_RE = re.compile(r"^(?:(?:me|i)\s+and\s+my\s+(?P<a>[\w'-]+)|my\s+(?P<b>[\w'-]+)\s+and\s+me)(?=\s)", re.I)
 
 
 def _continue_i(m: re.Match[str]) -> str:
@@ -83,6 +85,7 @@ def split_clauses(s: str, lang: str) -> list[str]:
                     p = (owner.group() if owner else "我") + bare
             out.append(p)
         return out
+    s = _EN_ME_AND_RE.sub(lambda m: f"My {m.group('a') or m.group('b')} and I", s, count=1)
     low = s.lower()
     if "," not in s and ";" not in s and not any(w in low for w in _EN_SPLIT_WORDS):
         return [s]

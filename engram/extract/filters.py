@@ -37,6 +37,10 @@ _EN_QUESTION_START = frozenset(
 
 _ZH_QUESTION_WORDS = ("什么", "为什么", "怎么", "哪", "谁", "多少", "几点", "几个", "几天", "几岁", "是不是",
                       "有没有", "能不能", "会不会", "要不要", "对不对", "好不好", "行不行", "可不可以", "是否", "难道")
+# an auxiliary that opens a question only before its subject ("Had you …?", "Was Anna …?"); a
+# statement that leaves out its "I" opens with it too
+_EN_PAST_OPENERS = frozenset(("had", "was"))
+_EN_ASKED_SUBJECTS = frozenset("you i he she it we they there anyone anybody someone somebody everyone this that".split())
 # a yes-no question asked by saying both: 该不该, 去不去, 买没买
 _ZH_A_NOT_A_RE = re.compile(r"([\u4e00-\u9fff])[不没]\1")
 _WORD_RE = re.compile(r"[a-z']+")
@@ -87,7 +91,10 @@ def is_question(core: str, lang: str) -> bool:
         core.endswith(("吗", "呢", "么")) or any(q in core for q in _ZH_QUESTION_WORDS) or _ZH_A_NOT_A_RE.search(core)
     ):
         return True
-    first = core.split(None, 1)[0].lower() if core else ""
+    words = core.split(None, 2)
+    first = words[0].lower() if words else ""
+    if first in _EN_PAST_OPENERS:  # "Had a great time at the wedding", "Was at the beach all day": "I" left out
+        return len(words) > 1 and (words[1].lower() in _EN_ASKED_SUBJECTS or words[1][:1].isupper())
     return first in _EN_QUESTION_START
 
 

@@ -149,6 +149,17 @@ def pronoun_led(phrase: str) -> bool:
     return phrase.split()[0].lower() in PRONOUN_START
 
 
+# a word of comment after a comma that closes an English clause ("I'm allergic to cats, sadly")
+_EN_ASIDE_END_RE = re.compile(
+    r"\s*,\s*(?:[a-z]+ly|though|too|anyway|lol|haha|now|again|still|either|yet|btw|tbh)$")
+
+
+def strip_aside(clause: str, lang: str) -> str:
+    """`clause` without a closing aside: "I love pizza, pasta and sushi, honestly" listed the
+    aside as a food, and "allergic to cats, sadly" as an allergy."""
+    return _EN_ASIDE_END_RE.sub("", clause) if lang != "zh" else clause
+
+
 def zh_object(obj: str) -> str:
     """A Chinese object without trailing particles or 了/的 ("火锅了啊" → "火锅")."""
     obj = ZH_PARTICLES_RE.sub("", obj.strip())

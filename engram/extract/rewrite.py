@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.keys import WS_RE
+from engram.extract.phrases import ZH_OWNED_RE
 
 
 def article(word: str) -> str:
@@ -109,9 +110,14 @@ def we_rest(s: str) -> str:
     return _WE_REST_RE.sub(lambda m: _WE[(m.group("w") or m.group("c") or "").lower()], s)
 
 
+# 我 before a relative or a pet, inside a clause ("跟我妹妹"); "我女儿叫小美", "我女儿的生日" read well as they are
+_ZH_MY_KIN_RE = re.compile(rf"(?<=.)我(?=(?:{ZH_OWNED_RE})(?!的))")
+
+
 def zh_third(clause: str, *, subject: bool = False) -> str:
     """Rewrite a first-person Chinese clause about "用户"; `subject` adds one when missing."""
-    s = clause.replace("我们", "\0").replace("我", "用户").replace("\0", "我们")
+    s = _ZH_MY_KIN_RE.sub("用户的", clause)  # "跟我妹妹" → "跟用户的妹妹", not "跟用户妹妹"
+    s = s.replace("我们", "\0").replace("我", "用户").replace("\0", "我们")
     if "你" in s or "您" in s:
         s = _ZH_YOU_RE.sub("助手", s)
     if subject and not s.startswith("用户"):

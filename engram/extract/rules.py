@@ -79,7 +79,7 @@ from engram.extract.habits import habit
 from engram.extract.instructions import identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import user_name
-from engram.extract.phrases import strip_end
+from engram.extract.phrases import strip_aside, strip_end
 from engram.extract.preferences import favourite, preference
 from engram.extract.statements import (
     about_other, main_part, name_beside_kin, note_referent, statement, tail_comment, unclefted, with_it_named,
@@ -101,7 +101,7 @@ def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
     """The first clause rule that matches; else a general statement (see `statements`)."""
     if len(c) > _MAX_CLAUSE:
         return []  # a rambling clause is not a clean statement
-    c = unclefted(c, ctx.lang)
+    c = unclefted(strip_aside(c, ctx.lang), ctx.lang)
     note_referent(c, ctx)
     if not ctx.soft:
         for rule in (_CLAUSE_RULES_ZH if ctx.lang == "zh" else _CLAUSE_RULES_EN):

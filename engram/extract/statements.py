@@ -33,7 +33,7 @@ from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PETS, trim_fillers, zh_object
-from engram.extract.rewrite import as_sentence, en_rest, third_verb, we_rest
+from engram.extract.rewrite import as_sentence, en_rest, third_verb, we_rest, zh_third
 from engram.models import Candidate, Kind
 from engram.text import content_words
 from engram.when import find_range
@@ -255,6 +255,7 @@ _EN_I_HOLD_RE = re.compile(r"^i\s+(?:(?:really|truly|honestly|still|always|just|
 # past forms that are also adjectives or imperatives ("Lost in thought"): a verb only before
 # its object ("Lost my job as a banker yesterday", "Won a prize")
 _EN_DROPPED_SUBJECT_BEFORE_OBJECT = frozenset("had got lost won kept left held felt heard did knew".split())
+_EN_GOT_WHAT = frozenset("back home married engaged promoted hired accepted into".split())  # "Got back from Hawaii"
 _EN_DROPPED_SUBJECT_PRESENT = frozenset("appreciate need miss love enjoy".split())  # "Appreciate our friendship!"
 _EN_CLEFT_RE = re.compile(
     r"^(?P<x>[^,;:]{3,80}?)\s+(?:is|are|has\s+been|have\s+been)\s+(?:something|one\s+thing|a\s+thing)\s+(?:that\s+)?"
@@ -268,6 +269,7 @@ _EN_DROPPED_LEAD = frozenset("just finally also recently already never".split())
 _EN_DROPPED_GOING = {  # a plan without its "I'm", by the word after the verb (not "Heading out", "Starting to feel …")
     **dict.fromkeys(("heading", "flying", "moving", "travelling", "traveling"), ("to",)),
     **dict.fromkeys(("starting", "visiting"), ("a", "an", "my", "our", "the")),
+    "thinking": ("of", "about"), "planning": ("to", "on", "a", "an", "my", "our"),  # "Thinking of going back to school"
 }
 _EN_FINITE_RE = re.compile(  # a verb after an -ing phrase makes the phrase its subject
     r"\b(?:is|was|are|were|has|have|had|takes|took|makes|made|gives|gave|means|meant|helps|helped|feels|felt"
@@ -332,7 +334,9 @@ def _en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
     if _EN_TIME_REL.search(r.text):
         a, b = r.span
         head = _EN_ABOUT_RE.sub("", text[:a].rstrip(" ,"))  # "about five years ago": "about" goes too
-        text = (head + " " + text[b:].lstrip(" ,")).strip()
+        rest = text[b:].lstrip()
+        joint = ", " if rest.startswith(",") and rest.strip(" ,") else " "  # "…Paris last week, it was amazing"
+        text = (head + joint + rest.lstrip(" ,")).strip()
     return text, r.start
 
 
@@ -518,6 +522,7 @@ def _en_dropped_subject(s: str) -> str | None:
     if (
         verb in _EN_DROPPED_SUBJECT_VERBS
         or (verb in _EN_DROPPED_SUBJECT_BEFORE_OBJECT and after in ("a", "an", "my", "our", "some", "the", "that"))
+        or (verb == "got" and after in _EN_GOT_WHAT)
         or (not lead and verb in _EN_DROPPED_SUBJECT_PRESENT and after not in CONTEXT_WORDS | {"you", "your"})
     ):
         return "I " + s[0].lower() + s[1:]
@@ -525,7 +530,8 @@ def _en_dropped_subject(s: str) -> str | None:
         return "I've " + s[0].lower() + s[1:]  # "Been only to Rome once", "Been reading a lot"
     if (
         after in _EN_DROPPED_GOING.get(verb, ())
-        and (after != "to" or words[lead + 2 : lead + 3] and words[lead + 2][:1].isupper())
+        and (after != "to" or verb == "planning" or words[lead + 2 : lead + 3] and words[lead + 2][:1].isupper())
+        and words[lead + 2 : lead + 3] and words[lead + 2].lower().strip(",.!") not in ("you", "your", "it", "that", "this")
         and not _EN_FINITE_RE.search(" ".join(words[lead + 1 :]))
     ):  # "Heading to Paris tomorrow" (a place named, not "to bed"); not "Starting a business takes courage"
         return "I'm " + s[0].lower() + s[1:]
@@ -846,7 +852,7 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
         return None
     if _ZH_EMPTY_RE.search(body) or (other is None and _negates_slot("我" + body, ctx)):
         return None
-    body = body.replace("我们", "用户").replace("我", "用户")
+    body = zh_third(body.replace("我们", "用户"))
     kind, why = _zh_kind(body)
     if ZH_TRANSIENT_RE.search(body) and (kind is not Kind.EVENT or re.search("[不没]", body)):
         return None  # "我今天好累": a mood of the moment
