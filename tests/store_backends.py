@@ -84,8 +84,16 @@ def with_schema(url: str, schema: str) -> str:
     return f"{url}{separator}options=-csearch_path%3D{schema},public"
 
 
-# a PostgreSQL store of schema 6 taken back to schema 5 (the mentions indexed by user alone)
-UNDO_POSTGRES_6 = (
+# a PostgreSQL store taken back to schema 6 (the graph's names read from the tables)
+UNDO_POSTGRES_7 = (
+    "DROP INDEX graph_aliases_user",
+    "DROP INDEX graph_entities_user",
+    "CREATE INDEX graph_entities_user ON graph_entities(user_id)",
+    "UPDATE engram_schema SET version = 6",
+)
+
+# a PostgreSQL store taken back to schema 5 (the mentions indexed by user alone)
+UNDO_POSTGRES_6 = UNDO_POSTGRES_7 + (
     "DROP INDEX graph_mentions_user",
     "CREATE INDEX graph_mentions_user ON graph_mentions(user_id)",
     "UPDATE engram_schema SET version = 5",

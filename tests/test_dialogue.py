@@ -281,7 +281,7 @@ def test_dense_search_reads_an_answer_with_its_question(path):
     assert [i for i, _ in read[:2]] == ["m40", "m41"]
     assert read[0][1] > 1.0  # its answer's cosine counts too
     assert "m41" not in [i for i, _ in alone]
-    assert alone[0] == ("m40", pytest.approx(1.0, abs=1e-5))
+    assert alone[0] == ("m40", pytest.approx(1.0, abs=1e-4))  # (the index holds vectors at half precision)
 
 
 def test_dense_search_does_not_read_a_turn_with_the_same_speakers_last():

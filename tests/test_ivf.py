@@ -157,7 +157,7 @@ def test_rows_written_after_the_build_are_found_and_removed_ones_are_not(scale_s
     index.replace(third, other, [])
     assert index.dense(other, ["active"], None, 1)[0][0] == f"m{third}"
     again = dict(index.dense(query, ["active"], None, 10))
-    assert f"m{third}" not in again or again[f"m{third}"] == pytest.approx(float(other @ query), abs=1e-5)
+    assert f"m{third}" not in again or again[f"m{third}"] == pytest.approx(float(other @ query), abs=1e-4)
     assert index._ivf is built
 
 
@@ -171,7 +171,7 @@ def test_rebuilt_after_doubling_or_many_deletions(scale_set) -> None:
     index.add(list(range(half, 2 * half)), [f"m{i}" for i in range(half, 2 * half)],
               list(vectors[half : 2 * half]), [[]] * half, ["active"] * half, [None] * half)
     assert first.entries == 2 * half  # a batch this large joins the clusters at once
-    assert index.dense(vectors[half + 5], ["active"], None, 1)[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert index.dense(vectors[half + 5], ["active"], None, 1)[0][1] == pytest.approx(1.0, abs=1e-4)
     assert _recall(index, vectors[: 2 * half], asked[:40], 10) >= 0.95
     assert index._ivf is first  # grown 2×, not more: kept
     index.add([2 * half], ["one-more"], [vectors[0]], [[]], ["active"], [None])
@@ -192,7 +192,7 @@ def test_small_scopes_stay_exact(scale_set) -> None:
     for query in asked[:20]:
         got = index.dense(query, ["active"], None, 10)
         exact = np.argsort(-(small @ query), kind="stable")[:10]
-        assert [s for _, s in got] == pytest.approx([float(small[i] @ query) for i in exact], abs=1e-6)
+        assert [s for _, s in got] == pytest.approx([float(small[i] @ query) for i in exact], abs=1e-4)
     assert index._ivf is None
 
 

@@ -141,10 +141,39 @@ def test_a_store_of_schema_5_reads_the_graphs_mentions_from_an_index_on_open(url
         for statement in UNDO_POSTGRES_6:
             db.execute(statement)
     with opened(url, embedder) as upgraded:
-        assert upgraded.store.schema_version == SCHEMA_VERSION == 6
+        assert upgraded.store.schema_version == SCHEMA_VERSION
         assert [h.memory.id for h in upgraded.search("What does Anna do?", user_id="alice")] == before
     with psycopg.connect(url, autocommit=True) as db:
         columns = db.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'graph_mentions_user' AND schemaname = current_schema()"
         ).fetchone()[0]
     assert "(user_id, entity_id, memory_id)" in columns
+
+
+def test_a_store_of_schema_6_reads_the_graphs_names_from_indexes_on_open(url, embedder):  # noqa: F811
+    """Migration 7: a cold search's first read of the graph, the user's entities and aliases,
+    comes from indexes that carry the columns it reads (an index-only scan, no heap pages), and
+    the graph answers as before."""
+    import psycopg
+    from store_backends import UNDO_POSTGRES_7
+
+    from engram.store.postgres.schema import SCHEMA_VERSION
+
+    with opened(url, embedder) as memory:
+        for text in ["My sister Anna lives in Porto", "Anna works as a nurse at the city hospital"]:
+            memory.add(text, user_id="alice")
+        before = [h.memory.id for h in memory.search("What does Anna do?", user_id="alice")]
+    with psycopg.connect(url, autocommit=True) as db:
+        for statement in UNDO_POSTGRES_7:
+            db.execute(statement)
+    with opened(url, embedder) as upgraded:
+        assert upgraded.store.schema_version == SCHEMA_VERSION == 7
+        assert [h.memory.id for h in upgraded.search("What does Anna do?", user_id="alice")] == before
+    with psycopg.connect(url, autocommit=True) as db:
+        db.execute("VACUUM graph_entities, graph_aliases")  # what autovacuum does: the pages all-visible
+        db.execute("SET enable_seqscan = off")  # a table this small is read whole otherwise
+        plan = "\n".join(r[0] for r in db.execute(
+            "EXPLAIN (ANALYZE) SELECT 1, id, name, type, created_at FROM graph_entities WHERE user_id = 'alice'"
+            " UNION ALL SELECT 0, entity_id, key, alias, NULL FROM graph_aliases WHERE user_id = 'alice'"
+        ).fetchall())
+    assert plan.count("Index Only Scan") == 2 and "Heap Fetches: 0" in plan, plan

@@ -166,7 +166,7 @@ def test_dense_search_ranks_by_cosine(store):
     added(store, far, near)
     hits = store.dense_search(Scope("u"), unit(1, 0), Filters(), 2)
     assert ids(hits) == [near.item.id, far.item.id]
-    assert hits[0][1] == pytest.approx(float(unit(1, 0.1) @ unit(1, 0)), abs=1e-5)
+    assert hits[0][1] == pytest.approx(float(unit(1, 0.1) @ unit(1, 0)), abs=1e-4)  # (an index holds 16-bit steps)
     assert ids(store.dense_search(Scope("u"), unit(1, 0), Filters(), 1)) == [near.item.id]
 
 
@@ -179,7 +179,7 @@ def test_searches_see_updates_and_status_changes(store):
     scope = Scope("u")
     assert ids(store.lexical_search(scope, words("jazz"), Filters(), 5)) == []
     assert ids(store.lexical_search(scope, words("blues"), Filters(), 5)) == [record.item.id]
-    assert store.dense_search(scope, unit(0, 1), Filters(), 1)[0][1] == pytest.approx(1.0, abs=1e-5)
+    assert store.dense_search(scope, unit(0, 1), Filters(), 1)[0][1] == pytest.approx(1.0, abs=1e-4)
     store.transition([Transition(record.item.id, "archived", "ARCHIVE", "old", utcnow())])
     assert ids(store.lexical_search(scope, words("blues"), Filters(), 5)) == []
     assert ids(store.lexical_search(scope, words("blues"), Filters(status=["archived"]), 5)) == [record.item.id]

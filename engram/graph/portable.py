@@ -45,7 +45,7 @@ __all__ = ["GRAPH_VERSION", "FileGraph", "export_graph", "parse", "restore"]
 
 GRAPH_VERSION = 1
 ROLES = frozenset({"speaker", "subject", "mention"})
-_NAME_LIMIT = 1_000
+_NAME_LIMIT = 200  # a name, key, alias, type or relation (PostgreSQL indexes carry names: well under an index row)
 _TEXT_LIMIT = 10_000
 Timestamp = Callable[[Any, str], datetime]  # the file's time reader (value, "where") -> aware datetime
 

@@ -11,10 +11,10 @@ per user, by `engram.store.scope_index`).
 
 from __future__ import annotations
 
-from engram.store.postgres.graph import GRAPH_MIGRATION, GRAPH_READS_MIGRATION
+from engram.store.postgres.graph import GRAPH_MIGRATION, GRAPH_NAMES_MIGRATION, GRAPH_READS_MIGRATION
 from engram.store.postgres.search import HNSW_ABOVE, HNSW_MIN_SHARE
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 MIGRATION_LOCK = 0x656E6772616D  # pg_advisory_xact_lock key of schema changes ("engram")
 
 # Keeping every row in the HNSW index made bulk ingest slow (258 rows/s into a 20k-row table,
@@ -231,6 +231,8 @@ MIGRATIONS: dict[int, str | tuple[str, ...]] = {
     5: PACK_MIGRATION,
     # 6: a search's reads of the graph's mentions from the index alone (see `GRAPH_READS_MIGRATION`)
     6: GRAPH_READS_MIGRATION,
+    # 7: a search's first read of the graph, the user's names, from the indexes alone (see `GRAPH_NAMES_MIGRATION`)
+    7: GRAPH_NAMES_MIGRATION,
 }
 
 
