@@ -257,3 +257,14 @@ def test_replace_brings_back_the_graph_of_the_memories_it_restores(memory):
     assert report.replaced == 4 and "Microsoft" not in entities
     assert ("Anna", "works_at", "Google", "Anna works at Google") in relations
     assert entities == by_name_of(before)[0]
+
+
+def test_a_name_too_long_to_be_a_name_is_refused_and_nothing_is_imported(memory, tmp_path, embedder):
+    """A graph row's names are capped (200 characters): PostgreSQL keeps them in its indexes."""
+    fill(memory)
+    data = copy.deepcopy(memory.export(user_id="alice"))
+    data["graph"]["entities"][0]["name"] = "A" * 201
+    with Memory(tmp_path / "target.db", embedder=embedder) as o:
+        with pytest.raises(InvalidInput, match="name"):
+            o.import_(data)
+        assert o.get_all(user_id="alice") == []
