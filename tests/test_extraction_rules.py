@@ -362,3 +362,11 @@ def test_more_chat_that_leaves_out_its_i(text, fact):
 @pytest.mark.parametrize("text", ["Had you ever been there", "Was Anna there", "Thinking about you!", "Got it."])
 def test_questions_and_chatter_that_open_like_them_file_nothing(text):
     assert said(text) == []
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("我老婆怀孕了。", "用户的老婆怀孕了"), ("我妹妹结婚了。", "用户的妹妹结婚了"), ("我妈妈生病了。", "用户的妈妈生病了"),
+    ("我女儿小雨今年七岁。", "用户的女儿小雨七岁"),
+])
+def test_what_happened_to_a_chinese_speakers_people_is_theirs_and_no_name(text, fact):
+    assert said(text) == [fact]

@@ -709,8 +709,10 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
 
 # --------------------------------------------------------------------------- Chinese
 
-_ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{ZH_OWNED_RE}))(?P<name>[^\s，,的]{{0,3}}?)"
-                          rf"(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9]|$)")
+# "我女儿小雨今年七岁": a name of up to three characters, before a word that goes on; none before
+# anything else ("我老婆怀孕了" is no name "怀孕了")
+_ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{ZH_OWNED_RE}))"
+                          rf"(?P<name>[^\s，,的]{{1,3}}?(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9])|)")
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ['灰狗', '金毛', '柯基', '泰迪', '布偶猫', '英短'], key=len, reverse=True))})")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
 _ZH_PRE_OK_RE = re.compile(r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|比起.{1,6}|跟.{1,4}比)")
