@@ -34,6 +34,7 @@ import numpy as np
 from engram.dialogue import Conversations, TurnPlace
 from engram.store import ivf as _ivf
 from engram.store.base import CONTEXT_PREFIX
+from engram.store.fixed_point import as_held, fixed, unfixed
 from engram.store.ivf import IVF, Build
 from engram.store.recall_memo import Ranked, RecallMemo, vector_key
 
@@ -201,35 +202,6 @@ def _post(field: _Field, index: int, words: Sequence[str]) -> int:
         postings.append(index, tf)
     field.unpacked += len(counts)
     return len(words)
-
-
-_FIXED = 32767  # the largest 16-bit step
-
-
-def fixed(vectors: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Rows of vectors as 16-bit integers and a power-of-two scale per row (`unfixed` reads them
-    back). Half the bytes of float32 in a pack, which a cold user's first search reads whole
-    (PostgreSQL at 1M memories, 1,000 of a user: ~2.5-4.3 → ~1.4-1.8 ms when not in its buffers),
-    and turned back into float32 by one integer cast (float16 took ~1 ms for 1,000 × 512)."""
-    rows = np.atleast_2d(np.asarray(vectors, dtype=np.float32))
-    peak = np.abs(rows).max(axis=1)
-    exponent = np.ceil(np.log2(np.where(peak > 0, peak, 1.0) / _FIXED)).astype(np.int32)
-    scale = np.ldexp(np.float32(1), exponent).astype(np.float32)
-    # a power of two: multiplying by its inverse is exact, and no step passes ±_FIXED
-    steps = np.rint(rows * np.ldexp(np.float32(1), -exponent).astype(np.float32)[:, None]).astype(np.int16)
-    return steps, scale
-
-
-def unfixed(steps: np.ndarray, scale: np.ndarray) -> np.ndarray:
-    """The float32 rows `fixed` stands for."""
-    return steps.astype(np.float32) * scale[:, None]
-
-
-def as_held(vector: np.ndarray) -> np.ndarray:
-    """A vector as an index holds it: at the precision of its pack (`fixed`, ~3e-6 per component
-    of a unit vector; cosines move by ~1e-5), so an index read back from the pack ranks exactly
-    like one built from the rows. A power-of-two scale makes it idempotent: as_held twice is as_held once."""
-    return unfixed(*fixed(vector))[0]
 
 
 class ScopeIndex:
