@@ -212,7 +212,7 @@ NEGATIVE = [
     "I'm no longer in Berlin", "I left", "I left early", "I left my keys at home", "I left Google Docs open",
     "I left Paris yesterday", "I stopped by the store", "I quit trying", "I gave up", "I was fired up",
     "我不累了", "我不在家了", "我不想去了", "我不去北京了", "我今天不跑步了", "我不喜欢他了",
-    "我想辞职", "我老板辞职了", "我已经不是小孩子了",
+    "我想辞职", "我已经不是小孩子了",
     # someone else, questions, hypotheticals
     "He no longer lives in Berlin", "Did you quit your job?",
     "If I stopped drinking coffee I'd be grumpy", "你还住在北京吗？", "如果我辞职了怎么办", "他已经不在腾讯工作了",
@@ -229,6 +229,11 @@ NEGATIVE = [
 @pytest.mark.parametrize("text", NEGATIVE)
 def test_stays_empty(text: str) -> None:
     assert extract_candidates(text, now=NOW) == [], [c.content for c in extract_candidates(text, now=NOW)]
+
+
+def test_someone_elses_change_is_theirs_and_ends_nothing_of_the_users() -> None:
+    (c,) = extract_candidates("我老板辞职了", now=NOW)
+    assert c.content == "用户的老板辞职了" and c.key is None  # no slot of the user's: their job stays
 
 
 # --------------------------------------------------------------------------- reconciliation, pure
