@@ -125,11 +125,10 @@ def test_a_cold_users_first_search_reads_the_graphs_names_in_one_statement(url, 
     assert not any("SET TRANSACTION" in q for q in sent)
 
 
-def test_a_store_of_schema_5_reads_the_graphs_mentions_from_an_index_on_open(url, embedder):  # noqa: F811
-    """Migration 6: the mentions' index by user becomes one a search's counts read alone; what
-    the graph answers is the same."""
+def _upgraded_from(url: str, embedder, undo: tuple[str, ...]):
+    """A store taken back by `undo`, then opened again: the graph answers as it did before, on
+    the schema this engram writes. Returns a connection for looking at what the migration made."""
     import psycopg
-    from store_backends import UNDO_POSTGRES_6
 
     from engram.store.postgres.schema import SCHEMA_VERSION
 
@@ -138,12 +137,19 @@ def test_a_store_of_schema_5_reads_the_graphs_mentions_from_an_index_on_open(url
             memory.add(text, user_id="alice")
         before = [h.memory.id for h in memory.search("What does Anna do?", user_id="alice")]
     with psycopg.connect(url, autocommit=True) as db:
-        for statement in UNDO_POSTGRES_6:
+        for statement in undo:
             db.execute(statement)
     with opened(url, embedder) as upgraded:
         assert upgraded.store.schema_version == SCHEMA_VERSION
         assert [h.memory.id for h in upgraded.search("What does Anna do?", user_id="alice")] == before
-    with psycopg.connect(url, autocommit=True) as db:
+    return psycopg.connect(url, autocommit=True)
+
+
+def test_a_store_of_schema_5_reads_the_graphs_mentions_from_an_index_on_open(url, embedder):  # noqa: F811
+    """Migration 6: the mentions' index by user becomes one a search's counts read alone."""
+    from store_backends import UNDO_POSTGRES_6
+
+    with _upgraded_from(url, embedder, UNDO_POSTGRES_6) as db:
         columns = db.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'graph_mentions_user' AND schemaname = current_schema()"
         ).fetchone()[0]
@@ -152,24 +158,10 @@ def test_a_store_of_schema_5_reads_the_graphs_mentions_from_an_index_on_open(url
 
 def test_a_store_of_schema_6_reads_the_graphs_names_from_indexes_on_open(url, embedder):  # noqa: F811
     """Migration 7: a cold search's first read of the graph, the user's entities and aliases,
-    comes from indexes that carry the columns it reads (an index-only scan, no heap pages), and
-    the graph answers as before."""
-    import psycopg
+    comes from indexes that carry the columns it reads (an index-only scan, no heap pages)."""
     from store_backends import UNDO_POSTGRES_7
 
-    from engram.store.postgres.schema import SCHEMA_VERSION
-
-    with opened(url, embedder) as memory:
-        for text in ["My sister Anna lives in Porto", "Anna works as a nurse at the city hospital"]:
-            memory.add(text, user_id="alice")
-        before = [h.memory.id for h in memory.search("What does Anna do?", user_id="alice")]
-    with psycopg.connect(url, autocommit=True) as db:
-        for statement in UNDO_POSTGRES_7:
-            db.execute(statement)
-    with opened(url, embedder) as upgraded:
-        assert upgraded.store.schema_version == SCHEMA_VERSION == 7
-        assert [h.memory.id for h in upgraded.search("What does Anna do?", user_id="alice")] == before
-    with psycopg.connect(url, autocommit=True) as db:
+    with _upgraded_from(url, embedder, UNDO_POSTGRES_7) as db:
         db.execute("VACUUM graph_entities, graph_aliases")  # what autovacuum does: the pages all-visible
         db.execute("SET enable_seqscan = off")  # a table this small is read whole otherwise
         plan = "\n".join(r[0] for r in db.execute(
