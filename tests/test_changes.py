@@ -217,7 +217,7 @@ NEGATIVE = [
     "He no longer lives in Berlin", "Did you quit your job?",
     "If I stopped drinking coffee I'd be grumpy", "你还住在北京吗？", "如果我辞职了怎么办", "他已经不在腾讯工作了",
     # ages and routines that are not
-    "I'm 5 minutes away", "I'm 100% sure", "I'm fine", "I'm 2", "我快30岁了", "我儿子34岁",
+    "I'm 5 minutes away", "I'm 100% sure", "I'm fine", "I'm 2", "我快30岁了",
     "I always forget my keys", "I usually feel tired", "I usually don't eat breakfast", "I often go there",
     "我总是很忙", "我平时喜欢看书呢", "我经常想你",
     # learning that is no subject
@@ -231,9 +231,10 @@ def test_stays_empty(text: str) -> None:
     assert extract_candidates(text, now=NOW) == [], [c.content for c in extract_candidates(text, now=NOW)]
 
 
-def test_someone_elses_change_is_theirs_and_ends_nothing_of_the_users() -> None:
-    (c,) = extract_candidates("我老板辞职了", now=NOW)
-    assert c.content == "用户的老板辞职了" and c.key is None  # no slot of the user's: their job stays
+@pytest.mark.parametrize(("text", "fact"), [("我老板辞职了", "用户的老板辞职了"), ("我儿子34岁", "用户的儿子34岁")])
+def test_someone_elses_change_or_age_is_theirs_and_sets_no_slot_of_the_users(text: str, fact: str) -> None:
+    (c,) = extract_candidates(text, now=NOW)
+    assert c.content == fact and c.key is None  # the user's job and age stay as they were
 
 
 # --------------------------------------------------------------------------- reconciliation, pure

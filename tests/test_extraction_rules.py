@@ -370,3 +370,13 @@ def test_questions_and_chatter_that_open_like_them_file_nothing(text):
 ])
 def test_what_happened_to_a_chinese_speakers_people_is_theirs_and_no_name(text, fact):
     assert said(text) == [fact]
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我妹妹来看我了，她是护士。", ["用户的妹妹来看用户了", "用户的妹妹是护士"]),
+    ("我养了一只狗，它三岁了。", ["用户养了一只狗", "用户的狗三岁了"]),
+    ("我妹妹来看我了，它是护士。", ["用户的妹妹来看用户了"]),  # 它 is no person
+    ("My husband and I moved to Denver, he got a job there.", ["User and their husband moved to Denver."]),
+])
+def test_a_pronoun_goes_on_about_who_was_named_and_a_shared_subject_keeps_its_verb(text, facts):
+    assert said(text) == facts

@@ -92,7 +92,7 @@ def split_clauses(s: str, lang: str) -> list[str]:
     pair = _EN_PAIR_SUBJECT_RE.match(s)  # "Acme and I parted ways", "My wife and I …": one subject
     if pair:
         rest = split_clauses(s[pair.end():], lang)
-        return [s[:pair.end()] + (rest[0] if rest else "")] + rest[1:]
+        return [s[:pair.end()] + (" " + rest[0] if rest else "")] + rest[1:]  # (parts come stripped)
     if low.startswith(("i ", "i'")):  # "I live in Berlin and work at Google"; not "hope and love exist"
         s = _EN_CONTINUE_RE.sub(_continue_i, s)
     parts = [p.strip() for p in _EN_CLAUSE_SPLIT_RE.split(s) if p and p.strip()]

@@ -713,6 +713,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
 # anything else ("我老婆怀孕了" is no name "怀孕了")
 _ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{ZH_OWNED_RE}))"
                           rf"(?P<name>[^\s，,的]{{1,3}}?(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9])|)")
+_ZH_PRONOUNS = "她他它"
+# what a clause without a subject may go on to say of the person or pet named before it
+_ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|[一二两三四五六七八九十\d]+岁)")
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ['灰狗', '金毛', '柯基', '泰迪', '布偶猫', '英短'], key=len, reverse=True))})")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
 _ZH_PRE_OK_RE = re.compile(r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|比起.{1,6}|跟.{1,4}比)")
@@ -732,8 +735,10 @@ _ZH_TRAIL_RE = re.compile(r"[啊呀哦啦嘛哈呗哟噢喔嗯呢吧~]+$")
 # says nothing lasting: "总是很忙", "在学校", "在学新东西", "快30岁了" (the age rule reads ages)
 _ZH_EMPTY_RE = re.compile(
     r"^(?:总是|一直|最近|现在|真的|有点|有些|也|还)*(?:很|太|好|挺|特别|非常|超|有点)[^，,]{1,2}$"
-    r"|^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|(?:喜欢|爱|讨厌|想|见|找|帮|给|跟|和|对|是|了)[它他她这那]$|^[快都已经才满]*[0-9一二三四五六七八九十]+岁"
+    r"|^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|(?:喜欢|爱|讨厌|想|见|找|帮|给|跟|和|对|是|了)[它他她这那]$"
 )
+# an age: the user's is the age rule's ("我快30岁了" is none); a child's or a pet's is a statement
+_ZH_AGE_RE = re.compile(r"^[快都已经才满]*[0-9一二三四五六七八九十两]+岁")
 _ZH_CONTEXT_ONLY = re.compile(r"^(?:[这那它他她]|这个|那个|这样|那样)(?:[了的]|$)")
 
 
@@ -791,7 +796,9 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         prior = memo.get("other")  # named in an earlier clause ("我养了一只猫，叫咪咪"), not in this one
         one = _ZH_ONE_OF_RE.match(s)  # "我有两只猫，一只叫咪咪，一只叫球球": each of them
         rest = s[one.end():] if one and prior else s
-        if prior and prior not in rest and re.match(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚)", rest) and len(rest) <= 16:
+        if prior and rest[:1] in _ZH_PRONOUNS and (rest[0] == "它") == (prior in ZH_PETS):
+            rest = rest[1:]  # "我妹妹来看我了，她是护士", "我养了一只狗，它三岁了"
+        if prior and prior not in rest and _ZH_SAID_OF_RE.match(rest) and len(rest) <= 16:
             return _zh_finish("用户的" + prior, rest, ctx, other=prior)
         if memo.get("opens") and _zh_dropped_subject(s):
             return _zh_finish("用户", s, ctx, other=None)  # "昨天去了海边": Chinese leaves out its 我
@@ -852,7 +859,7 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
     body = _zh_concise(body)
     if not 2 <= len(body) <= _MAX_ZH_CHARS or _ZH_CONTEXT_ONLY.match(body):
         return None
-    if _ZH_EMPTY_RE.search(body) or (other is None and _negates_slot("我" + body, ctx)):
+    if _ZH_EMPTY_RE.search(body) or (other is None and (_ZH_AGE_RE.match(body) or _negates_slot("我" + body, ctx))):
         return None
     body = zh_third(body.replace("我们", "用户"))
     kind, why = _zh_kind(body)
