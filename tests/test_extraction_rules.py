@@ -380,3 +380,17 @@ def test_what_happened_to_a_chinese_speakers_people_is_theirs_and_no_name(text, 
 ])
 def test_a_pronoun_goes_on_about_who_was_named_and_a_shared_subject_keeps_its_verb(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize("text", ["总是下雨，烦死了", "以后要好好学习", "每次考试都考砸", "每次听老师讲课，我都觉得好困，好想睡觉。"])
+def test_a_chinese_habit_or_wish_is_no_instruction_to_the_assistant(text):
+    assert not [f for f in said(text) if "助手" in f]
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我买了一辆车，是特斯拉。", ["用户买了一辆车"]),
+    ("我养了一只猫，是英短。", ["用户养了一只猫"]),
+    ("我叫小王，是一名老师。", ["用户叫小王", "用户是一名老师"]),
+])
+def test_a_shi_after_something_counted_out_is_not_said_of_the_user(text, facts):
+    assert said(text) == facts

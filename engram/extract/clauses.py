@@ -35,6 +35,8 @@ _ZH_CONTINUE_RE = re.compile(
 _ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
 _ZH_ITS_RE = re.compile(r"^(?:叫|名字叫|今年|已经|才)")
 _ZH_OTHER_HINT_RE = re.compile(r"猫|狗|宠物|兔|鹦鹉|仓鼠|女儿|儿子|孩子|老婆|老公|妻子|丈夫|哥|姐|弟|妹|妈|爸|朋友|同事|室友")
+# "我买了一辆车，是特斯拉": a 是 after something counted out says what that thing is, not the user
+_ZH_COUNTED_OBJECT_RE = re.compile(r"[了过](?:一|两|几|[0-9])?[张只个本幅件条部首篇辆套块台双匹座所家间]")
 _ZH_AND_RE = re.compile(r"^(?:并且|并|而且|同时|以及|然后|再)(?!我)")
 _ZH_DETAIL_BAD_RE = re.compile(r"[你您他她它这那吗呢？?]|[不没]")
 _EN_DETAIL_RE = re.compile(r"^(?:with|and|plus|including|using|in|as)\s+\S", re.I)
@@ -78,7 +80,8 @@ def split_clauses(s: str, lang: str) -> list[str]:
                 out[-1] += p  # "周五前，要完成报告"
                 continue
             if out and out[0].startswith("我") and not p.startswith("我") \
-                    and not (_ZH_ITS_RE.match(p) and _ZH_OTHER_HINT_RE.search(out[-1], 1)):  # "我养了一只猫，叫咪咪"
+                    and not (_ZH_ITS_RE.match(p) and _ZH_OTHER_HINT_RE.search(out[-1], 1)) \
+                    and not (p.startswith("是") and _ZH_COUNTED_OBJECT_RE.search(out[-1])):  # "我养了一只猫，叫咪咪"
                 bare = _ZH_AND_RE.sub("", p)  # "并且在腾讯工作": a statement of its own after all
                 if _ZH_CONTINUE_RE.match(bare):  # the first clause's subject: "我妹妹在上海工作，也住在上海"
                     owner = _ZH_OWNER_RE.match(out[0])

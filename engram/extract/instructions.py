@@ -168,6 +168,11 @@ _ZH_INSTR_RE = re.compile(
     r"^(?:请|麻烦)?你?(?P<mark>以后|今后|从现在开始|从现在起|之后|往后|接下来|总是|始终|永远|一律|每次都|每次)"
     r"[,，]?(?:请)?你?(?P<body>.+)$"
 )
+# what makes 以后/每次/总是 … an instruction: the assistant addressed, or what it does asked for
+_ZH_ADDRESSED_RE = re.compile(
+    r"你|您|请|麻烦|回答|回复|答复|说话|称呼|叫我|提醒|告诉|给我|帮我|总结|翻译|输出|列出|格式|简短|简洁|详细|解释|举例|代码"
+    r"|用(?:中文|英文|简体|繁体|[Mm]arkdown|表格|列表|要点|.{0,4}?(?:回答|回复|语言|格式|写))")
+_ZH_I_GOES_ON_RE = re.compile(r"[，,]\s*我")  # a clause of the user's own after the first
 _ZH_NEG_RE = re.compile(r"^(?:都|也|一律|永远|再)*(?:不要|别|不用|不准|禁止|不许)")
 
 _EN_NICK_RE = re.compile(
@@ -210,6 +215,8 @@ def instruction(s: str, ctx: Ctx) -> list[Candidate] | None:
         body = m.group("body").strip()
         if len(body) < 3 or re.match(r"^[我他她它]", body) or len(body) > 30:
             return None
+        if not _ZH_ADDRESSED_RE.search(s) or _ZH_I_GOES_ON_RE.search(body):
+            return None  # "每次考试都考砸", "总是下雨", "每次听课，我都好困": the user's life, not an order
         neg = bool(_ZH_NEG_RE.match(body)) or (m.group("mark") == "永远" and "不" in body[:3])
         content = "用户希望助手" + m.group("mark") + zh_third(body).replace("用户", "其")
         lm = _ZH_LANG_RE.search(body)
