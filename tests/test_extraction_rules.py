@@ -394,3 +394,12 @@ def test_a_chinese_habit_or_wish_is_no_instruction_to_the_assistant(text):
 ])
 def test_a_shi_after_something_counted_out_is_not_said_of_the_user(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My brother, some friends, and I had a picnic in the park.", ["User had a picnic in the park."]),
+    ("Tom, Anna and me went hiking last weekend.", ["User went hiking."]),
+    ("My wife and I went camping.", ["User and their wife went camping."]),
+])
+def test_a_group_the_user_is_in_is_one_subject(text, facts):
+    assert said(text) == facts  # a list subject was split at its commas: "User's brother some friends."

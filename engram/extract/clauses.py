@@ -61,6 +61,12 @@ def joined_detail(text: str, lang: str) -> str | None:
 _EN_PAIR_SUBJECT_RE = re.compile(r"^(?:my\s+)?[\w'-]+\s+and\s+i(?=\s)", re.I)
 # "Me and my wife …", "My wife and me …": said the way "My wife and I …" is read
 _EN_ME_AND_RE = re.compile(r"^(?:(?:me|i)\s+and\s+my\s+(?P<a>[\w'-]+)|my\s+(?P<b>[\w'-]+)\s+and\s+me)(?=\s)", re.I)
+# "My brother, some friends, and I …": a group the user is in, read as "We …" (it was split at its
+# commas: "User's brother some friends")
+_EN_MEMBER = r"(?:(?i:my|our|his|her|their|some|a|an|the|two|three|a\s+few|several)\s+(?:[\w'-]+\s+)?[\w'-]+|[A-Z][a-z'-]+)"
+_EN_GROUP_WITH_ME_RE = re.compile(
+    rf"^(?!(?i:yesterday|today|tonight|yes|yeah|well|so|oh|ok|okay|also|then|now|last|this|next)\b)"
+    rf"{_EN_MEMBER}(?:\s*,\s*{_EN_MEMBER}){{1,3}}\s*,?\s+(?i:and)\s+(?i:i|me)(?=\s)")
 
 
 def _continue_i(m: re.Match[str]) -> str:
@@ -88,14 +94,14 @@ def split_clauses(s: str, lang: str) -> list[str]:
                     p = (owner.group() if owner else "我") + bare
             out.append(p)
         return out
-    s = _EN_ME_AND_RE.sub(lambda m: f"My {m.group('a') or m.group('b')} and I", s, count=1)
+    s = _EN_GROUP_WITH_ME_RE.sub("We", _EN_ME_AND_RE.sub(lambda m: f"My {m.group('a') or m.group('b')} and I", s, count=1), count=1)
     low = s.lower()
     if "," not in s and ";" not in s and not any(w in low for w in _EN_SPLIT_WORDS):
         return [s]
     pair = _EN_PAIR_SUBJECT_RE.match(s)  # "Acme and I parted ways", "My wife and I …": one subject
     if pair:
         rest = split_clauses(s[pair.end():], lang)
-        return [s[:pair.end()] + (" " + rest[0] if rest else "")] + rest[1:]  # (parts come stripped)
+        return [s[:pair.end()] + (" " + rest[0].strip() if rest else "")] + rest[1:]
     if low.startswith(("i ", "i'")):  # "I live in Berlin and work at Google"; not "hope and love exist"
         s = _EN_CONTINUE_RE.sub(_continue_i, s)
     parts = [p.strip() for p in _EN_CLAUSE_SPLIT_RE.split(s) if p and p.strip()]
