@@ -403,3 +403,12 @@ def test_a_shi_after_something_counted_out_is_not_said_of_the_user(text, facts):
 ])
 def test_a_group_the_user_is_in_is_one_subject(text, facts):
     assert said(text) == facts  # a list subject was split at its commas: "User's brother some friends."
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Last time I hid behind a tree.", "User hid behind a tree last time."),
+    ("I once made a model of a volcano.", "User once made a model of a volcano."),
+    ("I fought with my brother.", "User fought with their brother."),
+])
+def test_a_past_verb_stays_past(text, fact):
+    assert said(text) == [fact]  # "User hids behind a tree", "User onces made …"

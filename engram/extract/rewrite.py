@@ -33,7 +33,17 @@ def as_sentence(s: str) -> str:
 _EN_MODALS = frozenset("can cannot can't will won't would should must may might could shall".split())
 _EN_IRREGULAR = {"am": "is", "have": "has", "do": "does", "don't": "doesn't", "go": "goes",
                  "gotta": "has to", "'m": "is", "'ve": "has", "'d": "would", "'ll": "will"}
-_EN_PAST = frozenset("was were had did didn't went got made took came saw met grew began became".split())
+# past forms not made with -ed: events (engram.extract.statements), never conjugated ("hid" → "hids")
+EN_IRREGULAR_PAST = frozenset(
+    """went ran got made took came saw met grew began became bought brought built caught chose drew drove
+    ate fell felt found flew forgot gave had heard held hurt kept knew left lent lost meant paid put quit
+    read rode rang rose sang sat slept sold sent set shot showed shut spent spoke stood stole swam taught
+    threw understood woke won wore wrote broke did hid bit dug fed fled fought hung led slid spun swung wept
+    dealt bent bled clung crept drank froze knelt sank shook shone shrank sought sprang struck swore swept
+    tore withdrew overcame undertook forgave""".split()
+)
+_EN_PAST_NOT_EVENTS = frozenset("was were said told thought didn't".split())  # past, but no event of their own
+_EN_PAST_AS_PRESENT = frozenset("read put set quit hurt shut".split())
 _EN_HEAD_RE = re.compile(
     r"^i(?P<contr>'m|'ve|'d|'ll)?\b(?P<adv>(?:\s+(?:really|truly|totally|absolutely|just|also"
     r"|still|actually|genuinely|honestly|definitely|seriously|generally|usually|always|never"
@@ -64,7 +74,9 @@ def third_verb(verb: str) -> str:
     lv = verb.lower()
     if lv in _EN_IRREGULAR:
         return _EN_IRREGULAR[lv]
-    if lv in _EN_MODALS or lv in _EN_PAST or lv.endswith("n't") or not lv.isalpha() \
+    if lv in _EN_MODALS or (lv in EN_IRREGULAR_PAST and lv not in _EN_PAST_AS_PRESENT) or lv in _EN_PAST_NOT_EVENTS \
+            or lv.endswith("n't") \
+            or not lv.isalpha() \
             or (lv.endswith("ed") and not lv.endswith("eed")):
         return verb
     if lv.endswith(("s", "sh", "ch", "x", "z", "o")):

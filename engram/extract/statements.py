@@ -33,7 +33,7 @@ from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PETS, trim_fillers, zh_object
-from engram.extract.rewrite import as_sentence, en_rest, third_verb, we_rest, zh_third
+from engram.extract.rewrite import EN_IRREGULAR_PAST, as_sentence, en_rest, third_verb, we_rest, zh_third
 from engram.models import Candidate, Kind
 from engram.text import content_words
 from engram.when import find_range
@@ -83,16 +83,12 @@ _EN_CHATTER_ADJ = frozenset(
 )
 _EN_EMOTIONS = frozenset("excited thrilled proud grateful thankful inspired".split())
 _EN_FIRM = re.compile(r"^i\s+(?:firmly|strongly|truly|really|deeply|honestly)\s+believe\s+(?:that\s+)?(?P<rest>.+)$", re.I)
-_EN_IRREGULAR_PAST = frozenset(
-    """went ran got made took came saw met grew began became bought brought built caught chose drew drove
-    ate fell felt found flew forgot gave had heard held hurt kept knew left lent lost meant paid put quit
-    read rode rang rose sang sat slept sold sent set shot showed shut sold spent spoke stood stole swam
-    taught threw understood woke won wore wrote broke did""".split()
-)
 # past verbs a speaker starts a sentence with, subject dropped ("Took a trip…", "Finished my thesis")
-_EN_DROPPED_SUBJECT_VERBS = (_EN_IRREGULAR_PAST - {"felt", "meant", "knew", "heard", "did", "had", "got", "put", "set",
-                                                     "read", "left", "lost", "won", "kept", "held", "shot", "shut"}) | frozenset(
-    """started finished visited joined signed adopted moved bought volunteered attended tried painted baked cooked
+_EN_DROPPED_SUBJECT_VERBS = frozenset(
+    """went ran made took came saw met grew began became bought brought built caught chose drew drove ate fell
+    found flew forgot gave hurt lent paid quit rang rose sang sat slept sold sent showed spent spoke stood stole
+    swam taught threw understood woke wore wrote broke rode
+    started finished visited joined signed adopted moved bought volunteered attended tried painted baked cooked
     booked traveled travelled graduated opened launched posted created organized organised planted fixed""".split()
 )
 _EN_PLAN_RE = re.compile(
@@ -150,7 +146,7 @@ _CONTEXT_ONLY = frozenset("it that this them those these there here one so".spli
 _EN_ADVERBS = frozenset(
     """never always usually often sometimes rarely also still just recently finally only even already actually
     really mostly normally all both totally definitely seriously generally regularly occasionally literally
-    officially currently now""".split()
+    officially currently now once twice""".split()
 )
 _EN_YOUNG = frozenset("""a young little small kid child teen teenager baby toddler one two three four five six seven
     eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen""".split())
@@ -239,7 +235,7 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
     if not _EN_ME_RE.search(body) or not _en_ok_predicate(body):
         return None
     verbs = [w for w in body.lower().split()[1:10]
-             if w in _EN_LINK_VERBS or w in _EN_IRREGULAR_PAST
+             if w in _EN_LINK_VERBS or w in EN_IRREGULAR_PAST
              or (w.endswith(("s", "ed")) and "'" not in w and not w.endswith("ss"))
              or (w in _EN_PLURAL_LINK_VERBS and " and " in body.lower().split(w, 1)[0])]
     if not verbs:
@@ -350,10 +346,10 @@ def _en_kind(pred: str) -> tuple[Kind, str]:
         return Kind.EVENT, "plan"
     if first in ("love", "loves", "like", "likes", "enjoy", "enjoys", "prefer", "prefers", "believe", "believes"):
         return Kind.PREFERENCE, "opinion"
-    if first in _EN_IRREGULAR_PAST or (first.endswith("ed") and not first.endswith("eed") and len(first) > 3):
+    if first in EN_IRREGULAR_PAST or (first.endswith("ed") and not first.endswith("eed") and len(first) > 3):
         return Kind.EVENT, "event"
     if first in ("has", "have", "'ve") and len(words) > 1 and (
-            words[1] in _EN_IRREGULAR_PAST or words[1].endswith("ed") or words[1] == "just"):
+            words[1] in EN_IRREGULAR_PAST or words[1].endswith("ed") or words[1] == "just"):
         return Kind.EVENT, "event"
     return Kind.FACT, "statement"
 
@@ -375,7 +371,7 @@ def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
     words = [w for w in words if w not in _EN_ADVERBS and w not in _CONTEXT_ONLY]
     after = content_words(" ".join(words[1:]) or "x") - {"x"}
     light = not words or (words[0] in _EN_LIGHT_VERBS and not (len(words) > 1 and (
-        words[1] in _EN_IRREGULAR_PAST or words[1] in ("been", "never") or words[1].endswith("ed"))))
+        words[1] in EN_IRREGULAR_PAST or words[1] in ("been", "never") or words[1].endswith("ed"))))
     return bool(after) and (len(words) < 3 or not light or not strict or len(after) >= 2)
 
 
@@ -422,7 +418,7 @@ def _en_predicate_after_i(rest: str, contr: str) -> str | None:
         return third_verb(words[0]) + " " + " ".join(words[1:])  # what the preference rule left: "love being around friends"
     if head in _EN_CHATTER or head.endswith("ing") or not head.isalpha():
         return None  # "I know…", "I loving it", "I do- Oscar"
-    verb = words[0] if head in _EN_IRREGULAR_PAST else third_verb(words[0])
+    verb = words[0] if head in EN_IRREGULAR_PAST else third_verb(words[0])
     return lead + verb + (" " + " ".join(words[1:]) if len(words) > 1 else "")
 
 
