@@ -412,3 +412,13 @@ def test_a_group_the_user_is_in_is_one_subject(text, facts):
 ])
 def test_a_past_verb_stays_past(text, fact):
     assert said(text) == [fact]  # "User hids behind a tree", "User onces made …"
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我试过发消息，但他很少回。", ["用户试过发消息"]),
+    ("我今天等了好久同学，但是今天下了好大的雨。", ["用户等了好久同学"]),
+    ("我们一开始还领先，但后来就开始失误，对方队伍追上来了。", ["用户一开始还领先", "用户后来就开始失误"]),
+    ("我同桌考试考了第一名。", ["用户的同桌考试考了第一名"]),
+])
+def test_a_chinese_clause_with_a_subject_of_its_own_is_not_the_users(text, facts):
+    assert said(text) == facts  # "用户他很少回", "用户下了好大的雨", "用户对方队伍追上来了"

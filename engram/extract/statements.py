@@ -710,6 +710,10 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
 _ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{ZH_OWNED_RE}))"
                           rf"(?P<name>[^\s，,的]{{1,3}}?(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9])|)")
 _ZH_PRONOUNS = "她他它"
+# a clause that names its own subject: another person, a pronoun, the weather
+_ZH_OWN_SUBJECT_RE = re.compile(
+    rf"^(?:今天|昨天|明天|后来|现在|那天)?(?:他们|她们|它们|他|她|它|大家|别人|对方|人家|有人|{ZH_OWNED_RE}"
+    rf"|下了?.{{0,3}}[雨雪]|刮.{{0,2}}风)")
 # what a clause without a subject may go on to say of the person or pet named before it
 _ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|[一二两三四五六七八九十\d]+岁)")
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ['灰狗', '金毛', '柯基', '泰迪', '布偶猫', '英短'], key=len, reverse=True))})")
@@ -787,7 +791,9 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ZH_SUBJ_RE.match(s)
     if m is None and memo.get("last") == "用户" and _ZH_GO_ON_RE.match(s):
         body = re.sub(r"^(?:所以|并且|而且|然后|后来|但是|但|不过|可是)", "", s)  # "…，还做了一个碗": the user goes on
-        return None if _ZH_CHATTER_RE.match(body) else _zh_finish("用户", body, ctx, other=None)
+        if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body):
+            return None  # "…，但他很少回", "…，但是今天下了好大的雨": someone (or something) else
+        return _zh_finish("用户", body, ctx, other=None)
     if m is None:
         prior = memo.get("other")  # named in an earlier clause ("我养了一只猫，叫咪咪"), not in this one
         one = _ZH_ONE_OF_RE.match(s)  # "我有两只猫，一只叫咪咪，一只叫球球": each of them
