@@ -169,7 +169,7 @@ class Retriever:
                 )
                 top_lexical = lexical[0][1] if lexical else 1.0
         language = detect_language(query)
-        reach = self._reach(language, terms, plain, lexical) if dense else {}
+        reach = self._reach(scope, language, terms, plain, lexical) if dense else {}
         weight_lexical = s.weight_lexical if lexical else 0.0
         # the wider dense weight is for an embedder that reads the query's language; one that
         # cannot (wordllama on Chinese) only fills in, at the plain weight
@@ -204,14 +204,19 @@ class Retriever:
         return found
 
     def _reach(
-        self, language: str, terms: list[str], weights: list[float], lexical: list[tuple[str, float]]
+        self, scope: Scope, language: str, terms: list[str], weights: list[float], lexical: list[tuple[str, float]]
     ) -> dict[str, float]:
         """Lexical hits in another language than the query's, worth less (engram.fusion); only
         with an embedder that reads across languages (otherwise nothing takes their place)."""
         if not lexical or getattr(self.embedder, "languages", ()) is not None:
             return {}
-        rows = self.store.signals([i for i, _ in lexical])
-        return lexical_reach(language, terms, weights, {i: r.language for i, r in rows.items()})
+        ids = [i for i, _ in lexical]
+        known = getattr(self.store, "languages", None)  # from the user's index: no row read
+        languages = known(scope, ids) if known is not None else {}
+        missing = [i for i in ids if i not in languages]
+        if missing:
+            languages.update((i, r.language) for i, r in self.store.signals(missing).items())
+        return lexical_reach(language, terms, weights, languages)
 
     def _within(
         self, scope: Scope, query: str, filters: Filters, depth: int, limit: int,

@@ -170,6 +170,27 @@ def test_dense_search_ranks_by_cosine(store):
     assert ids(store.dense_search(Scope("u"), unit(1, 0), Filters(), 1)) == [near.item.id]
 
 
+def test_the_index_knows_each_memorys_language_through_edits_and_reopening(store, store_factory):
+    """What a search weighs a lexical hit in another language by, known without reading the hit's
+    row (engram.fusion); a backend without such an index may know none (the caller reads rows)."""
+    english, chinese = rec("u", "I love green tea", language="en"), rec("u", "我喜欢喝绿茶", language="zh")
+    added(store, english, chinese)
+    scope = Scope("u")
+    store.lexical_search(scope, words("tea"), Filters(), 5)  # the user's index is loaded
+    known = store.languages(scope, [english.item.id, chinese.item.id, "nope"])
+    assert known in ({}, {english.item.id: "en", chinese.item.id: "zh"})
+    if not known:
+        return
+    english.item.content, english.item.language = "我也喜欢红茶", "zh"
+    store.write(updates=[make_record(english.item, embedding=unit(0, 1))],
+                events=[HistoryEvent.of(english.item, "UPDATE", english.item.content, "edit")])
+    assert store.languages(scope, [english.item.id]) == {english.item.id: "zh"}
+    store.close()
+    again = store_factory()
+    again.lexical_search(scope, words("红茶"), Filters(), 5)
+    assert again.languages(scope, [english.item.id, chinese.item.id]) == {english.item.id: "zh", chinese.item.id: "zh"}
+
+
 def test_searches_see_updates_and_status_changes(store):
     record = rec("u", "likes jazz", unit(1, 0))
     added(store, record)

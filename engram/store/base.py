@@ -299,6 +299,11 @@ class Store(Protocol):
         """(the scope's speakers, ids of the turns said by any of `speakers`), lower case names."""
         return set(), set()
 
+    def languages(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, str]:
+        """The language of those memories the backend knows without reading their rows (its
+        per-user index); a caller reads the rest through `signals`."""
+        return {}
+
     def named_spans(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
         """For each id that is a turn naming a time ("last Saturday"): the (start, end) POSIX
         seconds it names, resolved against when it was said (engram.when_said)."""

@@ -221,6 +221,10 @@ class ScopeIndex:
         self.has_vector = np.zeros(0, dtype=bool)
         self.status = np.zeros(0, dtype=np.int8)
         self.agent = np.zeros(0, dtype=np.int32)
+        # each row's language, as a code into `language_names` (what a search weighs a lexical hit
+        # in another language by, engram.fusion, read here instead of from every hit's row)
+        self.language = np.zeros(0, dtype=np.int8)
+        self.language_names: list[str] = [""]  # code 0: not known (a row added without it)
         self.doc_len = np.zeros(0, dtype=np.float32)
         # when each row was said (POSIX seconds): time ranges filter here, not through SQL
         self.created = np.zeros(0, dtype=np.float64)
@@ -281,6 +285,7 @@ class ScopeIndex:
         self.has_vector = widen(self.has_vector)
         self.status = widen(self.status)
         self.agent = widen(self.agent)
+        self.language = widen(self.language)
         self.doc_len = widen(self.doc_len)
         self.created = widen(self.created)
         self.context_len = widen(self.context_len)
@@ -300,10 +305,11 @@ class ScopeIndex:
         places: Sequence[TurnPlace | str | None] | None = None,
         created: Sequence[float] | None = None,
         named: Sequence[tuple[float, float] | Callable[[], tuple[float, float] | None] | None] | None = None,
+        languages: Sequence[str] | None = None,
     ) -> None:
         """Append rows; `places`: where each turn of a conversation sits (read with the turn
         it answers, see `lexical`). `created`: when each was said; `named`: the days it talks
-        about, or how to read them when asked."""
+        about, or how to read them when asked; `languages`: each row's language."""
         self._grow(len(rowids))
         start = self.size
         given = [offset for offset, vector in enumerate(vectors) if vector is not None]
@@ -332,6 +338,8 @@ class ScopeIndex:
         self.agent[start:end] = [self.agent_codes.setdefault(a, len(self.agent_codes)) for a in agents]
         if created is not None:
             self.created[start:end] = created
+        if languages is not None:
+            self.language[start:end] = [self._language_code(lang) for lang in languages]
         self.size = end
         if self._ivf is not None:
             self._unassigned.extend(range(start, end))
@@ -416,6 +424,22 @@ class ScopeIndex:
         self._writes += 1
         self._masks.clear()
 
+    def _language_code(self, language: str) -> int:
+        if language not in self.language_names:
+            if len(self.language_names) >= 127:
+                return 0  # (int8 codes; a store of more languages reads the rest from their rows)
+            self.language_names.append(language)
+        return self.language_names.index(language)
+
+    def languages(self, memory_ids: Iterable[str]) -> dict[str, str]:
+        """The language of each of these memories the index holds and knows it of."""
+        out = {}
+        for memory_id in memory_ids:
+            row = self.row_of.get(memory_id)
+            if row is not None and self.language[row]:
+                out[memory_id] = self.language_names[self.language[row]]
+        return out
+
     def status_of(self, rowid: int) -> str | None:
         """A row's status as indexed (None: deleted or unknown)."""
         index = self.position.get(rowid)
@@ -458,8 +482,8 @@ class ScopeIndex:
         self._writes += 1
         return True
 
-    def replace(self, rowid: int, vector: np.ndarray | None, words: Sequence[str]) -> None:
-        """Content changed: the old row goes, a new one takes its rowid."""
+    def replace(self, rowid: int, vector: np.ndarray | None, words: Sequence[str], language: str | None = None) -> None:
+        """Content changed: the old row goes, a new one takes its rowid (and `language`, when given)."""
         index = self.position.get(rowid)
         if index is None:
             return
@@ -474,6 +498,7 @@ class ScopeIndex:
         self.matrix[new] = as_held(vector) if vector is not None else self.matrix[index]
         self.has_vector[new] = vector is not None or (bool(self.has_vector[index]) and not held)
         self.status[new], self.agent[new] = status, agent
+        self.language[new] = self._language_code(language) if language is not None else self.language[index]
         self.created[new] = self.created[index]
         self.position[rowid] = new
         self.words.append(self._index_tokens(new, words))
@@ -503,7 +528,7 @@ class ScopeIndex:
         """About what this index holds in memory (the cache's budget counts this)."""
         arrays = sum(
             a.nbytes for a in (
-                self.rowids, self.matrix, self.has_vector, self.status, self.agent, self.doc_len,
+                self.rowids, self.matrix, self.has_vector, self.status, self.agent, self.language, self.doc_len,
                 self.created, self.context_len,
             )
         )
@@ -526,6 +551,7 @@ class ScopeIndex:
             "dim": self.dim, "size": n,
             "rowids": self.rowids[:n], "has_vector": self.has_vector[:n],
             "status": self.status[:n], "agent": self.agent[:n], "doc_len": self.doc_len[:n],
+            "language": self.language[:n], "language_names": self.language_names,
             "created": self.created[:n], "context_len": self.context_len[:n],
             "steps": steps, "scale": scale,  # the matrix (`fixed`)
             "ids": "\n".join(self.ids),
@@ -547,6 +573,7 @@ class ScopeIndex:
         index.rowids, index.has_vector = parts["rowids"], parts["has_vector"]
         index.matrix = unfixed(parts["steps"], parts["scale"])  # as `as_held` keeps it
         index.status, index.agent, index.doc_len = parts["status"], parts["agent"], parts["doc_len"]
+        index.language, index.language_names = parts["language"], list(parts["language_names"])
         index.created, index.context_len = parts["created"], parts["context_len"]
         index.ids = parts["ids"].split("\n") if n else []
         index.words = [()] * n

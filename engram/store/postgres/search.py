@@ -168,7 +168,7 @@ class SearchMixin:
         """Rows into the index, appended."""
         rows = conn.execute(
             "SELECT rowid, embedding, tokens, status, agent_id, kind, session_id, id, created_at,"
-            " CASE WHEN kind = 'turn' THEN metadata::text END, CASE WHEN kind = 'turn' THEN content END"
+            " CASE WHEN kind = 'turn' THEN metadata::text END, CASE WHEN kind = 'turn' THEN content END, language"
             f" FROM memories WHERE {where} ORDER BY rowid",
             params, binary=True,
         ).fetchall()
@@ -178,6 +178,7 @@ class SearchMixin:
                 [r[1] if r[1] is not None and len(r[1]) == index.dim else None for r in rows],
                 [r[2].split() for r in rows], [r[3] for r in rows], [r[4] for r in rows],
                 [turn_place(r[5], r[4], r[6], r[8], r[9], r[10] or "") for r in rows], [r[8] for r in rows],
+                languages=[r[11] for r in rows],
             )  # the days each turn talks about: read when asked (`named_spans`)
 
     def _pack(self, user_id: str, index: ScopeIndex, version: int) -> None:
@@ -337,6 +338,11 @@ class SearchMixin:
         with self._lock:
             index = self._scope_index(scope.user_id)
             return index.speakers(), index.speaker_rows(set(speakers))
+
+    def languages(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, str]:
+        """The language of each of these memories the user's index knows (no row is read)."""
+        with self._lock:
+            return self._scope_index(scope.user_id).languages(memory_ids)
 
     def named_spans(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
         """The days these turns talk about, read from their text when a search asks (a shortlist),

@@ -50,6 +50,7 @@ def index_add(rowids: Sequence[int], records: Sequence[Record]):
                 for r in records
             ],
             [r.item.created_at.timestamp() for r in records],
+            languages=[r.item.language for r in records],
         )  # the days each turn talks about: read from the database when asked (`named_spans`)
 
     return change
@@ -72,8 +73,10 @@ class WritesMixin:
                     raise StoreError(f"no memory with id {record.item.id!r}")
                 rowid, status = row[0], record.item.status.value
                 if record.embedding is not None:  # new content: re-indexed
-                    vector, tokens = record.embedding, record.tokens
-                    self._patch(record.item.user_id, lambda i, r=rowid, v=vector, t=tokens: i.replace(r, v, t))
+                    vector, tokens, language = record.embedding, record.tokens, record.item.language
+                    self._patch(
+                        record.item.user_id, lambda i, r=rowid, v=vector, t=tokens, g=language: i.replace(r, v, t, g)
+                    )
                 self._patch(record.item.user_id, lambda i, r=rowid, s=status: i.set_status(r, s))
             self._write_events(conn, events)
 

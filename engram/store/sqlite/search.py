@@ -131,14 +131,14 @@ class SearchMixin:
         rows = self._db.execute(
             "SELECT m.rowid, m.embedding, m.tokens, m.status, m.agent_id, m.kind, m.session_id,"
             " m.id, m.created_at, m.content_hash, CASE WHEN m.kind = 'turn' THEN m.metadata END,"
-            " CASE WHEN m.kind = 'turn' THEN m.content END FROM memories m"
+            " CASE WHEN m.kind = 'turn' THEN m.content END, m.language FROM memories m"
             f" WHERE {where} ORDER BY m.rowid",
             params,
         ).fetchall()
         hashes = self._index_hashes[user_id]
         for r in rows:
             if r[0] in cache.position:  # its content changed in another process
-                cache.replace(r[0], None if r[1] is None else np.frombuffer(r[1], dtype=np.float32), r[2].split())
+                cache.replace(r[0], None if r[1] is None else np.frombuffer(r[1], dtype=np.float32), r[2].split(), r[12])
                 cache.set_status(r[0], r[3])
             hashes[r[0]] = r[9]
         fresh = [r for r in rows if r[0] not in cache.position]
@@ -153,6 +153,7 @@ class SearchMixin:
                 [turn_place(r[5], r[4], r[6], r[8], r[10], r[11] or "") for r in fresh],
                 [r[8] for r in fresh],
                 [span_later(r[5], r[8], r[11] or "") for r in fresh],
+                languages=[r[12] for r in fresh],
             )
 
     def _fill_holes(self, user_id: str) -> None:
@@ -248,6 +249,12 @@ class SearchMixin:
             self._sync_caches()
             index = self._scope_index(scope.user_id)
             return index.speakers(), index.speaker_rows(set(speakers))
+
+    def languages(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, str]:
+        """The language of each of these memories the user's index knows (no row is read)."""
+        with self._lock:
+            self._sync_caches()
+            return self._scope_index(scope.user_id).languages(memory_ids)
 
     def named_spans(self, scope: Scope, memory_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
         with self._lock:

@@ -47,7 +47,7 @@ class WritesMixin:
                     if cache is not None:
                         self._index_hashes[record.item.user_id][rowid] = record.content_hash
                         if record.embedding is not None:  # new content: re-index it
-                            cache.replace(rowid, record.embedding, record.tokens)
+                            cache.replace(rowid, record.embedding, record.tokens, record.item.language)
                         cache.set_status(rowid, record.item.status.value)
                 self._write_events(db, events)
                 self._forget_items(r.item.id for r in updates)
@@ -122,6 +122,7 @@ class WritesMixin:
                     span_later(r.item.kind, r.item.created_at.timestamp(), r.item.content)
                     for r in (records[i] for i in indexes)
                 ],
+                languages=[records[i].item.language for i in indexes],
             )
 
     def _write_events(self, db: sqlite3.Connection, events: Sequence[HistoryEvent]) -> None:
