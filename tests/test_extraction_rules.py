@@ -422,3 +422,7 @@ def test_a_past_verb_stays_past(text, fact):
 ])
 def test_a_chinese_clause_with_a_subject_of_its_own_is_not_the_users(text, facts):
     assert said(text) == facts  # "用户他很少回", "用户下了好大的雨", "用户对方队伍追上来了"
+
+
+def test_a_chinese_verb_left_alone_is_no_fact():
+    assert said("我以前抽烟，后来戒了。") == ["用户以前抽烟"]  # not "用户戒了": what was given up was said before

@@ -793,6 +793,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         body = re.sub(r"^(?:所以|并且|而且|然后|后来|但是|但|不过|可是)", "", s)  # "…，还做了一个碗": the user goes on
         if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body):
             return None  # "…，但他很少回", "…，但是今天下了好大的雨": someone (or something) else
+        if len(body.rstrip("了过啦呢吧")) < 2:
+            return None  # a verb alone, "我以前抽烟，后来戒了": what was given up was said before
         return _zh_finish("用户", body, ctx, other=None)
     if m is None:
         prior = memo.get("other")  # named in an earlier clause ("我养了一只猫，叫咪咪"), not in this one
