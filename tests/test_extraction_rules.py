@@ -426,3 +426,12 @@ def test_a_chinese_clause_with_a_subject_of_its_own_is_not_the_users(text, facts
 
 def test_a_chinese_verb_left_alone_is_no_fact():
     assert said("我以前抽烟，后来戒了。") == ["用户以前抽烟"]  # not "用户戒了": what was given up was said before
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("My girlfriend and I broke up last month.", "User and their girlfriend broke up."),
+    ("My grandpa passed away.", "User's grandpa passed away."),
+    ("My roommate moved out.", "User's roommate moved out."),
+])
+def test_a_verb_and_its_particle_say_a_whole_event(text, fact):
+    assert said(text) == [fact]

@@ -279,6 +279,11 @@ _EN_LINK_VERBS = frozenset("is are was were has have had brings helps makes give
 _EN_PLURAL_LINK_VERBS = frozenset("bring help make give keep mean remind".split())  # "X and Y keep me …"
 
 
+# a verb with its particle that says a whole event ("My girlfriend and I broke up")
+_EN_WHOLE_PREDICATES = frozenset(
+    ("broke up", "split up", "passed away", "moved out", "moved in", "moved away", "got married", "got engaged",
+     "got divorced", "got promoted", "got hired", "got fired", "got laid off")
+)
 _EN_NEG_RE = re.compile(r"\s+not\b|n't\b|\s+never\b|\s+no\s+longer\b", re.I)
 
 def _negates_slot(s: str, ctx: Ctx) -> bool:
@@ -360,6 +365,8 @@ def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
     if len(words) < 2 and not (words and words[0] in ("vegan", "vegetarian", "pregnant", "married", "retired",
                                                        "divorced", "engaged", "single", "sober")):
         return False
+    if " ".join(words) in _EN_WHOLE_PREDICATES:
+        return True  # "broke up", "passed away": a verb and its particle say it all
     if len(words) > _MAX_EN_WORDS or words[-1] in _EN_BAD_END:
         return False
     if _EN_RESOLVE_RE.search(" ".join(words)):
