@@ -435,3 +435,8 @@ def test_a_chinese_verb_left_alone_is_no_fact():
 ])
 def test_a_verb_and_its_particle_say_a_whole_event(text, fact):
     assert said(text) == [fact]
+
+
+def test_a_time_put_first_goes_back_to_its_own_clause():
+    assert said("Last time I went on a roller coaster with my cousin, it was really thrilling!") == [
+        "User went on a roller coaster with their cousin last time, it was really thrilling."]  # not "…thrilling last time"

@@ -598,7 +598,10 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     lead = _EN_LEAD_TIME_RE.match(s)
     if lead:  # "Last weekend I went camping" → "I went camping last weekend"
         t = lead.group("t")
-        s = s[lead.end():] + " " + t[0].lower() + t[1:]  # (not "… to Berlin In May")
+        rest = s[lead.end():]
+        comma = rest.find(", ")  # it goes with the first clause: "…with my cousin last time, it was thrilling"
+        at = comma if comma > 0 else len(rest)
+        s = rest[:at] + " " + t[0].lower() + t[1:] + rest[at:]  # (not "… to Berlin In May")
     m = _EN_SUBJ_RE.match(s)
     if m is None:
         said = _en_dropped_subject(s) if opens else None
