@@ -440,3 +440,18 @@ def test_a_verb_and_its_particle_say_a_whole_event(text, fact):
 def test_a_time_put_first_goes_back_to_its_own_clause():
     assert said("Last time I went on a roller coaster with my cousin, it was really thrilling!") == [
         "User went on a roller coaster with their cousin last time, it was really thrilling."]  # not "…thrilling last time"
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Don't use emojis in your answers.", "User wants the assistant to never use emojis in its answers."),
+    ("Please keep it short when you reply.", "User wants the assistant to always keep it short when it replies."),
+    ("别再用表情符号了。", "用户希望助手别再用表情符号了"),
+    ("以后回答请用英文。", "用户希望助手以后回答用英文"),
+])
+def test_an_order_about_every_answer_is_a_standing_instruction(text, fact):
+    assert said(text) == [fact]
+
+
+@pytest.mark.parametrize("text", ["别再下雨了。", "I don't like emojis in your answers."])
+def test_a_wish_or_a_dislike_is_no_order(text):
+    assert not [f for f in said(text) if "assistant" in f or "助手" in f]

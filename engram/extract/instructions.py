@@ -15,7 +15,7 @@ from engram.extract.filters import en_hedged
 from engram.extract.keys import WS_RE, slot_value, slugify
 from engram.extract.names import valid_en_name, valid_zh_name
 from engram.extract.phrases import PRONOUN_START, cut_clause, pronoun_led
-from engram.extract.rewrite import article, lcfirst, ucfirst, zh_third
+from engram.extract.rewrite import article, lcfirst, third_verb, ucfirst, zh_third
 from engram.models import Candidate, Kind
 
 # "from now on", "by default"…: marks an instruction as standing, not a one-off
@@ -162,15 +162,20 @@ _EN_INSTR_RE = re.compile(
     (?:(?:\s*,\s*|\s*)(?P<mark2>{_EN_STANDING}|every\s+time|each\s+time|please))*$""",
     re.I | re.X,
 )
+# an order about every answer, with no "from now on": "Don't use emojis in your answers"
+_EN_ABOUT_ANSWERS_RE = re.compile(
+    r"\b(?:in\s+your\s+(?:answers|replies|responses|messages)|when\s+you\s+(?:answer|reply|respond|write))\b", re.I)
+_WHEN_YOU_RE = re.compile(r"\bwhen\s+you\s+(answer|reply|respond|write)\b", re.I)
 _EN_STANDING_HINTS = ("always", "ever", "from now on", "going forward", "future", "by default", "every time",
                       "each time", "for this conversation", "from here on")
 _ZH_INSTR_RE = re.compile(
-    r"^(?:请|麻烦)?你?(?P<mark>以后|今后|从现在开始|从现在起|之后|往后|接下来|总是|始终|永远|一律|每次都|每次)"
+    r"^(?:请|麻烦)?你?(?P<mark>以后|今后|从现在开始|从现在起|之后|往后|接下来|总是|始终|永远|一律|每次都|每次|别再|不要再)"
     r"[,，]?(?:请)?你?(?P<body>.+)$"
 )
 # what makes 以后/每次/总是 … an instruction: the assistant addressed, or what it does asked for
 _ZH_ADDRESSED_RE = re.compile(
     r"你|您|请|麻烦|回答|回复|答复|说话|称呼|叫我|提醒|告诉|给我|帮我|总结|翻译|输出|列出|格式|简短|简洁|详细|解释|举例|代码"
+    r"|表情|[Ee]moji|字数|篇幅|英文|中文"
     r"|用(?:中文|英文|简体|繁体|[Mm]arkdown|表格|列表|要点|.{0,4}?(?:回答|回复|语言|格式|写))")
 _ZH_I_GOES_ON_RE = re.compile(r"[，,]\s*我")  # a clause of the user's own after the first
 _ZH_NEG_RE = re.compile(r"^(?:都|也|一律|永远|再)*(?:不要|别|不用|不准|禁止|不许)")
@@ -217,24 +222,27 @@ def instruction(s: str, ctx: Ctx) -> list[Candidate] | None:
             return None
         if not _ZH_ADDRESSED_RE.search(s) or _ZH_I_GOES_ON_RE.search(body):
             return None  # "每次考试都考砸", "总是下雨", "每次听课，我都好困": the user's life, not an order
-        neg = bool(_ZH_NEG_RE.match(body)) or (m.group("mark") == "永远" and "不" in body[:3])
+        body = body.replace("请", "") if len(body) > 3 else body  # "以后回答请用英文"
+        neg = bool(_ZH_NEG_RE.match(body)) or (m.group("mark") == "永远" and "不" in body[:3]) \
+            or m.group("mark") in ("别再", "不要再")
         content = "用户希望助手" + m.group("mark") + zh_third(body).replace("用户", "其")
         lm = _ZH_LANG_RE.search(body)
         if lm:
             return [candidate(ctx, Kind.PREFERENCE, content, "preference:answer_language", _LANGS[lm.group("lang")],
                               "回答语言偏好", polarity=-1 if neg else 1)]
         core = _ZH_NEG_RE.sub("", body)
-        core = re.sub(r"^(?:都|也|一律|再|请|要|用)+", "", core) or body
+        core = re.sub(r"^(?:都|也|一律|再|请|要|用)+", "", core).rstrip("了啦吧呢") or body
         return [candidate(ctx, Kind.PREFERENCE, content, "preference:" + slugify(core), "never" if neg else "always",
                           "长期指令", polarity=-1 if neg else 1)]
     low = s.lower()
-    if not any(w in low for w in _EN_STANDING_HINTS):
+    about_answers = bool(_EN_ABOUT_ANSWERS_RE.search(s))
+    if not about_answers and not any(w in low for w in _EN_STANDING_HINTS):
         return None
     m = _EN_INSTR_RE.match(s)
     if m is None:
         return None
     adv = WS_RE.sub(" ", (m.group("adv") or "").lower())
-    marked = bool(m.group("mark") or (m.group("mark2") and m.group("mark2").lower() != "please"))
+    marked = about_answers or bool(m.group("mark") or (m.group("mark2") and m.group("mark2").lower() != "please"))
     if not (marked or adv in ("always", "never", "don't ever", "do not ever")):
         return None
     body = m.group("body").strip()
@@ -242,7 +250,7 @@ def instruction(s: str, ctx: Ctx) -> list[Candidate] | None:
     if first not in _EN_VERBS or en_hedged(body):
         return None
     neg = adv.startswith(("never", "don't", "do not"))
-    rest = _YOUR_RE.sub("its", lcfirst(body))
+    rest = _WHEN_YOU_RE.sub(lambda w: "when it " + third_verb(w.group(1)), _YOUR_RE.sub("its", lcfirst(body)))
     content = f"User wants the assistant to {'never' if neg else 'always'} {rest}."
     lm = _EN_LANG_RE.match(body)
     if lm:
