@@ -24,9 +24,9 @@ import numpy as np
 
 from engram.store.scope_index import ScopeIndex
 
-FORMAT = 3  # bump when the layout or what it holds changes: an older pack is then ignored and rewritten
+FORMAT = 4  # bump when the layout or what it holds changes: an older pack is then ignored and rewritten
 # (2: turns without a session are placed in a conversation inferred from their times; 3: the
-# vectors as 16-bit steps and a scale per row, `engram.store.scope_index.fixed`)
+# vectors as 16-bit steps and a scale per row, `engram.store.fixed_point`; 4: each row's language)
 
 Part = np.ndarray | str | list | dict | int | float | None
 
