@@ -33,3 +33,19 @@ def test_a_zero_vector_and_large_values_survive():
     assert np.array_equal(as_held(np.zeros(8, np.float32)), np.zeros(8, np.float32))
     big = np.array([3.0, -1.5, 0.25, 0.0], np.float32)
     assert np.array_equal(as_held(big), big)  # exactly representable in 16-bit steps of 2**-13
+
+
+def test_a_pack_missing_a_part_is_ignored_not_a_failed_search():
+    from engram.store import scope_pack
+    from engram.store.scope_index import ScopeIndex
+
+    index = ScopeIndex(8)
+    rows = _units(3, 8)
+    index.add([1, 2, 3], ["a", "b", "c"], list(rows), [["x"], ["y"], ["z"]], ["active"] * 3, [None] * 3,
+              languages=["en", "zh", "en"])
+    parts = index.to_parts()
+    restored, _ = scope_pack.restore(scope_pack.encode(parts), 8)
+    assert np.array_equal(restored.matrix[:3], index.matrix[:3])
+    assert restored.languages(["a", "b", "c"]) == {"a": "en", "b": "zh", "c": "en"}
+    del parts["language"]  # what a pack of an older layout under the same format number would lack
+    assert scope_pack.restore(scope_pack.encode(parts), 8) is None

@@ -87,7 +87,10 @@ def restore(blob: bytes | None, dim: int) -> tuple[ScopeIndex, dict[str, Part]] 
     parts = None if blob is None else decode(blob)
     if parts is None or parts.get("dim") != dim:
         return None
-    return ScopeIndex.from_parts(parts), parts
+    try:
+        return ScopeIndex.from_parts(parts), parts
+    except (KeyError, ValueError, TypeError, IndexError):  # a part missing or of the wrong shape: rebuilt from rows
+        return None
 
 
 def last_rowid(index: ScopeIndex) -> int:
