@@ -162,10 +162,10 @@ _EN_INSTR_RE = re.compile(
     (?:(?:\s*,\s*|\s*)(?P<mark2>{_EN_STANDING}|every\s+time|each\s+time|please))*$""",
     re.I | re.X,
 )
+_WHEN_YOU = r"when\s+you\s+(answer|reply|respond|write)"  # → "when it answers"
+_WHEN_YOU_RE = re.compile(rf"\b{_WHEN_YOU}\b", re.I)
 # an order about every answer, with no "from now on": "Don't use emojis in your answers"
-_EN_ABOUT_ANSWERS_RE = re.compile(
-    r"\b(?:in\s+your\s+(?:answers|replies|responses|messages)|when\s+you\s+(?:answer|reply|respond|write))\b", re.I)
-_WHEN_YOU_RE = re.compile(r"\bwhen\s+you\s+(answer|reply|respond|write)\b", re.I)
+_EN_ABOUT_ANSWERS_RE = re.compile(rf"\b(?:in\s+your\s+(?:answers|replies|responses|messages)|{_WHEN_YOU})\b", re.I)
 _EN_STANDING_HINTS = ("always", "ever", "from now on", "going forward", "future", "by default", "every time",
                       "each time", "for this conversation", "from here on")
 _ZH_INSTR_RE = re.compile(
