@@ -176,7 +176,7 @@ _ZH_INSTR_RE = re.compile(
 _ZH_ADDRESSED_RE = re.compile(
     r"你|您|请|麻烦|回答|回复|答复|说话|称呼|叫我|提醒|告诉|给我|帮我|总结|翻译|输出|列出|格式|简短|简洁|详细|解释|举例|代码"
     r"|表情|[Ee]moji|字数|篇幅|英文|中文"
-    r"|用(?:中文|英文|简体|繁体|[Mm]arkdown|表格|列表|要点|.{0,4}?(?:回答|回复|语言|格式|写))")
+    r"|用(?:简体|繁体|[Mm]arkdown|表格|列表|要点|.{0,4}?(?:回答|回复|语言|格式|写))")
 _ZH_I_GOES_ON_RE = re.compile(r"[，,]\s*我")  # a clause of the user's own after the first
 _ZH_NEG_RE = re.compile(r"^(?:都|也|一律|永远|再)*(?:不要|别|不用|不准|禁止|不许)")
 

@@ -42,7 +42,7 @@ EN_IRREGULAR_PAST = frozenset(
     dealt bent bled clung crept drank froze knelt sank shook shone shrank sought sprang struck swore swept
     tore withdrew overcame undertook forgave""".split()
 )
-_EN_PAST_NOT_EVENTS = frozenset("was were said told thought didn't".split())  # past, but no event of their own
+_EN_PAST_NOT_EVENTS = frozenset("was were said told thought".split())  # past, but no event of their own
 _EN_PAST_AS_PRESENT = frozenset("read put set quit hurt shut".split())
 _EN_HEAD_RE = re.compile(
     r"^i(?P<contr>'m|'ve|'d|'ll)?\b(?P<adv>(?:\s+(?:really|truly|totally|absolutely|just|also"

@@ -314,8 +314,9 @@ class ScopeIndex:
         start = self.size
         given = [offset for offset, vector in enumerate(vectors) if vector is not None]
         if given:  # at the index's precision, all at once (a full load passes every row of the user)
-            self.matrix[[start + offset for offset in given]] = unfixed(*fixed(np.stack([vectors[o] for o in given])))
-            self.has_vector[[start + offset for offset in given]] = True
+            rows = [start + offset for offset in given]
+            self.matrix[rows] = unfixed(*fixed(np.stack([vectors[o] for o in given])))
+            self.has_vector[rows] = True
         for offset, (rowid, _vector, words) in enumerate(zip(rowids, vectors, tokens, strict=True)):
             index = start + offset
             self.rowids[index] = rowid
