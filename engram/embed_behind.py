@@ -35,6 +35,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from engram.at_exit import close_at_exit
 from engram.graph import build as graph
 from engram.models import Candidate, MemoryItem
 from engram.records import content_hash, embed_records, embedding_text
@@ -244,6 +245,7 @@ class EmbedBehind:
 
     def _start(self, recover: bool = False) -> None:
         if self._thread is None and not self._closed:
+            close_at_exit(self)
             self._thread = threading.Thread(
                 target=self._run, args=(recover,), name="engram-embed-behind", daemon=True
             )

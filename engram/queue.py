@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
+from engram.at_exit import close_at_exit
 from engram.errors import InvalidInput, NotFound
 from engram.models import Event, Message, utcnow
 from engram.store.base import Scope
@@ -122,6 +123,7 @@ class JobQueue:
                 return
             with _LIVE_LOCK:
                 _LIVE_TOKENS.add(self.token)
+            close_at_exit(self)
             for n in range(self.settings.background_workers):
                 thread = threading.Thread(target=self._loop, name=f"engram-worker-{n}", daemon=True)
                 thread.start()

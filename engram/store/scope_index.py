@@ -25,12 +25,12 @@ exactly over every row.
 from __future__ import annotations
 
 import math
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 
 import numpy as np
 
+from engram.blas import one_thread
 from engram.dialogue import Conversations, TurnPlace
 from engram.store import ivf as _ivf
 from engram.store.base import CONTEXT_PREFIX
@@ -70,20 +70,8 @@ _THREADED_ROWS = 4096
 # times scoring a row in place (a cluster's rows are contiguous)
 _GATHER_COST = 2.5
 _UNASSIGNED_MAX = 4096  # rows written between searches that wait to join the IVF
-_blas = None
-_blas_lock = threading.Lock()
-
-
 def _one_blas_thread(rows: int) -> AbstractContextManager:
-    global _blas
-    if rows < _THREADED_ROWS:
-        return nullcontext()
-    with _blas_lock:
-        if _blas is None:
-            from threadpoolctl import ThreadpoolController
-
-            _blas = ThreadpoolController()
-    return _blas.limit(limits=1, user_api="blas")
+    return one_thread() if rows >= _THREADED_ROWS else nullcontext()
 
 
 class _Postings:
