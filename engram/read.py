@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _LIVE_DEFAULT = Filters(status=[Status.ACTIVE, Status.DISPUTED])
 REDUNDANT_MARGIN = 5  # results read past `limit`, for those that say what a better one says
+# a fact stands for its episode unless the episode is this much more relevant (absolute relevance)
+_FACT_SAYS_LESS = 0.25
 
 
 def live(filters: Filters) -> Filters:
@@ -69,7 +71,11 @@ def search(
 def distinct(results: list[SearchResult]) -> list[SearchResult]:
     """`results` with each turn said once: an episode and the facts drawn from it are one result,
     at the group's best rank and score, shown by its best-ranked fact (the concise, reconciled
-    statement, which carries its disputes; the episode stays reachable by `provenance`)."""
+    statement, which carries its disputes; the episode stays reachable by `provenance`).
+
+    Unless the episode matched on words that fact lacks: "I'm vegetarian and I live in
+    Lisbon" found by "where do I live?" is not shown as "User is vegetarian." (its Lisbon fact
+    was superseded), but as said."""
     def turn(result: SearchResult) -> str | None:
         item = result.memory
         said = item.id if item.source is Source.EPISODE else item.metadata.get(EPISODE_KEY)
@@ -89,6 +95,8 @@ def distinct(results: list[SearchResult]) -> list[SearchResult]:
         elif said not in seen:
             seen.add(said)
             shown = best_fact.get(said, result)
+            if result.memory.source is Source.EPISODE and shown.relevance < result.relevance - _FACT_SAYS_LESS:
+                shown = result
             shown.score = max(shown.score, result.score)
             out.append(shown)
     return out

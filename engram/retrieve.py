@@ -28,7 +28,7 @@ from engram.fusion import dense_weight, lexical_reach
 from engram.graph import expand as graph
 from engram.kinds import REPLY_KEY
 from engram.lifecycle import decayed_importance
-from engram.models import Filters, Kind, MemoryItem, ScoreParts, SearchResult
+from engram.models import Filters, Kind, MemoryItem, ScoreParts, SearchResult, Status
 from engram.providers.embedders import Embedder
 from engram.providers.query_cache import QueryCache
 from engram.store.base import MemoryRow, Scope, Store
@@ -36,6 +36,8 @@ from engram.text import detect_language, lexical_tokens
 from engram.when import TimeRange, find_ranges
 
 _MAX_RANGES = 3  # time expressions of one query searched within (more are rare and costly)
+_REPLACED_DEPTH = 10  # superseded memories searched, whose matches count for what replaced them
+_REPLACED_HOPS = 4  # versions followed from a superseded memory to the current one
 _TIME_WORD_WEIGHT = 0.25
 # words of liking say the same thing for relevance ("what do I like?" is about "User loves tea")
 _SAME = {"love": "like", "enjoy": "like", "prefer": "like", "ador": "like", "fond": "like", "favourit": "like",
@@ -50,6 +52,34 @@ class _Candidate:
     lexical_rank: int | None = None
     dense_rank: int | None = None
     in_range: bool = False  # found by a search within a time range the query names
+
+
+def replaced_filters(filters: Filters) -> Filters | None:
+    """For a plain search of live memories (no other filter), the same search over the
+    superseded ones; None otherwise (a caller who names statuses, or asks "as of", gets
+    exactly those)."""
+    if not filters.is_default or set(filters.status) != {Status.ACTIVE, Status.DISPUTED}:
+        return None
+    return Filters(status=[Status.SUPERSEDED])
+
+
+def with_successors(
+    hits: list[tuple[str, float]], replaced: list[tuple[str, float]], successors: dict[str, str]
+) -> list[tuple[str, float]]:
+    """`hits` joined by the current version of each replaced memory, at the replaced one's
+    score when that is better, best first."""
+    best = dict(hits)
+    for memory_id, score in replaced:
+        current = successors.get(memory_id)
+        if current is not None and score > best.get(current, float("-inf")):
+            best[current] = score
+    return sorted(best.items(), key=lambda kv: kv[1], reverse=True)
+
+
+def _competing(old: list[tuple[str, float]], hits: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """The `old` hits that score above the `_REPLACED_DEPTH`-th of `hits`."""
+    floor = hits[_REPLACED_DEPTH - 1][1] if len(hits) >= _REPLACED_DEPTH else float("-inf")
+    return [(i, score) for i, score in old if score > floor]
 
 
 def time_ranges(query: str, reference: datetime) -> list[TimeRange]:
@@ -151,6 +181,9 @@ class Retriever:
         if s.weight_dense > 0 and (len(lexical) < limit or self.dense_applies(query)):
             vector = self.embed_query(query)
             dense = self.dense_search(scope, vector, filters, depth)
+        replaced = replaced_filters(filters)
+        if replaced is not None:
+            lexical, dense = self._current(scope, replaced, terms, weights, vector, lexical, dense)
         # scales of the overall hits, kept when hits from within a range join
         top_lexical = lexical[0][1] if lexical else 1.0
         high, low = (dense[0][1], dense[-1][1]) if dense else (1.0, 0.0)
@@ -201,6 +234,52 @@ class Retriever:
             if c.dense_rank:
                 c.fused += weight_dense * max(0.0, (c.dense - low) / spread)
             c.fused /= total
+        return found
+
+    def _current(
+        self, scope: Scope, replaced: Filters, terms: list[str], weights: list[float], vector: np.ndarray | None,
+        lexical: list[tuple[str, float]], dense: list[tuple[str, float]],
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """The hits, with what a superseded memory matches counted for its current version:
+        after "I live in Lisbon" and "I moved to Porto", "where do I live?" matches the old
+        fact's words and finds the new one ("latest wins" on the read side too)."""
+        s = self.settings
+        old_lexical = self.store.lexical_search(
+            scope, terms, replaced, _REPLACED_DEPTH, weights=weights, context_weight=s.weight_context
+        ) if terms else []
+        old_dense = self.dense_search(scope, vector, replaced, _REPLACED_DEPTH) if vector is not None and dense else []
+        # only an old version that would be among the top hits can lift its successor (and only
+        # those are followed: a user with history has some superseded row near every query)
+        old_lexical, old_dense = _competing(old_lexical, lexical), _competing(old_dense, dense)
+        if not old_lexical and not old_dense:
+            return lexical, dense
+        successors = self._successors(scope, {i for i, _ in old_lexical} | {i for i, _ in old_dense})
+        if not successors:
+            return lexical, dense
+        return with_successors(lexical, old_lexical, successors), with_successors(dense, old_dense, successors)
+
+    def _successors(self, scope: Scope, memory_ids: set[str]) -> dict[str, str]:
+        """The live memory of the scope that replaced each of `memory_ids`, version after version
+        (one merged into a summary: the summary); none where the chain ends elsewhere."""
+        live = {Status.ACTIVE, Status.DISPUTED}
+        found: dict[str, str] = {}
+        at = {memory_id: memory_id for memory_id in memory_ids}  # where each chain has got to
+        for _ in range(_REPLACED_HOPS):
+            items = {m.id: m for m in self.store.get_many(sorted(set(at.values())))}
+            onward: dict[str, str] = {}
+            for origin, memory_id in at.items():
+                item = items.get(memory_id)
+                if item is None or item.user_id != scope.user_id or (
+                    scope.agent_id is not None and item.agent_id != scope.agent_id
+                ):
+                    continue
+                if memory_id != origin and item.status in live:
+                    found[origin] = memory_id
+                elif item.superseded_by:
+                    onward[origin] = item.superseded_by
+            if not onward:
+                break
+            at = onward
         return found
 
     def _reach(

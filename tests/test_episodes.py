@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from engram import Action, Kind, Status
 from engram.episodes import is_chatter
 
@@ -217,6 +219,39 @@ def test_an_episode_that_said_more_stays_when_one_fact_is_replaced(memory):
     memory.add("I live in Berlin and I have a cat named Tom.", user_id="ana")
     memory.add("I moved to Lisbon.", user_id="ana")
     assert "I live in Berlin and I have a cat named Tom." in [e.content for e in episodes(memory, "ana")]
+
+
+@pytest.mark.parametrize(
+    "said, question, current",
+    [
+        (["I live in Lisbon.", "I moved to Porto last month.", "I love sushi."], "where do I live?", "Porto"),
+        (["I live in Lisbon.", "I moved to Porto.", "I relocated to Berlin."], "where do I live?", "Berlin"),
+        (["我住在北京。", "我上个月搬到了上海。", "我喜欢吃寿司。"], "我住在哪里？", "上海"),
+    ],
+)
+def test_what_an_old_version_matches_finds_the_current_one(memory, said, question, current):
+    for text in said:
+        memory.add(text, user_id="ana")
+    top = memory.search(question, user_id="ana", limit=3)[0].memory
+    assert current in top.content and top.status is Status.ACTIVE
+
+
+def test_asking_for_old_versions_still_gets_them(memory):
+    memory.add("I live in Lisbon.", user_id="ana")
+    memory.add("I moved to Porto.", user_id="ana")
+    old = memory.search("where do I live?", user_id="ana", filters={"status": ["superseded"]}, limit=5)
+    assert old and all(h.memory.status is Status.SUPERSEDED for h in old)
+    assert any("Lisbon" in h.memory.content for h in old)
+
+
+def test_an_episode_is_not_shown_as_a_fact_that_lacks_what_matched(memory):
+    memory.add("I'm vegetarian and I live in Lisbon. My wife Ana is a doctor.", user_id="ana")
+    memory.add("I moved to Porto last month.", user_id="ana")
+    shown = [h.memory.content for h in memory.search("where do I live", user_id="ana", limit=3)]
+    assert "Porto" in shown[0]
+    # the first turn matched on "live in Lisbon", which its vegetarian fact does not say
+    assert "User is vegetarian." not in shown[:2]
+    assert "I'm vegetarian and I live in Lisbon. My wife Ana is a doctor." in shown
 
 
 def test_a_bare_answer_is_embedded_with_the_question_it_answers(db_path):

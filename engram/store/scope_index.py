@@ -747,6 +747,8 @@ class ScopeIndex:
         if mask is None:
             return []
         mask &= self.has_vector[:n]
+        if not mask.any():
+            return []
         index = self._approximate()  # may build (inline): outside the one-thread limit
         large = n > self._threshold()
         with _one_blas_thread(n):
@@ -892,6 +894,9 @@ class ScopeIndex:
         n = self.size
         if n == 0:
             return []
+        mask = self._mask(statuses, agent_id, allowed, window)
+        if mask is None or not mask.any():  # (the superseded rows of a user who never changed a fact)
+            return []
         live = self.status[:n] != GONE
         scores = np.zeros(n, dtype=np.float32)
         hit = self._bm25("own", self.postings, self.doc_len[:n], live, terms, weights, scores, 1.0)
@@ -904,9 +909,6 @@ class ScopeIndex:
                 context_weight,
             )
         if not hit:
-            return []
-        mask = self._mask(statuses, agent_id, allowed, window)
-        if mask is None:
             return []
         indexes = np.flatnonzero(mask & (scores > 0))
         return self._top(scores[indexes], indexes, limit, ties=True)
