@@ -30,6 +30,21 @@ def test_an_event_drops_its_relative_time_into_valid_from():
     assert c.kind is Kind.EVENT and c.valid_from.date().isoformat() == "2026-05-07"
 
 
+@pytest.mark.parametrize("text, fact, since", [
+    ("我上个月搬到了上海。", "用户搬到了上海", "2026-04-01"),
+    ("我三年前搬到了北京。", "用户搬到了北京", "2023-01-01"),
+    ("我两年前就住在杭州了", "用户住在杭州了", "2024-01-01"),
+    ("我去年开始学钢琴。", "用户开始学钢琴", "2025-01-01"),
+    ("我两周前养了一只猫。", "用户养了一只猫", "2026-04-20"),  # (that week)
+    ("我2019年搬到了深圳。", "用户2019年搬到了深圳", "2019-01-01"),  # a date means the same whenever read
+    ("I moved to Shenzhen in 2019.", "User moved to Shenzhen.", "2019-01-01"),
+    ("I moved to Porto last month.", "User moved to Porto.", "2026-04-01"),
+])
+def test_a_time_counted_from_when_it_was_said_goes_into_valid_from(text, fact, since):
+    (c,) = extract_candidates(text, now=NOW)
+    assert c.content == fact and c.valid_from.date().isoformat() == since
+
+
 @pytest.mark.parametrize("text, wrong", [
     ("我养了一只猫，叫咪咪。", "用户叫咪咪"), ("我女儿叫小雨，今年七岁。", "用户今年七岁"),
     ("My cat is named Whiskers and she's fourteen.", "User is fourteen"),
@@ -122,7 +137,7 @@ def test_a_statement_before_a_tacked_on_question_is_read():
     ("I adopted a cat last week, isn't she cute?", "User adopted a cat."),
     ("I moved to Denver last month, right?", "User moved to Denver."),
     ("Pottery is a huge part of my life, you know?", "Pottery is a huge part of User's life."),
-    ("我上个月搬到了杭州，你知道吗？", "用户上个月搬到了杭州"),
+    ("我上个月搬到了杭州，你知道吗？", "用户搬到了杭州"),
     ("我开了一家网店，很酷吧？", "用户开了一家网店"),
 ])
 def test_a_statement_before_a_tag_question_is_read(text, fact):

@@ -1,4 +1,5 @@
-"""Dates in what the user says: due dates, weekdays, times of day, recurrences.
+"""Dates in what the user says: due dates, weekdays, times of day, recurrences, and when
+something already happened.
 
 "by Friday 5pm", "next Monday", "in two weeks", "周五前", "下周三下午3点",
 "每周一和周四": resolved against `now` in its own time zone. A due date with no
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
-from engram.when import MONTHS, en_small_numbers, zh_number
+from engram.when import MONTHS, en_small_numbers, find_range, zh_number
 
 _WD_EN = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _WD_CODE = ("MON", "TUE", "WED", "THU", "FRI", "SAT", "SUN")
@@ -50,6 +51,29 @@ ZH_DATE_RE = re.compile(
     )(?:(?P<ampm>上午|早上|中午|下午|晚上)?(?P<hh>{_ZH_NUM_RE})点(?:(?P<half>半)|(?P<mm>[0-9]{{1,2}})分?)?)?""",
     re.X,
 )
+
+
+# a time counted from when it was said ("上个月", "三年前", "前几天"): dropped from a fact once
+# `valid_from` holds it (a fact read a year later must not still say "last month"); a date
+# ("2019年", "五月") stays, it means the same whenever it is read
+_ZH_TIME_REL_RE = re.compile(
+    r"^(?:昨天|昨晚|今天|今早|前天|上周[一二三四五六日末]?|上个月|上周末|去年|前年|今年|这周|本周"
+    r"|前几天|前些天|前阵子|(?:[0-9]+|[一二两三四五六七八九十几半]+)个?(?:天|周|星期|礼拜|月|年)(?:前|以前|之前))"
+)
+
+
+def zh_said_time(text: str, now: datetime) -> tuple[str, datetime | None]:
+    """`text` without a time counted from `now`, and when the thing it says happened (the start
+    of the first time it names; "去年开始学钢琴": began last year)."""
+    r = find_range(text, now)
+    if r is None and "开始" in text:  # (an open range to a search: "since last year")
+        r = find_range(text[: text.index("开始")], now)
+    if r is None:
+        return text, None
+    a, b = r.span
+    if _ZH_TIME_REL_RE.match(r.text):  # "两年前就住在杭州": its 就 ("already then") goes with it
+        text = text[:a] + text[b:].removeprefix("就").removeprefix("才")
+    return text, r.start
 
 
 def zh_int(s: str) -> int:

@@ -18,7 +18,7 @@ from engram.extract.names import valid_en_name
 from engram.extract.phrases import CONTEXT_WORDS, EN_ADV, cut_clause, pronoun_led, trim_fillers, trim_time
 from engram.extract.rewrite import article, as_sentence, en_third
 from engram.models import Candidate, Kind
-from engram.when import en_number
+from engram.when import en_number, find_range
 
 _PLACE_BLACKLIST = frozenset((
     "the moment", "fear", "denial", "a bubble", "my head", "the past", "the present", "the future",
@@ -176,8 +176,9 @@ def _en_location(s: str, ctx: Ctx) -> list[Candidate] | None:
         "moved": f"User moved to {place}.", "relocated": f"User relocated to {place}.",
     }[verb]
     moved = verb in ("moved", "relocated")
+    since = find_range(s, ctx.now)  # "I moved to Porto in 2019": since then
     return [candidate(ctx, Kind.FACT, content, "fact:location", slot_value(place), f"where the user lives ({verb})",
-                      entities=entities_of(place), valid_from=ctx.now if moved else None)]
+                      entities=entities_of(place), valid_from=since.start if since else ctx.now if moved else None)]
 
 
 def _en_from(s: str, ctx: Ctx) -> list[Candidate] | None:

@@ -12,7 +12,7 @@ import re
 
 
 from engram.extract.candidate import Ctx, candidate
-from engram.extract.dates import zh_int
+from engram.extract.dates import zh_int, zh_said_time
 from engram.extract.keys import CJK_RE, slot_value, slugify
 from engram.extract.names import valid_zh_name
 from engram.extract.phrases import ZH_CUT_RE, ZH_OBJ_BAD_RE, zh_object
@@ -20,7 +20,7 @@ from engram.extract.rewrite import zh_third
 from engram.models import Candidate, Kind
 
 _ZH_LOC_RE = re.compile(
-    r"^我(?:现在|目前|一直|还|也|已经|刚|刚刚|最近|去年|前年|今年|上个月|上周|终于)*"
+    r"^我(?:现在|目前|一直|还|也|已经|刚|刚刚|最近|去年|前年|今年|上个月|上周|终于|[0-9]{4}年(?:[0-9]{1,2}月)?|就|才)*"
     r"(?:(?P<live>住在|住|定居在|定居于|定居|生活在)|(?P<move>搬到了|搬到|搬去了|搬去|搬来了|搬来|搬家到|搬回了|搬回到|搬回))"
     r"(?P<place>.+)$"
 )
@@ -95,6 +95,8 @@ def is_place(word: str) -> bool:
 
 def _zh_location(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ZH_LOC_RE.match(s) or _ZH_LOC2_RE.match(s)
+    if m is None and ("住" in s or "搬" in s):  # a time before the verb: "我三年前搬到了北京"
+        m = _ZH_LOC_RE.match(zh_said_time(s, ctx.now)[0])
     if m is None:
         return None
     place = ZH_CUT_RE.split(m.group("place"), 1)[0]
@@ -102,8 +104,9 @@ def _zh_location(s: str, ctx: Ctx) -> list[Candidate] | None:
     if not place or len(place) > 12 or place in _ZH_PLACE_BAD or re.match(r"^[了着过得院校的在]", place):
         return None
     moved = bool(m.groupdict().get("move"))
-    return [candidate(ctx, Kind.FACT, zh_third(s), "fact:location", slot_value(place), "用户的居住地",
-                      entities=[place], valid_from=ctx.now if moved else None)]
+    said, since = zh_said_time(s, ctx.now)  # "我上个月搬到了上海": since last month
+    return [candidate(ctx, Kind.FACT, zh_third(said), "fact:location", slot_value(place), "用户的居住地",
+                      entities=[place], valid_from=since or (ctx.now if moved else None))]
 
 
 def _zh_work(s: str, ctx: Ctx) -> list[Candidate] | None:
@@ -259,8 +262,9 @@ def _zh_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
     slug = slugify(_ZH_INSTRUMENT_VERB_RE.sub("", obj), consume=True, limit=4)
     if not slug:
         return None
-    return [candidate(ctx, Kind.FACT, zh_third(s), "fact:learning_" + slug, slug.replace("_", " "), "用户在学的",
-                      entities=[obj] if len(obj) <= 6 else [])]
+    said, since = zh_said_time(s, ctx.now)
+    return [candidate(ctx, Kind.FACT, zh_third(said), "fact:learning_" + slug, slug.replace("_", " "), "用户在学的",
+                      entities=[obj] if len(obj) <= 6 else [], valid_from=since)]
 
 
 def zh_fact(s: str, ctx: Ctx) -> list[Candidate] | None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.candidate import Ctx, candidate
+from engram.extract.dates import zh_said_time
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
@@ -738,7 +739,6 @@ _ZH_CHATTER_RE = re.compile(
 )
 _ZH_PLAN_RE = re.compile(r"打算|计划|准备|要去|想去|将要|即将|要|下周|下个月|明年|明天|后天|下次|周[一二三四五六日末]|月底")
 _ZH_PAST_RE = re.compile(r"了|过|去年|昨天|上周|上个月|前年|刚|已经|那年|小时候|以前")
-_ZH_TIME_REL_RE = re.compile(r"^(?:昨天|昨晚|今天|今早|前天|上周[一二三四五六日末]?|上个月|上周末|去年|前年|今年|这周|本周)")
 _ZH_FIRM_RE = re.compile(r"^我(?:坚信|深信|始终相信|一直相信|坚决认为|坚持认为)(?P<rest>.+)$")
 _ZH_CUT_RE = re.compile(r"因为|所以|但是|不过|可是|然后|而且|——|—|-|（|\(|：|:")
 _ZH_TRAIL_RE = re.compile(r"[啊呀哦啦嘛哈呗哟噢喔嗯呢吧~]+$")
@@ -750,16 +750,6 @@ _ZH_EMPTY_RE = re.compile(
 # an age: the user's is the age rule's ("我快30岁了" is none); a child's or a pet's is a statement
 _ZH_AGE_RE = re.compile(r"^[快都已经才满]*[0-9一二三四五六七八九十两]+岁")
 _ZH_CONTEXT_ONLY = re.compile(r"^(?:[这那它他她]|这个|那个|这样|那样)(?:[了的]|$)")
-
-
-def _zh_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
-    r = find_range(text, ctx.now)
-    if r is None:
-        return text, None
-    a, b = r.span
-    if _ZH_TIME_REL_RE.match(r.text):
-        text = text[:a] + text[b:]
-    return text, r.start
 
 
 def _zh_kind(body: str) -> tuple[Kind, str]:
@@ -879,7 +869,7 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
     kind, why = _zh_kind(body)
     if ZH_TRANSIENT_RE.search(body) and (kind is not Kind.EVENT or re.search("[不没]", body)):
         return None  # "我今天好累": a mood of the moment
-    body, valid_from = _zh_valid_from(body, ctx)
+    body, valid_from = zh_said_time(body, ctx.now)
     if body.endswith("的") and "是" not in body[:-1]:  # "是做设计的" keeps the 的 its 是 frames
         body = zh_object(body)
     if len(body) < 2:
