@@ -205,6 +205,12 @@ def test_several_statements_in_one_message() -> None:
         ("I live in Berlin", "I'm based in Berlin", True),
         ("我最喜欢的颜色是蓝色", "我最喜欢的颜色是绿色", False),
         ("I work at Google", "I'm a designer at Apple", False),
+        ("I work at Google", "I got a new job at Stripe", False),
+        ("I work at Google", "I was hired by Meta last month", False),
+        ("I work at Google", "I joined Microsoft as a designer", False),
+        ("I'm a teacher", "I became a nurse", False),
+        ("我在谷歌工作", "我上周入职了微软", False),
+        ("我在谷歌工作", "我跳槽到了腾讯", False),
         ("My name is Caroline", "my name is Carol", False),
         ("I love coffee", "I hate coffee", False),
         ("我喜欢咖啡", "我不喜欢咖啡", False),
@@ -221,6 +227,15 @@ def test_updates_share_a_key(first: str, second: str, same_value: bool) -> None:
     assert shared, (first, second)
     for c in shared:
         assert (c.value == keys_a[c.key].value) is same_value
+
+
+@pytest.mark.parametrize("text", [
+    "I joined a book club", "I joined Reddit last week", "I joined Microsoft's forum as a member",
+    "我入职三个月了", "我跳到了水里",
+])
+def test_joining_is_no_new_employer_without_a_job(text: str) -> None:
+    """Clubs, apps, a length of time, a jump: what they say may be kept, but not as an employer."""
+    assert all(c.key != "fact:employer" for c in extract_candidates(text, now=NOW))
 
 
 def test_location_update_values() -> None:

@@ -42,6 +42,15 @@ _EN_WORK_RE = re.compile(
     r"(?:\s+as\s+(?P<det>a|an)\s+(?P<job>.+))?$",
     re.I,
 )
+# a new job: the employer changes ("joined" only with a role: one joins clubs and apps too)
+_EN_HIRED_RE = re.compile(
+    rf"^i(?:(?:'ve|\s+have)?\s+{EN_ADV}(?:got|gotten|landed|accepted|took|taken|started)\s+a\s+"
+    r"(?:new\s+|full-time\s+|part-time\s+)?(?:job|position|role)(?:\s+offer)?\s+(?:at|with|from)"
+    rf"|(?:\s+was|'ve\s+been|\s+have\s+been|\s+got)\s+{EN_ADV}hired\s+(?:at|by)"
+    rf"|(?:'ve|\s+have)?\s+{EN_ADV}joined(?P<joined>))"
+    r"\s+(?P<org>.+?)(?:\s+as\s+(?P<det>a|an)\s+(?P<job>.+))?$",
+    re.I,
+)
 _ORG_BLACKLIST = frozenset(
     "home night nights night shift the moment myself a living fun free money my family weekends "
     "a while the weekend the weekends it that this".split(" ")
@@ -72,7 +81,8 @@ _ALLERGY_RE = re.compile(
     re.I,
 )
 _EN_JOB_RE = re.compile(
-    rf"^i(?:(?:'m|\s+am)\s+{EN_ADV}|\s+{EN_ADV}work\s+as\s+)(?P<det>a|an)\s+(?P<job>[a-z][a-z' -]*?)"
+    rf"^i(?:(?:'m|\s+am)\s+{EN_ADV}|\s+{EN_ADV}work\s+as\s+|(?:'ve|\s+have)?\s+{EN_ADV}(?:became|become)\s+)"
+    r"(?P<det>a|an)\s+(?P<job>[a-z][a-z' -]*?)"
     r"(?:\s+(?P<prep>at|for|in|with)\s+(?P<org>.+))?$",
     re.I,
 )
@@ -194,19 +204,20 @@ def _en_from(s: str, ctx: Ctx) -> list[Candidate] | None:
 
 
 def _en_work(s: str, ctx: Ctx) -> list[Candidate] | None:
-    m = _EN_WORK_RE.match(s)
+    m = _EN_WORK_RE.match(s) or _EN_HIRED_RE.match(s)
     if m is None:
         return None
+    job = m.group("job") and cut_clause(m.group("job"))
+    if "joined" in m.groupdict() and m.group("joined") is not None and not (job and _job_ok(job)):
+        return None  # "I joined a book club", "I joined Reddit": no employer without a role
     org = trim_time(cut_clause(m.group("org"))).strip()
     org = _FOR_DURATION_RE.split(org, maxsplit=1)[0]
     if not org or org.lower() in _ORG_BLACKLIST or len(org.split()) > 6 or pronoun_led(org):
         return []
-    prep = m.group("prep").lower()
+    prep = m.group("prep").lower() if "prep" in m.groupdict() else "at"
     out = [candidate(ctx, Kind.FACT, f"User works {prep} {org}.", "fact:employer", slot_value(org), "user's employer",
                      entities=entities_of(org))]
-    job = m.group("job")
     if job:
-        job = cut_clause(job)
         if _job_ok(job):
             out.append(candidate(ctx, Kind.FACT, f"User works as {article(job)} {job}.", "fact:occupation",
                                  slot_value(job), "user's occupation", entities=[]))

@@ -31,6 +31,8 @@ _ZH_WORK_RE = re.compile(
     r"^我(?:现在|目前|一直|也|还|已经|在职)*在(?P<org>[^，,]{1,20}?)"
     r"(?:(?P<verb>工作|上班|任职|实习|打工)|(?:当|做|担任)(?:一名|一个|一位|个)?(?P<job>.{1,10}?))(?:了)?$"
 )
+# a new employer: "我上周入职了微软", "我跳槽到了腾讯" (a time before it is dropped first)
+_ZH_JOINED_RE = re.compile(r"^我(?:已经|刚|刚刚|终于|正式)*(?:入职了?|跳槽到了?|跳槽去了?)(?P<org>[^，,]{2,20}?)(?:了|啦)?$")
 _ZH_ORG_BAD = frozenset("家 家里 这里 那里 外地 国外 公司 晚上 周末 办公室 现在 这 那 哪里 单位".split())
 _ZH_JOBS = frozenset(
     """医生 老师 教师 学生 护士 律师 会计 司机 警察 销售 老板 翻译 编辑 记者 作家 演员 歌手 教授 主管 总监
@@ -112,7 +114,7 @@ def _zh_location(s: str, ctx: Ctx) -> list[Candidate] | None:
 def _zh_work(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ZH_WORK_RE.match(s)
     if m is None:
-        return None
+        return _zh_joined(s, ctx) if "入职" in s or "跳槽" in s else None
     org = m.group("org").strip()
     if org in _ZH_ORG_BAD or len(org) > 20 or re.match(r"^[这那哪]", org):
         return None
@@ -125,6 +127,18 @@ def _zh_work(s: str, ctx: Ctx) -> list[Candidate] | None:
     if job and _zh_job_ok(job):
         out.append(candidate(ctx, Kind.FACT, f"用户是{job}", "fact:occupation", slot_value(job), "用户的职业"))
     return out
+
+
+def _zh_joined(s: str, ctx: Ctx) -> list[Candidate] | None:
+    said, since = zh_said_time(s, ctx.now)
+    m = _ZH_JOINED_RE.match(said)
+    if m is None:
+        return None
+    org = m.group("org").strip()
+    if org in _ZH_ORG_BAD or re.match(r"^(?:[这那哪一]|[0-9一二三四五六七八九十两几半多]+个?(?:天|周|星期|礼拜|月|年))", org):
+        return None  # "我入职三个月了": how long, not where
+    return [candidate(ctx, Kind.FACT, f"用户在{org}工作", "fact:employer", slot_value(org), "用户的雇主",
+                      entities=[org], valid_from=since or ctx.now)]
 
 
 def _zh_job_ok(job: str) -> bool:
