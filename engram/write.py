@@ -31,6 +31,7 @@ from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
 from engram.graph import build as graph
+from engram.graph import kin
 from engram.models import Action, Candidate, Command, Event, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
 from engram.privacy import apply as apply_privacy
 from engram.privacy import redact
@@ -80,6 +81,12 @@ class AddOutcome:
     kept: list[Message] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     nothing: bool = False
+
+
+# a sentence that may start with a name ("Max passed away"), not with "I", "My", "The", …
+_NAME_FIRST_RE = re.compile(
+    r"(?:^|[.!?]\s+)(?!(?:I|My|The|We|It|This|That|There|Our|Your|You|He|She|They|A|An|And|But|So)\b)[A-Z][a-z]+ [a-z]"
+)
 
 
 class Writer:
@@ -148,7 +155,8 @@ class Writer:
                     source = replace(said, metadata={**said.metadata, EPISODE_KEY: episode.item.id}, unwritten=[episode])
             else:
                 answers = text
-            found = extract_candidates(text, role=message.role, now=local)
+            owned = self._owned(scope, text) if message.role == "user" else None
+            found = extract_candidates(text, role=message.role, now=local, owned=owned)
             rules += found
             for candidate in found:
                 event = self.add_candidate(source, candidate, text)
@@ -164,6 +172,17 @@ class Writer:
             log.debug("memory paused for a user: %d messages not stored", len(messages))
             out.nothing = True
         return out
+
+    def _owned(self, scope: Scope, text: str) -> dict[str, str] | None:
+        """The user's people and pets that `text` names, with what the user calls them (from the
+        graph's names, which the store keeps cached until they change)."""
+        store = self.services.store
+        if not self.services.settings.graph or not hasattr(store, "graph_snapshot"):
+            return None
+        if text.isascii() and not _NAME_FIRST_RE.search(text):  # no sentence starts with a name
+            return None
+        named = {name: called for name, called in kin.owned_names(store, scope.user_id).items() if name in text}
+        return named or None
 
     def _llm_extract(self, said: Said, kept: list[Message], rules: list[Candidate]) -> list[Event]:
         """LLM extraction of one turn (``llm_extraction``): per turn now, or batched (engram.queue)."""

@@ -63,6 +63,7 @@ sentence out. What nothing reads yields nothing: the turn itself is kept as an e
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -79,6 +80,7 @@ from engram.extract.habits import habit
 from engram.extract.instructions import identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import user_name
+from engram.extract.owned import as_owned
 from engram.extract.phrases import strip_aside, strip_end
 from engram.extract.preferences import favourite, preference
 from engram.extract.statements import (
@@ -175,11 +177,15 @@ def _mine_command(clause: str, ctx: Ctx) -> list[Candidate]:
     return _mine_sentence(clause, ctx, explicit=True)
 
 
-def extract_candidates(text: str, *, role: str = "user", now: datetime | None = None) -> list[Candidate]:
+def extract_candidates(
+    text: str, *, role: str = "user", now: datetime | None = None, owned: Mapping[str, str] | None = None,
+) -> list[Candidate]:
     """Candidate memories in one message; only the user's own words are mined.
 
     `now` (default: current UTC time) anchors relative dates; an aware `now`
     resolves "Friday" in its own time zone, and `due_at` comes back in UTC.
+    `owned`: the user's people and pets by name, with what the user calls them ("Anna":
+    "sister"); a sentence that starts with one is about it (engram.graph.kin).
     """
     if role != "user" or not text or not text.strip():
         return []
@@ -189,7 +195,10 @@ def extract_candidates(text: str, *, role: str = "user", now: datetime | None = 
     seen: set[tuple[str | None, str | None, str]] = set()
     greeted = False
     memo: dict[str, Any] = {}
-    for sentence in (part for whole in split_sentences(prepared) for part in with_it_named(name_beside_kin(whole))):
+    sentences = split_sentences(prepared)
+    if owned:
+        sentences = [as_owned(sentence, owned) for sentence in sentences]
+    for sentence in (part for whole in sentences for part in with_it_named(name_beside_kin(whole))):
         ctx = Ctx(now, "en", greeted=greeted, memo=memo)
         rest, greeted = strip_fillers(sentence.strip(), "en")
         greeted = greeted and not strip_end(rest)  # "Hi!" alone: the next sentence may be a name

@@ -1,0 +1,31 @@
+"""A sentence that starts with the name of someone or some pet of the user's, said the way the
+rules read it: "Max passed away last week" → "My dog Max passed away last week".
+
+Why: a later turn names them alone ("Max passed away", "Anna got promoted", "小雨考上了大学"),
+and the rules, which keep what is said about the user and about "my …", kept nothing of it: the
+capsule went on saying "User has a dog named Max". Who is whose comes from the user's graph
+(`engram.graph.kin`); this module is only the text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
+    """`sentence` with "my <relation>" before a name of `owned` it starts with: "Max passed away"
+    → "My dog Max passed away", "小雨考上了大学" → "我的女儿小雨考上了大学". Not a name called out
+    ("Anna, guess what!"), nor one that is only the start of a longer word."""
+    for name, relation in owned.items():
+        if not sentence.startswith(name):
+            continue
+        after = sentence[len(name) : len(name) + 1]
+        if _CJK.match(name):
+            if after and _CJK.match(after):
+                return f"我的{relation}{sentence}"
+        elif after == " " and sentence[len(name) + 1 : len(name) + 2].islower():
+            return f"My {relation} {sentence}"
+    return sentence

@@ -1,0 +1,46 @@
+"""The people and pets the user named as theirs ("my sister Anna", "我女儿小雨", "a dog named
+Max"), read from the user's graph for the rules (`engram.extract.owned`): a later sentence that
+starts with the name is about them.
+
+Only the names snapshot is read (cached by the store until the names change): "my sister"
+resolved to Anna is an alias of Anna's entity, keyed ``sister@<the user's entity>``
+(`engram.graph.names.kin_key`)."""
+
+from __future__ import annotations
+
+import re
+
+from engram.graph.extract_entities import SELF
+from engram.graph.names import KIN_ZH_LABEL
+from engram.store.base import Store
+
+# one person each: "my kids Anna" or "我家人小雨" would say it wrong
+_GROUPS = frozenset({"parents", "children", "family", "kids"})
+_PETS_ZH = {"dog": "狗", "puppy": "小狗", "cat": "猫", "kitten": "小猫", "pet": "宠物"}
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def owned_names(store: Store, user_id: str) -> dict[str, str]:
+    """Each name (and alias) of the user's own people and pets -> what the user calls them
+    ("Anna": "sister", "Max": "dog", "小雨": "女儿", "咪咪": "猫")."""
+    snapshot = getattr(store, "graph_names", store.graph_snapshot)(user_id)
+    owner = next((a.entity_id for a in snapshot.aliases if a.key == SELF), None)
+    if owner is None:
+        return {}
+    mark = "@" + owner
+    relation: dict[str, str] = {}
+    for alias in snapshot.aliases:
+        if alias.key.endswith(mark):
+            relation.setdefault(alias.entity_id, alias.key[: -len(mark)])
+    found: dict[str, str] = {}
+    for alias in snapshot.aliases:
+        said, kin = alias.alias, relation.get(alias.entity_id)
+        entity = snapshot.entities.get(alias.entity_id)
+        if kin is None or kin in _GROUPS or "@" in alias.key or entity is None or entity.type not in ("person", "pet"):
+            continue
+        if _CJK.search(said) and not _CJK.search(kin):
+            kin = KIN_ZH_LABEL.get(kin) or _PETS_ZH.get(kin, kin)
+        elif not _CJK.search(said) and _CJK.search(kin):
+            continue  # a Latin name the user gave in Chinese ("我的狗叫Max"): said in Chinese only
+        found[said] = kin
+    return found

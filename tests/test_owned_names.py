@@ -1,0 +1,54 @@
+"""A sentence that starts with the name of the user's own person or pet is about them
+("Max passed away" after "I have a dog named Max"), in English and Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram.extract import extract_candidates
+from engram.extract.owned import as_owned
+
+OWNED = {"Max": "dog", "Anna": "sister", "小雨": "女儿"}
+
+
+@pytest.mark.parametrize("sentence, read", [
+    ("Max passed away last week.", "My dog Max passed away last week."),
+    ("Anna got promoted.", "My sister Anna got promoted."),
+    ("小雨考上了大学。", "我的女儿小雨考上了大学。"),
+    ("Anna, guess what!", "Anna, guess what!"),  # called out, not talked about
+    ("Maxwell is great.", "Maxwell is great."),  # another word that starts the same
+    ("Max Planck was a physicist.", "Max Planck was a physicist."),  # a longer name
+    ("I love Max.", "I love Max."),
+])
+def test_a_sentence_that_starts_with_an_owned_name_says_whose_it_is(sentence, read):
+    assert as_owned(sentence, OWNED) == read
+
+
+def test_the_rules_then_keep_it_about_them():
+    said = [c.content for c in extract_candidates("Max passed away last week.", owned=OWNED)]
+    assert said == ["User's dog Max passed away."]
+    assert [c.content for c in extract_candidates("小雨考上了大学。", owned=OWNED)] == ["用户的女儿小雨考上了大学"]
+    assert extract_candidates("Max passed away last week.") == []  # nobody said whose Max is
+
+
+@pytest.mark.parametrize("first, later, fact", [
+    ("I have a dog named Max.", "Max passed away last week.", "User's dog Max passed away."),
+    ("My sister Anna is a nurse.", "Anna got promoted yesterday.", "User's sister Anna got promoted."),
+    ("我女儿叫小雨。", "小雨考上了大学。", "用户的女儿小雨考上了大学"),
+    ("我养了一只猫，叫咪咪。", "咪咪生病了。", "用户的猫咪咪生病了"),
+])
+def test_a_later_turn_about_the_users_own_is_remembered(memory, first, later, fact):
+    memory.add(first, user_id="ana")
+    memory.flush()  # (the graph's links are made behind the write)
+    events = memory.add(later, user_id="ana")
+    assert fact in [e.memory.content for e in events if e.memory is not None]
+    # another user never said whose Max or 小雨 is: their turn stays an episode alone
+    other = memory.add(later, user_id="bob")
+    assert [e.memory.kind.value for e in other if e.memory is not None] == ["turn"]
+
+
+def test_a_name_of_someone_not_the_users_own_is_left_alone(memory):
+    memory.add("I met Obama once.", user_id="ana")
+    memory.flush()
+    events = memory.add("Obama gave a speech.", user_id="ana")
+    assert [e.memory.kind.value for e in events if e.memory is not None] == ["turn"]
