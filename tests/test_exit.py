@@ -35,31 +35,28 @@ def test_a_script_that_never_closes_its_memory_exits_with_every_vector_made(tmp_
     assert rows >= 20 and vectorless == 0
 
 
-def test_one_blas_thread_is_held_across_threads_and_then_restored():
+def test_one_blas_thread_while_held_and_the_setting_restored_after_every_holder():
     from engram.blas import one_thread
 
     before = blas_threads()
-    inside: list[list[int]] = []
-    release = threading.Event()
-    entered = threading.Barrier(3)
-
-    def hold() -> None:
-        with one_thread():
-            entered.wait()
-            release.wait(10)
-            inside.append(blas_threads())
-
-    workers = [threading.Thread(target=hold) for _ in range(2)]
-    for w in workers:
-        w.start()
-    entered.wait()
     with one_thread(), one_thread():  # re-entrant
         assert all(n == 1 for n in blas_threads())
-    assert all(n == 1 for n in blas_threads())  # the workers still hold it
-    release.set()
+    assert blas_threads() == before
+    seen: list[list[int]] = []
+    start = threading.Barrier(4)
+
+    def hold() -> None:
+        start.wait()
+        for _ in range(50):  # enter and leave, interleaved with the other threads
+            with one_thread():
+                seen.append(blas_threads())
+
+    workers = [threading.Thread(target=hold) for _ in range(4)]
+    for w in workers:
+        w.start()
     for w in workers:
         w.join()
-    assert all(n == 1 for seen in inside for n in seen)
+    assert len(seen) == 200
     assert blas_threads() == before
 
 
