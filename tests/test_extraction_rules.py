@@ -357,6 +357,8 @@ def test_a_chinese_shi_de_frame_keeps_its_de(text, fact):
     ("I love pizza, pasta and sushi, honestly.", "User loves pizza, pasta and sushi."),
     ("Me and my wife just got back from Hawaii.", "User and their wife just got back from Hawaii."),
     ("My brother and me started a podcast.", "User and their brother started a podcast."),
+    ("My husband Raj and I are planning a trip to Kyoto in March.",
+     "User and their husband Raj are planning a trip to Kyoto in March."),  # not "User are planning"
     ("我跟我妹妹一起开了个咖啡店。", "用户跟用户的妹妹一起开了个咖啡店"),
 ])
 def test_asides_and_shared_subjects_are_read_as_said(text, fact):

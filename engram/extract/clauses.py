@@ -58,7 +58,7 @@ def joined_detail(text: str, lang: str) -> str | None:
     return ", " + en_rest(text)
 
 
-_EN_PAIR_SUBJECT_RE = re.compile(r"^(?:my\s+)?[\w'-]+\s+and\s+i(?=\s)", re.I)
+_EN_PAIR_SUBJECT_RE = re.compile(r"^(?:my\s+[\w'-]+(?:\s+(?-i:[A-Z][a-z]+))?|[\w'-]+)\s+and\s+i(?=\s)", re.I)  # "My husband Raj and I"
 # "Me and my wife …", "My wife and me …": said the way "My wife and I …" is read
 _EN_ME_AND_RE = re.compile(r"^(?:(?:me|i)\s+and\s+my\s+(?P<a>[\w'-]+)|my\s+(?P<b>[\w'-]+)\s+and\s+me)(?=\s)", re.I)
 # "My brother, some friends, and I …": a group the user is in, read as "We …" (it was split at its

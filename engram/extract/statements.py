@@ -109,7 +109,7 @@ _EN_LEAD_TIME_RE = re.compile(
     re.I,
 )
 _EN_SUBJ_RE = re.compile(
-    r"^(?:(?P<pair>my\s+(?P<pw>[a-z-]+)\s+and\s+i)(?P<pw2>)(?=\s)"
+    r"^(?:(?P<pair>my\s+(?P<pw>[a-z-]+)(?:\s+(?P<pn>(?-i:[A-Z][a-z]+)))?\s+and\s+i)(?P<pw2>)(?=\s)"
     r"|(?P<i>i)(?P<ic>'m|'ve|'ll)?(?=[\s,])|(?P<we>we)(?P<wc>'re|'ve|'ll)?(?=[\s,])"
     r"|(?P<poss>my|our)\s+(?P<own>(?:(?:old|new|little|big|younger|older|best|oldest|youngest|eldest|"
     r"baby|step|late|two|three)\s+)*[a-z-]+)(?P<own_s>'s)?(?=[\s,])"
@@ -616,7 +616,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     we_habit = False
     if m.group("pair"):
         who = (m.group("pw") or "").lower()
-        subject = f"User and their {who}" if who else f"User and {m.group('pw2')}"
+        named = f" {m.group('pn')}" if m.group("pn") else ""  # "My husband Raj and I …"
+        subject = f"User and their {who}{named}" if who else f"User and {m.group('pw2')}"
         if m.group("pw2") is None and who not in _EN_PEOPLE:
             return None
         pred = rest
