@@ -47,6 +47,7 @@ def test_a_time_counted_from_when_it_was_said_goes_into_valid_from(text, fact, s
 
 @pytest.mark.parametrize("text, wrong", [
     ("我养了一只猫，叫咪咪。", "用户叫咪咪"), ("我女儿叫小雨，今年七岁。", "用户今年七岁"),
+    ("我们家有一只金毛，叫豆豆。", "用户叫豆豆"), ("我领养了一只小兔子，叫雪球。", "用户叫雪球"),  # it superseded the user's name
     ("My cat is named Whiskers and she's fourteen.", "User is fourteen"),
     ("My brother lives in London.", "User lives in London"), ("我老婆是护士。", "用户是护士"),
     ("Our dog Max loves chasing squirrels.", "User loves chasing"),

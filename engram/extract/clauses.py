@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
-from engram.extract.phrases import CONTEXT_WORDS, ZH_OWNED_RE
+from engram.extract.phrases import CONTEXT_WORDS, ZH_OWNED_RE, ZH_PET_BREEDS
 from engram.extract.rewrite import en_rest, lcfirst
 
 _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces starts: linear on long runs
@@ -34,7 +34,10 @@ _ZH_CONTINUE_RE = re.compile(
 )
 _ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
 _ZH_ITS_RE = re.compile(r"^(?:叫|名字叫|今年|已经|才)")
-_ZH_OTHER_HINT_RE = re.compile(r"猫|狗|宠物|兔|鹦鹉|仓鼠|女儿|儿子|孩子|老婆|老公|妻子|丈夫|哥|姐|弟|妹|妈|爸|朋友|同事|室友")
+_ZH_OTHER_HINT_RE = re.compile(
+    r"猫|狗|宠物|兔|鹦鹉|仓鼠|女儿|儿子|孩子|老婆|老公|妻子|丈夫|哥|姐|弟|妹|妈|爸|朋友|同事|室友|" + "|".join(ZH_PET_BREEDS)
+    + r"|(?:有|养了?|领养了?|买了?|捡了?)(?:一|两|几|[0-9])?[只条头匹]"  # an animal counted out: "我家有一只X，叫Y"
+)
 # "我买了一辆车，是特斯拉": a 是 after something counted out says what that thing is, not the user
 _ZH_COUNTED_OBJECT_RE = re.compile(r"[了过](?:一|两|几|[0-9])?[张只个本幅件条部首篇辆套块台双匹座所家间]")
 _ZH_AND_RE = re.compile(r"^(?:并且|并|而且|同时|以及|然后|再)(?!我)")

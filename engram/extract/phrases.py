@@ -173,4 +173,6 @@ ZH_PEOPLE = (
     "叔叔 阿姨 舅舅 姑姑 表哥 表姐 表妹 表弟 堂哥 堂姐 老师 同学 同桌 家人 公公 婆婆 岳父 岳母 公司 团队 部门 学校 小区"
 ).split()
 ZH_PETS = "猫咪 小猫 猫 小狗 狗狗 狗 宠物 兔子 鹦鹉 仓鼠 金鱼 乌龟".split()
-ZH_OWNED_RE = "|".join(sorted(ZH_PEOPLE + ZH_PETS, key=len, reverse=True))
+# breeds said in place of "狗"/"猫": "我家有一只金毛，叫豆豆" names the dog, not the user
+ZH_PET_BREEDS = "灰狗 金毛 柯基 泰迪 布偶猫 英短 哈士奇 拉布拉多 比熊 博美 萨摩耶 边牧 柴犬 橘猫 狸花猫 暹罗猫".split()
+ZH_OWNED_RE = "|".join(sorted(ZH_PEOPLE + ZH_PETS + ZH_PET_BREEDS, key=len, reverse=True))

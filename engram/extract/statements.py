@@ -33,7 +33,7 @@ from engram.extract.dates import zh_said_time
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
-from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PETS, trim_fillers, zh_object
+from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
 from engram.extract.rewrite import EN_IRREGULAR_PAST, as_sentence, en_rest, third_verb, we_rest, zh_third
 from engram.models import Candidate, Kind
 from engram.text import content_words
@@ -728,7 +728,7 @@ _ZH_OWN_SUBJECT_RE = re.compile(
     rf"|下了?.{{0,3}}[雨雪]|刮.{{0,2}}风)")
 # what a clause without a subject may go on to say of the person or pet named before it
 _ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|[一二两三四五六七八九十\d]+岁)")
-_ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ['灰狗', '金毛', '柯基', '泰迪', '布偶猫', '英短'], key=len, reverse=True))})")
+_ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ZH_PET_BREEDS, key=len, reverse=True))})")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
 _ZH_PRE_OK_RE = re.compile(r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|比起.{1,6}|跟.{1,4}比)")
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是)")
