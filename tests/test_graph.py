@@ -3,6 +3,8 @@ forgetting, isolation between users, bounded expansion, and the views."""
 
 from __future__ import annotations
 
+import pytest
+
 import sqlite3
 
 from engram.graph.expand import expand, index_of
@@ -50,6 +52,24 @@ def test_chinese_kin_pets_contacts_and_projects():
     assert ("项目Y", "involves", "甲公司") in edges(f)
     f = extract("我妈妈在北京工作。")
     assert ("我妈妈", "works_in", "北京") in edges(f)
+
+
+@pytest.mark.parametrize("text, edge", [
+    ("我和老公李明打算三月去京都旅行。", ("user", "husband", "李明")),  # a name set beside the relative
+    ("我老公李明是医生。", ("user", "husband", "李明")),
+    ("我女儿小雨今天生病了", ("user", "daughter", "小雨")),
+    ("我们家有一只金毛，叫豆豆。", ("user", "has_pet", "豆豆")),  # a breed for 狗
+    ("我家有一只柯基，名字叫豆豆。", ("user", "has_pet", "豆豆")),
+])
+def test_chinese_names_beside_a_relative_and_pets_by_breed(text, edge):
+    assert edge in edges(extract(text))
+
+
+@pytest.mark.parametrize("text, word", [
+    ("我老公周末去钓鱼", "周末"), ("我老公马上就到", "马上"), ("我妈妈小时候，家里很穷", "小时候"), ("我妈妈做饭很好吃。", "做饭"),
+])
+def test_a_word_after_a_relative_is_no_name(text, word):
+    assert not any(word in name for _, rel, name in edges(extract(text)) if rel in ("husband", "mother"))
 
 
 def test_a_long_paste_is_read_only_to_its_cap():

@@ -36,6 +36,8 @@ def test_the_rules_then_keep_it_about_them():
     ("My sister Anna is a nurse.", "Anna got promoted yesterday.", "User's sister Anna got promoted."),
     ("我女儿叫小雨。", "小雨考上了大学。", "用户的女儿小雨考上了大学"),
     ("我养了一只猫，叫咪咪。", "咪咪生病了。", "用户的猫咪咪生病了"),
+    ("我们家有一只金毛，叫豆豆。", "豆豆昨天生病了。", "用户的金毛豆豆生病了"),
+    ("我和老公李明打算三月去京都旅行。", "李明升职了！", "用户的老公李明升职了"),
 ])
 def test_a_later_turn_about_the_users_own_is_remembered(memory, first, later, fact):
     memory.add(first, user_id="ana")

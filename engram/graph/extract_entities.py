@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
+from engram.extract.phrases import ZH_PET_BREEDS
 from engram.graph.names import KIN_EN, KIN_ZH, key
 
 SELF = "@self"  # the user (or a turn's speaker) as the owner of "my …"
@@ -147,11 +148,24 @@ _LOWER_WORD = re.compile(r"[a-z]+")
 # Chinese
 _HAN = r"[\u4e00-\u9fff]"
 _ZH_KIN = "|".join(sorted(map(re.escape, KIN_ZH), key=len, reverse=True))
-_ZH_OWNED_KIN = re.compile(rf"我(?:的)?(?P<kin>{_ZH_KIN})(?:(?:名字)?(?:叫做|叫|名叫|是)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+))?")
-_ZH_ANIMALS = "小猫|小狗|猫咪|猫|狗狗|狗|兔子|鹦鹉|仓鼠|金鱼|乌龟|小鸟|马"
+# common surnames, for a name set right after a relative ("我和老公李明"): a family name or 小/阿
+# must start it, or "我妈妈做饭" would name her 做饭
+_ZH_SURNAMES = (
+    "李王张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘于蒋蔡余杜叶程苏魏吕丁任沈姚卢姜崔钟"
+    "谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔向汤小阿"
+)
+# words a family name or 小/阿 also starts ("我老公马上…", "我妈妈小时候，…")
+_ZH_NOT_NAMES = "马上|周末|高兴|许多|方便|何时|向来|于是|白天|金钱|严重|程度|小时|小心|小区|小学|小说|小孩|小吃|阿姨|黄昏|毛病|武汉"
+_ZH_OWNED_KIN = re.compile(
+    rf"我(?:的|和|跟|与)?(?P<kin>{_ZH_KIN})(?:(?:名字)?(?:叫做|叫|名叫|是)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+)"
+    rf"|(?!{_ZH_NOT_NAMES})(?P<beside>[{_ZH_SURNAMES}]{_HAN}{{1,2}}|[A-Z][a-z]+)"
+    r"(?=[，,。！!？?、\s]|$|是|和|跟|与|打算|准备|计划|今天|昨天|明天|刚|也|都|说))?"
+)
+_ZH_ANIMALS = "|".join(["小猫", "小狗", "猫咪", "猫", "狗狗", "狗", "兔子", "鹦鹉", "仓鼠", "金鱼", "乌龟", "小鸟", "马",
+                        *ZH_PET_BREEDS])
 _ZH_PET = re.compile(
     rf"(?:养了|养着|有|领养了|收养了|买了|捡了)(?:一|两|几)?(?:只|条|匹|头)?(?P<animal>{_ZH_ANIMALS})"
-    rf"[，,、\s]{{0,3}}(?:它|他|她)?(?:的名字)?(?:叫做|叫|名叫)(?P<name>{_HAN}{{1,4}}|[A-Za-z]{{1,30}})"
+    rf"[，,、\s]{{0,3}}(?:它|他|她)?(?:的名字|名字)?(?:叫做|叫|名叫)(?P<name>{_HAN}{{1,4}}|[A-Za-z]{{1,30}})"
 )
 _ZH_ORG_SUFFIX = "公司|集团|银行|大学|学院|学校|医院|研究所|研究院|工作室|实验室|基金会|事务所|中学|小学|工厂|协会"
 _ZH_ORG = re.compile(rf"(?P<org>(?:[A-Za-z0-9]{{1,30}}|{_HAN}{{1,8}}?)(?:{_ZH_ORG_SUFFIX}))")
@@ -353,7 +367,7 @@ def _zh_who(found: Found, who: str, owner: int) -> int:
 def _chinese(body: str, found: Found, owner: int) -> None:
     for m in _ZH_OWNED_KIN.finditer(body):
         kin = KIN_ZH[m.group("kin")]
-        name = m.group("name")
+        name = m.group("name") or m.group("beside")
         if name and not any(name.startswith(k) for k in KIN_ZH) and name not in ("老师", "医生"):
             i = found.add(Ref(name, "person", owner=owner, relation=kin))
         else:
