@@ -24,9 +24,10 @@ import logging
 import math
 import threading
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from dataclasses import dataclass
@@ -42,12 +43,13 @@ from engram.models import (
     Message,
     Source,
     Status,
+    new_id,
     utcnow,
 )
 from engram.privacy import redact
 from engram.reconcile import negates, polarity_of
 from engram.records import make_record
-from engram.store.base import HistoryEvent, MemoryRow, Scope
+from engram.store.base import HistoryEvent, MemoryRow, Record, Scope
 from engram.templates import render
 from engram.text import normalize
 from engram.tokens import TokenCounter, get_counter
@@ -192,6 +194,44 @@ def sections_of(lines: Iterable[Line]) -> list[dict[str, Any]]:
     for line in lines:
         by_section.setdefault(line.section, []).append(line)
     return [{"key": key, "lines": by_section[key]} for key in SECTIONS if key in by_section]
+
+
+def summary_record(summary: MemoryItem) -> Record:
+    """A delta as stored: not indexed for search (its text is frozen at compression time and
+    would surface stale values; its sources are searchable one by one)."""
+    record = make_record(summary)
+    record.tokens = []
+    return record
+
+
+def delta_without(summary: MemoryItem, gone: Mapping[str, MemoryItem], template_dir: Path | None) -> MemoryItem | None:
+    """A new summary for a session or user delta that quoted deleted memories (`gone`): its
+    other lines, rendered again. The capsule shows a delta's sources, so deleting the whole
+    delta for one forgotten line ("forget my trip") dropped the rest of it from the capsule
+    (an allergy among them) until the next session ended.
+
+    None when the delta must simply go: nothing else in it, a merge (`lifecycle` restores its
+    sources), an LLM wrote it (a line may say a deleted memory's words under another id), or a
+    line left still contains a deleted memory's text."""
+    if summary.kind is not Kind.SUMMARY or "delta_of" not in summary.metadata or summary.metadata.get("compressed_by") != "rules":
+        return None
+    lines = [Line.model_validate(ln) for ln in summary.metadata.get("lines", [])]
+    kept = [ln for ln in lines if ln.memory_id not in gone]
+    said = [normalize(m.content) for i, m in gone.items() if i != summary.id and m.kind is not Kind.SUMMARY]
+    if not kept or any(text and text in normalize(ln.text) for ln in kept for text in said):
+        return None
+    return summary.model_copy(update={
+        "id": new_id(),
+        "content": render(
+            "delta", summary.language, template_dir, sections=sections_of(kept),
+            session_id=summary.session_id, date=summary.created_at.strftime("%Y-%m-%d"),
+        ),
+        "sources": [i for i in summary.sources if i not in gone],
+        "metadata": {**summary.metadata, "lines": [
+            ln.model_dump(mode="json", include={"section", "text", "memory_id", "kind", "updated", "disputed"}) for ln in kept
+        ]},
+        "updated_at": utcnow(),
+    })
 
 
 # --------------------------------------------------------------------------- scoring
@@ -436,10 +476,7 @@ class CapsuleEngine:
             },
             created_at=delta.created_at, updated_at=delta.created_at,
         )
-        # Not indexed for search: its text is frozen at compression time and would
-        # surface stale values; its sources are searchable one by one.
-        record = make_record(summary)
-        record.tokens = []
+        record = summary_record(summary)
         self.services.store.write(
             inserts=[record],
             events=[HistoryEvent.of(summary, "ADD", None, f"delta of {of} {session_id or ''}".strip())],

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from engram import control, disputes, lifecycle
+from engram.capsule import delta_without, summary_record
 from engram.extract import extract_candidates
 from engram.episodes import EPISODE_KEY
 from engram.models import Action, Event, Filters, Kind, MemoryItem, Status, utcnow
@@ -137,13 +138,28 @@ def delete_items(
     # first. `delete(id)` removes that memory and what derives from it: a working-memory turn
     # only when it is the same text; other turns and queued work are other acknowledged writes
     turn_ids = _said_turns(services, scope, doomed.values(), topic, sweep=topic is not None or undo)
-    store.turns_delete(scope, turn_ids)
-    store.delete(list(gone), [
-        HistoryEvent(i, doomed[i].user_id, "DELETE", None, None, reason, now) for i in gone
-    ])
-    if revive:
-        store.transition(revive)
+    # a session's delta that quoted one of them is written again without it (a new summary:
+    # the old one's history held the forgotten words), unless it was asked for by id
+    asked = {i.id for i in items}
+    rewritten = [
+        new for i in gone if i not in asked
+        and (new := delta_without(doomed[i], doomed, services.settings.template_dir)) is not None
+    ]
+    with store.atomic():
+        store.turns_delete(scope, turn_ids)
+        store.delete(list(gone), [
+            HistoryEvent(i, doomed[i].user_id, "DELETE", None, None, reason, now) for i in gone
+        ])
+        if rewritten:
+            store.write(inserts=[summary_record(r) for r in rewritten], events=[
+                HistoryEvent.of(r, "ADD", None, "the session's delta without what was deleted") for r in rewritten
+            ])
+        if revive:
+            store.transition(revive)
     log.debug("deleted %d memories and %d working-memory turns (%s)", len(gone), len(turn_ids),
               "forget" if topic else reason.split(":")[0])
-    ordered = [doomed[i.id] for i in items] + [m for k, m in doomed.items() if k not in {i.id for i in items}]
-    return [Event(action=Action.DELETE, memory=services.display.item(m), reason=reason) for m in ordered]
+    ordered = [doomed[i.id] for i in items] + [m for k, m in doomed.items() if k not in asked]
+    return [Event(action=Action.DELETE, memory=services.display.item(m), reason=reason) for m in ordered] + [
+        Event(action=Action.ADD, memory=services.display.item(r), reason="the session's delta without what was deleted")
+        for r in rewritten
+    ]

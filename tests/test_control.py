@@ -104,17 +104,22 @@ def test_forget_deletes_exactly_the_matching_memories_and_reports_them(
     delta = memory.end_session("u1", "s1")  # a session delta now quotes every memory
     assert delta.summary is not None and "coffee" in delta.text or "咖啡" in delta.text
     events = memory.add(command, user_id="u1", session_id="s2")
-    # the facts, the episodes (what the user said about it, verbatim) and the delta
-    assert [e.action for e in events] == [Action.DELETE] * (2 * len(deleted_needles) + 1)
-    assert events[-1].memory.kind is Kind.SUMMARY  # the delta that quoted them went too
-    events = events[:-1]
+    # the facts, the episodes (what the user said about it, verbatim) and the delta; the delta
+    # comes back without them, so the rest of the session stays in the capsule
+    assert [e.action for e in events] == [Action.DELETE] * (2 * len(deleted_needles) + 1) + [Action.ADD]
+    assert events[-2].memory.kind is Kind.SUMMARY  # the delta that quoted them went
+    rewritten = events[-1].memory
+    assert rewritten.kind is Kind.SUMMARY and not any(n in rewritten.content for n in deleted_needles)
+    assert all(k in rewritten.content for k in keep)
+    assert all(k in memory.capsule(user_id="u1").text for k in keep)
+    events = events[:-2]
     assert [e.memory.content for e in episodes(events)] == [t for t in said if deleted_needles[0] in t]
     deleted = [e.memory.content for e in events]
     fact_texts = [e.memory.content for e in facts(events)]
     assert all(n in c for n, c in zip(deleted_needles, fact_texts, strict=True))
     assert events[0].command.name == "forget" and all(c in events[0].command.message for c in deleted)
-    left = [i.content for i in memory.get_all(user_id="u1", filters={"status": []})]
-    left = [c for c in left if "User" in c or "用户" in c]  # the facts (not a new delta)
+    left = [i.content for i in memory.get_all(user_id="u1", filters={"status": []}) if i.kind is not Kind.SUMMARY]
+    left = [c for c in left if "User" in c or "用户" in c]  # the facts
     assert len(left) == len(keep) and all(any(k in c for c in left) for k in keep)
     assert len(facts(memory.get_all(user_id="u2"))) == 1  # scoped
     assert len(episodes(memory.get_all(user_id="u2"))) == 1
