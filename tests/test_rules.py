@@ -484,6 +484,23 @@ def test_a_time_before_the_reminder_belongs_to_the_task(text, key, day) -> None:
     assert "tomorrow to" not in c.content and "on Friday to" not in c.content
 
 
+@pytest.mark.parametrize("text, content, day", [
+    ("Don't let me forget to buy milk.", "User wants to be reminded to buy milk.", None),
+    ("Remind me about the meeting on Friday.", "User wants to be reminded about the meeting on Friday (2024-10-25).", 25),
+    ("Don't let me forget about the dentist appointment.", "User wants to be reminded about the dentist appointment.", None),
+    ("别让我忘了买牛奶。", "用户需要买牛奶", None),
+])
+def test_other_ways_to_ask_for_a_reminder(text, content, day) -> None:
+    c = one(text)
+    assert (c.kind, c.content, c.source) == (Kind.TASK, content, Source.EXPLICIT)
+    assert (c.due_at.day if c.due_at else None) == day
+
+
+@pytest.mark.parametrize("text", ["Remind me about it.", "Remind me of that.", "Don't let me forget it."])
+def test_a_reminder_of_only_it_is_no_task(text) -> None:
+    assert extract_candidates(text, now=NOW) == []
+
+
 def test_remind_me_that_is_a_fact_to_remember_not_a_task() -> None:
     c = one("remind me that I parked on level 3")
     assert (c.kind, c.content, c.source) == (Kind.FACT, "User parked on level 3.", Source.EXPLICIT)

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from engram.extract.candidate import Ctx, candidate, entities_of
+from engram.extract.dates import EN_DATE_RE, date_suffix, due_datetime, resolve_en
 from engram.extract.filters import is_question
 from engram.extract.keys import slugify
 from engram.extract.phrases import strip_end
@@ -40,14 +41,16 @@ _ZH_EXPLICIT_RE = re.compile(
 )
 _EN_REMIND_RE = re.compile(
     r"^(?P<polite>(?:can|could|would|will)\s+you\s+)?(?:please\s+)?(?:don't\s+forget\s+to\s+)?"
-    r"remind\s+me\s+(?:to\s+|about\s+|(?P<that>that\s+))?(?P<clause>.+)$",
+    r"(?:remind\s+me|(?:don't|do\s+not)\s+let\s+me\s+forget)\s+(?:to\s+|(?P<about>about\s+|of\s+)|(?P<that>that\s+))?"
+    r"(?P<clause>.+)$",
     re.I,
 )
 _ZH_REMIND_RE = re.compile(
     # a time may lead ("明天提醒我…"): it belongs to the task
     r"^(?P<when>(?:明天|后天|今天|今晚|明早|明晚|(?:下个?)?(?:周|星期|礼拜)[一二三四五六日天]"
     r"|\d{1,2}月\d{1,2}[日号])(?:早上|上午|中午|下午|晚上)?)?[,，]?"
-    r"(?:请|麻烦)?你?(?:记得|到时候?|能不能|可以)?提醒(?:一下)?我(?:一下)?[:\s,，]*(?P<clause>.+)$"
+    r"(?:请|麻烦)?你?(?:记得|到时候?|能不能|可以)?(?:提醒(?:一下)?我(?:一下)?|别让我忘(?:了|记)?|不要让我忘(?:了|记)?)"
+    r"[:\s,，]*(?P<clause>.+)$"
 )
 # "remind me tomorrow to call mom": the time goes after the act ("call mom tomorrow")
 _EN_WHEN_FIRST_RE = re.compile(
@@ -60,6 +63,7 @@ _NOTE_SEP_RE = re.compile(r"\s*[:\-\u2013\u2014]\s*|\s+that\s+", re.I)
 _EN_REJECT_CLAUSE_RE = re.compile(r"^(?:when|how|what|who|where|why|whether|if|the\s+time|me\b|us\b)", re.I)
 _POLITE_TAIL_RE = re.compile(r"(?:\s*[?？]|吗|好吗|可以吗|行吗)+$")
 _EN_TO_RE = re.compile(r"^to\s+\S", re.I)
+_EN_CONTEXT_ONLY_RE = re.compile(r"(?:it|that|this|them|those|these)[.!]?", re.I)
 _ZH_PRONOUN_LEAD_RE = re.compile(r"^[我你他她它这那]")
 _ZH_IMPERATIVE_VERBS = ("记得", "别忘了", "千万别忘了", "别忘记", "不要忘了", "不要忘记")  # "remember to …"
 
@@ -94,7 +98,11 @@ def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
     if is_question(clause, ctx.lang) and not polite:
         return []
     inner = Ctx(ctx.now, detect_language(clause), relaxed=True)
-    if remind:
+    if remind and not zh and _EN_CONTEXT_ONLY_RE.fullmatch(clause):
+        return []  # "remind me about it": of what, only the conversation knows
+    if remind and m.groupdict().get("about"):  # "remind me about the meeting on Friday": a thing, not an act
+        found = _task_from_command(clause, inner, reminder=True, about=True)
+    elif remind:
         found = _task_from_command(clause, inner, reminder=True)
     else:
         found = mine(clause, inner)
@@ -119,9 +127,17 @@ def _fallback(clause: str, ctx: Ctx, *, imperative: bool = False) -> list[Candid
     return [candidate(ctx, Kind.FACT, content, None, None, "no rule matched; stored as said")]
 
 
-def _task_from_command(clause: str, ctx: Ctx, *, reminder: bool = False) -> list[Candidate]:
-    """"remember to call mom tomorrow" / "提醒我明天交报告": a task with an optional date."""
+def _task_from_command(clause: str, ctx: Ctx, *, reminder: bool = False, about: bool = False) -> list[Candidate]:
+    """"remember to call mom tomorrow" / "提醒我明天交报告": a task with an optional date
+    (`about`: the clause names a thing, "the meeting on Friday", not an act)."""
     zh = ctx.lang == "zh"
+    if about:
+        dm = EN_DATE_RE.search(clause)
+        when = resolve_en(dm, ctx.now.date()) if dm else (None, None)
+        due = due_datetime(*when, ctx.now) if dm else None
+        content = as_sentence("User wants to be reminded about " + en_rest(strip_end(clause)) + date_suffix(due, when[1], False))
+        return [candidate(ctx, Kind.TASK, content, "task:" + slugify(clause, consume=True), None, "reminder requested",
+                          entities=entities_of(clause), due_at=due)]
     found = task(("我要" + clause) if zh and not clause.startswith("我") else
                  clause if zh else "I need to " + clause, ctx)
     if found:
