@@ -26,7 +26,8 @@ from engram.extract.rewrite import en_third, third_verb, zh_third
 from engram.models import Candidate, Kind
 
 _EN_FAV_RE = re.compile(
-    r"^my\s+(?:(?:all[- ]time|absolute|very|current|personal)\s+)?(?P<fav>favou?rite|fave|fav)\s+"
+    r"^(?:(?:these\s+days|nowadays|now|lately|currently|at\s+the\s+moment)\s*,?\s+)?"  # "These days my favourite …"
+    r"(?P<my>my)\s+(?:(?:all[- ]time|absolute|very|current|personal|new)\s+)?(?P<fav>favou?rite|fave|fav)\s+"
     r"(?P<x>[a-z][a-z -]{0,30}?)\s+(?:is|are|'s|has\s+to\s+be)\s+(?P<y>.+)$",
     re.I,
 )
@@ -56,7 +57,7 @@ _FAV_CANON = {"color": "colour", "colors": "colour", "colours": "colour", "颜�
               "演员": "actor", "花": "flower", "国家": "country", "编程语言": "programming_language",
               "语言": "language", "电视剧": "tv_show", "节目": "show", "咖啡": "coffee", "茶": "tea",
               "movies": "movie", "films": "movie", "film": "movie"}
-_ZH_FAV_RE = re.compile(r"^我(?:最喜欢|最爱|最喜爱|最中意)的(?P<x>.{1,8}?)(?:是|叫|为)(?P<y>.+)$")
+_ZH_FAV_RE = re.compile(r"^我(?P<now>现在|目前|最近|如今|这些年)?(?:最喜欢|最爱|最喜爱|最中意)的(?P<x>.{1,8}?)(?:是|叫|为)(?P<y>.+)$")
 _ZH_PREF_RE = re.compile(
     r"^我(?P<adv>(?:也|还|还是|一直|向来|从来|特别|非常|很|超级|超|最|比较|挺|蛮|真的|真|更|就|本来就|都|一点都|一点也|实在|确实|完全|根本)*)"
     r"(?P<verb>更喜欢|比较喜欢|喜欢|喜爱|热爱|爱好|爱|偏好|偏爱|钟爱|迷恋|讨厌|厌恶|反感|受不了|不喜欢|不爱|不太喜欢|不怎么喜欢"
@@ -93,7 +94,8 @@ def favourite(s: str, ctx: Ctx) -> list[Candidate] | None:
         if not y or len(y) > 20 or ZH_OBJ_BAD_RE.match(y):
             return None
         key = "preference:favourite_" + (_FAV_CANON.get(x) or slugify(x))
-        return [candidate(ctx, Kind.PREFERENCE, zh_third(s), key, slot_value(y), "最喜欢的事物", polarity=1,
+        said = "我" + s[m.end("now"):] if m.group("now") else s  # "我现在最喜欢的…": now is when it was said
+        return [candidate(ctx, Kind.PREFERENCE, zh_third(said), key, slot_value(y), "最喜欢的事物", polarity=1,
                           entities=entities_of(y))]
     m = _EN_FAV_RE.match(s)
     if m is None:
@@ -110,7 +112,7 @@ def favourite(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     canon = _FAV_CANON.get(x) or slugify(x)
     if content is None:
-        content = en_third(s[: m.start("y")] + y)
+        content = en_third(s[m.start("my") : m.start("y")] + y)  # (without "These days")
     return [candidate(ctx, Kind.PREFERENCE, content, "preference:favourite_" + canon, slot_value(y),
                       f"favourite {x}", polarity=1, entities=entities_of(y))]
 
