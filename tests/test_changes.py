@@ -319,6 +319,11 @@ def _statuses(memory, user: str) -> dict[str, Status]:
         ("我在腾讯工作", "我从腾讯离职了", "用户在腾讯工作", "用户已不在腾讯工作"),
         ("我吃素", "我不再吃素了", "用户吃素", "用户不再吃素"),
         ("我每天喝咖啡", "我戒咖啡了", "用户每天喝咖啡", "用户戒咖啡了"),
+        # a routine said plainly, with no "usually" or "every day"
+        ("I play guitar.", "I quit playing guitar.", "User plays guitar.", "User quit playing guitar."),
+        ("I drink green tea.", "I stopped drinking green tea.", "User drinks green tea.", "User stopped drinking green tea."),
+        ("我抽烟。", "我戒烟了。", "用户抽烟", "用户戒烟了"),
+        ("我喝咖啡。", "我不喝咖啡了。", "用户喝咖啡", "用户不再喝咖啡"),
     ],
 )
 def test_a_cessation_supersedes_the_same_value(memory, held: str, said: str, old: str, new: str) -> None:

@@ -97,6 +97,34 @@ def habit_key(activity: str) -> str | None:
     return "habit:" + slug if slug else None
 
 
+# verbs of a routine said plainly ("plays guitar"); not those that say too little alone ("works
+# from home" is where, "uses Linux" or "takes the bus" no pastime)
+_EN_ROUTINE_VERBS = EN_ACTIVITY_VERBS - {"work", "use", "take", "wear", "do", "eat", "sleep", "visit", "call", "attend"}
+# a routine said plainly, in Chinese: a verb of doing and its object, nothing more ("抽烟", "弹吉他")
+_ZH_ROUTINE_RE = re.compile(r"^(?:抽|喝|弹|打|跑|游|练|玩|踢|骑|唱|跳|画|下|拉|吹)[^了过着要想在会能不没的，,]{0,4}$")
+
+
+def en_routine(pred: str) -> tuple[str | None, str | None]:
+    """A routine said plainly ("plays guitar", "drinks green tea"): its slot (habit:<activity>) and
+    the words as its value, so "I quit playing guitar" ends it (engram.extract.changes) and saying
+    more about it ("plays guitar in a band") replaces it. (None, None) for anything else."""
+    words = pred.rstrip(".!").split()
+    if not 2 <= len(words) <= 4:
+        return None, None
+    first = words[0].lower()
+    verb = next((v for v in (first[:-1], first[:-2]) if first.endswith("s") and v in _EN_ROUTINE_VERBS), None)
+    key = habit_key(en_activity(" ".join([verb, *words[1:]]))) if verb else None
+    return (key, slot_value(" ".join(words))) if key else (None, None)
+
+
+def zh_routine(body: str) -> tuple[str | None, str | None]:
+    """`en_routine` in Chinese: "抽烟", "弹吉他" (then "我戒烟了", "我不弹吉他了" end them)."""
+    if not _ZH_ROUTINE_RE.match(body):
+        return None, None
+    key = habit_key(zh_activity(body))
+    return (key, slot_value(body)) if key else (None, None)
+
+
 def habit(s: str, ctx: Ctx) -> list[Candidate] | None:
     """"I usually go running at 6am", "我平时早上六点跑步": a routine without a recurrence."""
     if ctx.lang == "zh":

@@ -31,6 +31,7 @@ import re
 from engram.extract.candidate import Ctx, candidate
 from engram.extract.dates import zh_said_time
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
+from engram.extract.habits import en_routine, zh_routine
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
@@ -706,9 +707,10 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if kind is Kind.EVENT and why == "plan":
         valid_from = None  # a plan's time is when it will happen, not when it was true
     content = as_sentence(f"{subject} {pred}")
+    key, value = en_routine(pred) if other is None and kind is Kind.FACT and subject == "User" else (None, None)
     if ctx.relaxed:
         kind = Kind.FACT  # inside "remember …": a fact, as the user asked
-    found = candidate(ctx, kind, content, None, None, why if other is None else f"{why} about the user's {other}",
+    found = candidate(ctx, kind, content, key, value, why if other is None else f"{why} about the user's {other}",
                       valid_from=valid_from)
     if ctx.memo is not None:
         ctx.memo["last_fact"] = found  # type: ignore[assignment]
@@ -879,9 +881,10 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
         valid_from = None
     if ctx.memo is not None:
         ctx.memo["last"] = subject
+    key, value = zh_routine(body) if other is None and kind is Kind.FACT and subject == "用户" else (None, None)
     if ctx.relaxed:
         kind = Kind.FACT  # inside "remember …": a fact, as the user asked
-    return [candidate(ctx, kind, subject + body, None, None, why if other is None else f"{why}（用户的{other}）",
+    return [candidate(ctx, kind, subject + body, key, value, why if other is None else f"{why}（用户的{other}）",
                       valid_from=valid_from)]
 
 
