@@ -9,10 +9,9 @@ capsule went on saying "User has a dog named Max". Who is whose comes from the u
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
+from engram.extract.keys import CJK_RE
 
 
 def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
@@ -23,8 +22,8 @@ def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
         if not sentence.startswith(name):
             continue
         after = sentence[len(name) : len(name) + 1]
-        if _CJK.match(name):
-            if after and _CJK.match(after):
+        if CJK_RE.match(name):
+            if after and CJK_RE.match(after):
                 return f"我的{relation}{sentence}"
         elif after == " " and sentence[len(name) + 1 : len(name) + 2].islower():
             return f"My {relation} {sentence}"
