@@ -65,6 +65,11 @@ def test_chinese_names_beside_a_relative_and_pets_by_breed(text, edge):
     assert edge in edges(extract(text))
 
 
+def test_a_pet_named_by_its_breed_is_the_users_dog_or_cat():
+    assert ("user", "has_pet", "Biscuit") in edges(extract("We have a golden retriever called Biscuit."))
+    assert [r.relation for r in extract("We have a golden retriever called Biscuit.").refs if r.name == "Biscuit"] == ["dog"]
+
+
 @pytest.mark.parametrize("text, word", [
     ("我老公周末去钓鱼", "周末"), ("我老公马上就到", "马上"), ("我妈妈小时候，家里很穷", "小时候"), ("我妈妈做饭很好吃。", "做饭"),
 ])

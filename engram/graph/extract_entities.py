@@ -94,9 +94,18 @@ _KIN_NAMED = re.compile(
     rf"|\b(?i:my) (?P<kin2>{_KIN})['’]s name is (?P<name2>{_NAME})|\b(?i:my) (?P<kin3>{_KIN}) is (?:named|called) (?P<name3>{_NAME})"
 )
 _THE_KIDS = re.compile(r"\b(?i:the|our)\s+(kids|children)\b")
+# a breed said for the animal ("a golden retriever called Biscuit"): the relation is the animal,
+# so "my dog" finds Biscuit
+_BREEDS = {
+    "retriever": "dog", "labrador": "dog", "beagle": "dog", "poodle": "dog", "corgi": "dog", "husky": "dog",
+    "shepherd": "dog", "bulldog": "dog", "chihuahua": "dog", "dachshund": "dog", "pug": "dog", "terrier": "dog",
+    "spaniel": "dog", "collie": "dog", "doodle": "dog", "labradoodle": "dog", "goldendoodle": "dog", "schnauzer": "dog",
+    "rottweiler": "dog", "greyhound": "dog", "pomeranian": "dog", "shiba": "dog", "samoyed": "dog",
+    "siamese": "cat", "persian": "cat", "ragdoll": "cat", "tabby": "cat", "sphynx": "cat", "bengal": "cat",
+}
 _ANIMALS = (
     "dog|cat|puppy|pup|kitten|kitty|bird|parrot|hamster|rabbit|bunny|fish|goldfish|turtle|tortoise|horse|pony|"
-    "guinea pig|snake|lizard|gecko|ferret"
+    "guinea pig|snake|lizard|gecko|ferret|" + "|".join(sorted(_BREEDS, key=len, reverse=True))
 )
 _PET_NAMED = re.compile(
     rf"\b(?P<det>a|an|my|our|another|new|the)\s+(?:[a-z]+\s+){{0,2}}?(?P<animal>{_ANIMALS})\s*,?\s+"
@@ -217,6 +226,12 @@ def extract(text: str) -> Found:
     return found
 
 
+def _animal(said: str) -> str:
+    """The animal a pet word names: "retriever" → "dog"."""
+    word = said.lower()
+    return _BREEDS.get(word, word)
+
+
 def _who(found: Found, word: str, owner: int) -> int:
     return owner if word in ("I", "我") else found.add(Ref(word, "person"))
 
@@ -260,17 +275,17 @@ def _english(body: str, found: Found, owner: int) -> None:
         name = m.group("name")
         if name in _STOP or (m.group("det") == "the" and " named " not in m.group(0) and " called " not in m.group(0)):
             continue
-        i = found.add(Ref(name, "pet", owner=owner, relation=m.group("animal").lower()))
+        i = found.add(Ref(name, "pet", owner=owner, relation=_animal(m.group("animal"))))
         found.relate(owner, "has_pet", i, m.group(0))
         taken.append(m.span())
     pets = list(_PET.finditer(body))
     later = _PET_NAME_LATER.search(body)
     if later and pets and later.group("name") not in _STOP:
-        i = found.add(Ref(later.group("name"), "pet", owner=owner, relation=pets[-1].group("animal").lower()))
+        i = found.add(Ref(later.group("name"), "pet", owner=owner, relation=_animal(pets[-1].group("animal"))))
         found.relate(owner, "has_pet", i, f"{pets[-1].group(0)} … {later.group(0)}")
         taken.append(later.span())
     elif pets and not any(r.type == "pet" for r in found.refs):
-        animal = pets[0].group("animal").lower()
+        animal = _animal(pets[0].group("animal"))
         i = found.add(Ref(f"my {animal}", "pet", owner=owner, relation=animal, named=False))
         found.relate(owner, "has_pet", i, pets[0].group(0))
     for pattern in (_WORKS, _JOINED):
