@@ -8,6 +8,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from engram.animals import animal_words
 from engram.kinds import REPLY_KEY
 from engram.models import Kind, MemoryItem
 from engram.providers.embedders import Embedder
@@ -27,6 +28,9 @@ def index_tokens(item: MemoryItem) -> list[str]:
     answered = item.metadata.get(REPLY_KEY) if item.kind is Kind.TURN else None
     if isinstance(answered, str) and answered:
         tokens += [CONTEXT_PREFIX + t for t in lexical_tokens(answered)]
+    if item.kind is not Kind.TURN:  # a fact engram wrote says the animal too: "User has a golden
+        # retriever called Biscuit" is found by "my dog" (a turn keeps exactly the words said)
+        tokens += [t for animal in animal_words(item.content) for t in lexical_tokens(animal)]
     return tokens
 
 

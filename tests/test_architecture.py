@@ -138,7 +138,7 @@ LAYERS = {
         "engram.store", "engram.providers", "engram.privacy", "engram.sanitize", "engram.text",
         "engram.tokens", "engram.when", "engram.templates", "engram.records", "engram.display",
         "engram.services", "engram.user_state", "engram.validate", "engram.llm_calls", "engram.compat",
-        "engram.dialogue", "engram.when_said", "engram.blas", "engram.at_exit",
+        "engram.dialogue", "engram.when_said", "engram.blas", "engram.at_exit", "engram.animals",
     ),
     "features": (
         "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule", "engram.context",

@@ -56,3 +56,15 @@ def test_a_name_of_someone_not_the_users_own_is_left_alone(memory):
     memory.flush()
     events = memory.add("Obama gave a speech.", user_id="ana")
     assert [e.memory.kind.value for e in events if e.memory is not None] == ["turn"]
+
+
+def test_a_question_about_my_dog_finds_the_pet_named_by_its_breed(memory):
+    from engram.animals import animal_words
+
+    assert animal_words("We have a golden retriever called Biscuit.") == ["dog"]
+    assert animal_words("我们家有一只金毛，叫豆豆。") == ["狗"]
+    assert animal_words("I retrieved the file.") == []
+    for text in ["My name is Priya.", "We have a golden retriever called Biscuit.", "I have a cat named Luna."]:
+        memory.add(text, user_id="ana")
+    for question in ["what's my dog's name?", "tell me about my dog"]:
+        assert "Biscuit" in memory.search(question, user_id="ana", limit=3)[0].memory.content

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from engram.animals import BREEDS_ZH
 from engram.extract.keys import EMOJI
 
 # adverbs allowed between "I" and the verb: "I really just love …"
@@ -174,5 +175,5 @@ ZH_PEOPLE = (
 ).split()
 ZH_PETS = "猫咪 小猫 猫 小狗 狗狗 狗 宠物 兔子 鹦鹉 仓鼠 金鱼 乌龟".split()
 # breeds said in place of "狗"/"猫": "我家有一只金毛，叫豆豆" names the dog, not the user
-ZH_PET_BREEDS = "灰狗 金毛 柯基 泰迪 布偶猫 英短 哈士奇 拉布拉多 比熊 博美 萨摩耶 边牧 柴犬 橘猫 狸花猫 暹罗猫".split()
+ZH_PET_BREEDS = list(BREEDS_ZH)
 ZH_OWNED_RE = "|".join(sorted(ZH_PEOPLE + ZH_PETS + ZH_PET_BREEDS, key=len, reverse=True))

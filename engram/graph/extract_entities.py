@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from engram.extract.phrases import ZH_PET_BREEDS
+from engram.animals import BREEDS_EN, BREEDS_ZH
 from engram.graph.names import KIN_EN, KIN_ZH, key
 
 SELF = "@self"  # the user (or a turn's speaker) as the owner of "my …"
@@ -94,18 +94,9 @@ _KIN_NAMED = re.compile(
     rf"|\b(?i:my) (?P<kin2>{_KIN})['’]s name is (?P<name2>{_NAME})|\b(?i:my) (?P<kin3>{_KIN}) is (?:named|called) (?P<name3>{_NAME})"
 )
 _THE_KIDS = re.compile(r"\b(?i:the|our)\s+(kids|children)\b")
-# a breed said for the animal ("a golden retriever called Biscuit"): the relation is the animal,
-# so "my dog" finds Biscuit
-_BREEDS = {
-    "retriever": "dog", "labrador": "dog", "beagle": "dog", "poodle": "dog", "corgi": "dog", "husky": "dog",
-    "shepherd": "dog", "bulldog": "dog", "chihuahua": "dog", "dachshund": "dog", "pug": "dog", "terrier": "dog",
-    "spaniel": "dog", "collie": "dog", "doodle": "dog", "labradoodle": "dog", "goldendoodle": "dog", "schnauzer": "dog",
-    "rottweiler": "dog", "greyhound": "dog", "pomeranian": "dog", "shiba": "dog", "samoyed": "dog",
-    "siamese": "cat", "persian": "cat", "ragdoll": "cat", "tabby": "cat", "sphynx": "cat", "bengal": "cat",
-}
 _ANIMALS = (
     "dog|cat|puppy|pup|kitten|kitty|bird|parrot|hamster|rabbit|bunny|fish|goldfish|turtle|tortoise|horse|pony|"
-    "guinea pig|snake|lizard|gecko|ferret|" + "|".join(sorted(_BREEDS, key=len, reverse=True))
+    "guinea pig|snake|lizard|gecko|ferret|" + "|".join(sorted(BREEDS_EN, key=len, reverse=True))
 )
 _PET_NAMED = re.compile(
     rf"\b(?P<det>a|an|my|our|another|new|the)\s+(?:[a-z]+\s+){{0,2}}?(?P<animal>{_ANIMALS})\s*,?\s+"
@@ -171,7 +162,7 @@ _ZH_OWNED_KIN = re.compile(
     r"(?=[，,。！!？?、\s]|$|是|和|跟|与|打算|准备|计划|今天|昨天|明天|刚|也|都|说))?"
 )
 _ZH_ANIMALS = "|".join(["小猫", "小狗", "猫咪", "猫", "狗狗", "狗", "兔子", "鹦鹉", "仓鼠", "金鱼", "乌龟", "小鸟", "马",
-                        *ZH_PET_BREEDS])
+                        *BREEDS_ZH])
 _ZH_PET = re.compile(
     rf"(?:养了|养着|有|领养了|收养了|买了|捡了)(?:一|两|几)?(?:只|条|匹|头)?(?P<animal>{_ZH_ANIMALS})"
     rf"[，,、\s]{{0,3}}(?:它|他|她)?(?:的名字|名字)?(?:叫做|叫|名叫)(?P<name>{_HAN}{{1,4}}|[A-Za-z]{{1,30}})"
@@ -227,9 +218,9 @@ def extract(text: str) -> Found:
 
 
 def _animal(said: str) -> str:
-    """The animal a pet word names: "retriever" → "dog"."""
+    """The animal a pet word names: "retriever" → "dog" (so "my dog" finds Biscuit)."""
     word = said.lower()
-    return _BREEDS.get(word, word)
+    return BREEDS_EN.get(word, word)
 
 
 def _who(found: Found, word: str, owner: int) -> int:

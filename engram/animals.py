@@ -1,0 +1,32 @@
+"""Pet words: the breeds people name their pets by, and the animal each one is, in English and
+Chinese ("golden retriever" and 金毛 are dogs).
+
+Why: a user says "a golden retriever called Biscuit" or "一只金毛，叫豆豆" and later asks "what's
+my dog's name?" / "我的狗叫什么？". The rules keep the pet with its owner (engram.extract), the
+graph files it under "dog" (engram.graph), and the lexical index also holds the animal's word
+beside the breed (`animal_words`), so the question's "dog" finds the memory.
+"""
+
+from __future__ import annotations
+
+import re
+
+BREEDS_EN = {
+    "retriever": "dog", "labrador": "dog", "beagle": "dog", "poodle": "dog", "corgi": "dog", "husky": "dog",
+    "shepherd": "dog", "bulldog": "dog", "chihuahua": "dog", "dachshund": "dog", "pug": "dog", "terrier": "dog",
+    "spaniel": "dog", "collie": "dog", "doodle": "dog", "labradoodle": "dog", "goldendoodle": "dog", "schnauzer": "dog",
+    "rottweiler": "dog", "greyhound": "dog", "pomeranian": "dog", "shiba": "dog", "samoyed": "dog",
+    "siamese": "cat", "persian": "cat", "ragdoll": "cat", "tabby": "cat", "sphynx": "cat", "bengal": "cat",
+}
+BREEDS_ZH = {
+    "灰狗": "狗", "金毛": "狗", "柯基": "狗", "泰迪": "狗", "哈士奇": "狗", "拉布拉多": "狗", "比熊": "狗", "博美": "狗",
+    "萨摩耶": "狗", "边牧": "狗", "柴犬": "狗", "布偶猫": "猫", "英短": "猫", "橘猫": "猫", "狸花猫": "猫", "暹罗猫": "猫",
+}
+_EN_BREED_RE = re.compile(r"\b(" + "|".join(sorted(BREEDS_EN, key=len, reverse=True)) + r")s?\b", re.I)
+_ZH_BREED_RE = re.compile("|".join(sorted(BREEDS_ZH, key=len, reverse=True)))
+
+
+def animal_words(text: str) -> list[str]:
+    """The animal of each breed `text` names ("Biscuit is a golden retriever" → ["dog"])."""
+    found = [BREEDS_EN[m.group(1).lower()] for m in _EN_BREED_RE.finditer(text)]
+    return found + [BREEDS_ZH[m.group(0)] for m in _ZH_BREED_RE.finditer(text)]
