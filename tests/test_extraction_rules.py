@@ -30,6 +30,15 @@ def test_an_event_drops_its_relative_time_into_valid_from():
     assert c.kind is Kind.EVENT and c.valid_from.date().isoformat() == "2026-05-07"
 
 
+@pytest.mark.parametrize("text, facts", [
+    ("我有个哥哥，在北京工作。", ["用户有个哥哥", "用户的哥哥在北京工作"]),
+    ("我有个女儿，叫小雨。", ["用户有个女儿", "用户的女儿叫小雨"]),
+    ("我朋友开了一家咖啡店，叫慢时光。", ["用户的朋友开了一家咖啡店，叫慢时光"]),
+])
+def test_a_clause_after_someone_or_something_brought_in_is_about_them(text, facts):
+    assert said(text) == facts
+
+
 @pytest.mark.parametrize("text, fact, since", [
     ("我上个月搬到了上海。", "用户搬到了上海", "2026-04-01"),
     ("我三年前搬到了北京。", "用户搬到了北京", "2023-01-01"),
@@ -48,6 +57,7 @@ def test_a_time_counted_from_when_it_was_said_goes_into_valid_from(text, fact, s
 @pytest.mark.parametrize("text, wrong", [
     ("我养了一只猫，叫咪咪。", "用户叫咪咪"), ("我女儿叫小雨，今年七岁。", "用户今年七岁"),
     ("我们家有一只金毛，叫豆豆。", "用户叫豆豆"), ("我领养了一只小兔子，叫雪球。", "用户叫雪球"),  # it superseded the user's name
+    ("我有个哥哥，在北京工作。", "用户在北京工作"), ("我朋友开了一家咖啡店，叫慢时光。", "用户的朋友叫慢时光"),
     ("My cat is named Whiskers and she's fourteen.", "User is fourteen"),
     ("My brother lives in London.", "User lives in London"), ("我老婆是护士。", "用户是护士"),
     ("Our dog Max loves chasing squirrels.", "User loves chasing"),
@@ -406,7 +416,7 @@ def test_a_chinese_habit_or_wish_is_no_instruction_to_the_assistant(text):
 
 
 @pytest.mark.parametrize(("text", "facts"), [
-    ("我买了一辆车，是特斯拉。", ["用户买了一辆车"]),
+    ("我买了一辆车，是特斯拉。", ["用户买了一辆车，是特斯拉"]),  # the car is, kept with it
     ("我养了一只猫，是英短。", ["用户养了一只猫"]),
     ("我叫小王，是一名老师。", ["用户叫小王", "用户是一名老师"]),
 ])

@@ -40,6 +40,9 @@ _ZH_OTHER_HINT_RE = re.compile(
 )
 # "我买了一辆车，是特斯拉": a 是 after something counted out says what that thing is, not the user
 _ZH_COUNTED_OBJECT_RE = re.compile(r"[了过](?:一|两|几|[0-9])?[张只个本幅件条部首篇辆套块台双匹座所家间]")
+# a clause that ends by bringing someone in: what follows without a subject is about them
+# ("我有个哥哥，在北京工作": the brother works there, not the user)
+_ZH_INTRODUCED_RE = re.compile(rf"^我(?:们)?(?:家)?(?:还|也)?有(?:一|两|几|[0-9])?[个位只条]?(?:{ZH_OWNED_RE})$")
 _ZH_AND_RE = re.compile(r"^(?:并且|并|而且|同时|以及|然后|再)(?!我)")
 _ZH_DETAIL_BAD_RE = re.compile(r"[你您他她它这那吗呢？?]|[不没]")
 _EN_DETAIL_RE = re.compile(r"^(?:with|and|plus|including|using|in|as)\s+\S", re.I)
@@ -79,6 +82,14 @@ def _continue_i(m: re.Match[str]) -> str:
     return " and I " if len(rest) >= 3 else m.group()
 
 
+def _names_the_object(clause: str) -> bool:
+    """Whether a 叫/是 after `clause` says what a thing it counted out is ("…开了一家咖啡店"), the
+    thing coming after any person or pet it names ("我养了一只猫": the cat's name)."""
+    counted = [m.start() for m in _ZH_COUNTED_OBJECT_RE.finditer(clause)]
+    hints = [m.start() for m in _ZH_OTHER_HINT_RE.finditer(clause, 1)]
+    return bool(counted) and (not hints or counted[-1] > hints[-1])
+
+
 def split_clauses(s: str, lang: str) -> list[str]:
     """The clauses of `s`; a clause that continues a first-person one gets its "I"/"我" back."""
     if lang == "zh":
@@ -88,9 +99,13 @@ def split_clauses(s: str, lang: str) -> list[str]:
             if out and ZH_DATE_RE.fullmatch(_ZH_BEFORE_RE.sub("", out[-1])):
                 out[-1] += p  # "周五前，要完成报告"
                 continue
+            if out and p.startswith(("是", "叫", "名字叫")) and _names_the_object(out[-1]):
+                out[-1] += "，" + p  # "我朋友开了一家咖啡店，叫慢时光": what the thing is called, said with it
+                continue
             if out and out[0].startswith("我") and not p.startswith("我") \
                     and not (_ZH_ITS_RE.match(p) and _ZH_OTHER_HINT_RE.search(out[-1], 1)) \
-                    and not (p.startswith("是") and _ZH_COUNTED_OBJECT_RE.search(out[-1])):  # "我养了一只猫，叫咪咪"
+                    and not _ZH_INTRODUCED_RE.search(out[-1]) \
+                    and not (p.startswith("是") and _ZH_COUNTED_OBJECT_RE.search(out[-1])):  # "我买了一辆车，是…"
                 bare = _ZH_AND_RE.sub("", p)  # "并且在腾讯工作": a statement of its own after all
                 if _ZH_CONTINUE_RE.match(bare):  # the first clause's subject: "我妹妹在上海工作，也住在上海"
                     owner = _ZH_OWNER_RE.match(out[0])

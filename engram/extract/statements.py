@@ -731,6 +731,7 @@ _ZH_OWN_SUBJECT_RE = re.compile(
 # what a clause without a subject may go on to say of the person or pet named before it
 _ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|[一二两三四五六七八九十\d]+岁)")
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ZH_PET_BREEDS, key=len, reverse=True))})")
+_ZH_HAS_WHO_RE = re.compile(rf"有(?:一|两|几)?[个位]?({ZH_OWNED_RE})$")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
 _ZH_PRE_OK_RE = re.compile(r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|比起.{1,6}|跟.{1,4}比)")
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是)")
@@ -923,7 +924,7 @@ def note_referent(s: str, ctx: Ctx) -> None:
         return
     if ctx.lang == "zh":
         m = _ZH_REFERENT_RE.match(s)
-        found = [m.group("w")] if m else _ZH_PET_OBJ_RE.findall(s)[-1:]
+        found = [m.group("w")] if m else (_ZH_PET_OBJ_RE.findall(s) or _ZH_HAS_WHO_RE.findall(s.rstrip("。！!")))[-1:]
     else:
         m = _EN_REFERENT_RE.match(s)
         found = [m.group("w").lower()] if m and m.group("w").lower() in _EN_OWNED else [
