@@ -31,6 +31,10 @@ def test_an_event_drops_its_relative_time_into_valid_from():
 
 
 @pytest.mark.parametrize("text, facts", [
+    ("I have a sister, she works at Google.", ["User has a sister.", "User's sister works at Google."]),
+    ("I have a sister. She works at Google.", ["User has a sister.", "User's sister works at Google."]),
+    ("My sister lives in Paris, she works at Google.", ["User's sister lives in Paris.", "User's sister works at Google."]),
+    ("I met Anna yesterday, she is a doctor.", ["User met Anna."]),  # nobody of the user's: "she" is left alone
     ("我有个哥哥，在北京工作。", ["用户有个哥哥", "用户的哥哥在北京工作"]),
     ("我有个女儿，叫小雨。", ["用户有个女儿", "用户的女儿叫小雨"]),
     ("我朋友开了一家咖啡店，叫慢时光。", ["用户的朋友开了一家咖啡店，叫慢时光"]),
@@ -404,7 +408,8 @@ def test_what_happened_to_a_chinese_speakers_people_is_theirs_and_no_name(text, 
     ("我妹妹来看我了，她是护士。", ["用户的妹妹来看用户了", "用户的妹妹是护士"]),
     ("我养了一只狗，它三岁了。", ["用户养了一只狗", "用户的狗三岁了"]),
     ("我妹妹来看我了，它是护士。", ["用户的妹妹来看用户了"]),  # 它 is no person
-    ("My husband and I moved to Denver, he got a job there.", ["User and their husband moved to Denver."]),
+    ("My husband and I moved to Denver, he got a job there.",
+     ["User and their husband moved to Denver.", "User's husband got a job there."]),  # "he": the husband
 ])
 def test_a_pronoun_goes_on_about_who_was_named_and_a_shared_subject_keeps_its_verb(text, facts):
     assert said(text) == facts

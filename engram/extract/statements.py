@@ -890,6 +890,7 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
 
 
 _EN_REFERENT_RE = re.compile(r"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>[a-z]+)", re.I)
+_EN_HAS_WHO_RE = re.compile(r"^i\s+(?:also\s+)?(?:have|'ve\s+got)\s+(?:a|an|one)\s+(?:(?:older|younger|little|big|baby|best)\s+)?(?P<w>[a-z]+)\b", re.I)
 _ZH_REFERENT_RE = re.compile(rf"^我(?:们家|家)?的?(?P<w>{ZH_OWNED_RE})")
 
 
@@ -926,7 +927,7 @@ def note_referent(s: str, ctx: Ctx) -> None:
         m = _ZH_REFERENT_RE.match(s)
         found = [m.group("w")] if m else (_ZH_PET_OBJ_RE.findall(s) or _ZH_HAS_WHO_RE.findall(s.rstrip("。！!")))[-1:]
     else:
-        m = _EN_REFERENT_RE.match(s)
+        m = _EN_REFERENT_RE.match(s) or _EN_HAS_WHO_RE.match(s)  # "My sister …", "I have a sister, she …"
         found = [m.group("w").lower()] if m and m.group("w").lower() in _EN_OWNED else [
             w for w in re.findall(r"[a-z]+", s.lower()[:80]) if w in _EN_PETS]
     if found:
