@@ -324,6 +324,7 @@ def _statuses(memory, user: str) -> dict[str, Status]:
         ("I drink green tea.", "I stopped drinking green tea.", "User drinks green tea.", "User stopped drinking green tea."),
         ("我抽烟。", "我戒烟了。", "用户抽烟", "用户戒烟了"),
         ("我喝咖啡。", "我不喝咖啡了。", "用户喝咖啡", "用户不再喝咖啡"),
+        ("我弹吉他。", "我不弹吉他了。", "用户弹吉他", "用户不再弹吉他"),
     ],
 )
 def test_a_cessation_supersedes_the_same_value(memory, held: str, said: str, old: str, new: str) -> None:

@@ -96,7 +96,7 @@ _ZH_JOB_RE = re.compile(
     rf"^我{_ZH_ADV}(?:从(?P<org>[^，,]{{1,20}}?))?(?P<verb>离职|辞职|被裁员|被裁|被辞退|被开除)(?:了|啦)?$"
 )
 _ZH_MOVED_OUT_RE = re.compile(rf"^我{_ZH_ADV}(?:搬离|搬出)了?(?P<place>[^，,]{{2,12}}?)(?:了|啦)?$")
-_ZH_ACTIVITY_RE = re.compile(r"^(?:吃|喝|抽|玩|打|用|看|去|练|跑|做|上|参加|踢|骑|开)")
+_ZH_ACTIVITY_RE = re.compile(r"^(?:吃|喝|抽|玩|打|用|看|去|练|跑|做|上|参加|踢|骑|开|弹|画|唱|跳|拉|吹|游)")
 _ZH_LEARN_RE = re.compile(r"^学(?:习)?(?![校院生期年堂费历位者会])")
 _ZH_QUIT_CANON = {"烟": "抽烟", "酒": "喝酒", "糖": "吃糖"}
 _ZH_LEAD_ADV_RE = re.compile(r"^(?:现在|目前|一直|也|还|都|已经)+")
@@ -273,7 +273,7 @@ def _zh_change(s: str, ctx: Ctx) -> list[Candidate] | None:
             return found
         if not _ZH_ACTIVITY_RE.match(rest) or len(rest) < 2 or ZH_TRANSIENT_RE.search(rest):
             return []
-        obj = rest[1:] if rest[0] in "吃喝抽玩打用看去练跑做上踢骑开" else rest[2:]
+        obj = rest[1:] if rest[0] in "吃喝抽玩打用看去练跑做上踢骑开弹画唱跳拉吹游" else rest[2:]
         if len(obj) < 1 or ZH_OBJ_BAD_RE.match(obj) or (rest.startswith("去") and is_place(obj)):
             return []  # "我不去北京了": a trip called off, not a routine
         return _stopped(ctx, "用户不再" + rest, rest, "不再做")
