@@ -42,7 +42,7 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
 
-from engram.models import Command, Event, Kind, MemoryItem
+from engram.models import Action, Command, Event, Kind, MemoryItem
 from engram.text import lexical_tokens, normalize, split_sentences
 
 __all__ = [
@@ -329,6 +329,11 @@ def reply(command: Command, events: Sequence[Event]) -> str:
     """A short confirmation the agent can relay, in the user's language."""
     zh = command.language == "zh"
     shown = [e.memory for e in events if e.memory is not None]
+    if command.name in ("forget", "delete_kind") and command.target != Kind.SUMMARY.value:
+        # what the user's words said, not the deltas that quoted them (one of them, written again
+        # without what went, is even an ADD)
+        shown = [e.memory for e in events if e.memory is not None and e.action is Action.DELETE
+                 and e.memory.kind is not Kind.SUMMARY]
     quoted = ("；" if zh else "; ").join(f"“{m.content}”" for m in shown[:10])
     more = len(shown) - 10
     if more > 0:

@@ -118,6 +118,7 @@ def test_forget_deletes_exactly_the_matching_memories_and_reports_them(
     fact_texts = [e.memory.content for e in facts(events)]
     assert all(n in c for n, c in zip(deleted_needles, fact_texts, strict=True))
     assert events[0].command.name == "forget" and all(c in events[0].command.message for c in deleted)
+    assert not any(k in events[0].command.message for k in keep)  # the deltas that quoted it are not listed
     left = [i.content for i in memory.get_all(user_id="u1", filters={"status": []}) if i.kind is not Kind.SUMMARY]
     left = [c for c in left if "User" in c or "用户" in c]  # the facts
     assert len(left) == len(keep) and all(any(k in c for c in left) for k in keep)
