@@ -11,6 +11,7 @@ what it owed is finished and its thread ends.
 from __future__ import annotations
 
 import atexit
+import logging
 import weakref
 from typing import Protocol
 
@@ -20,6 +21,7 @@ class _Closable(Protocol):
 
 
 _open: weakref.WeakSet[_Closable] = weakref.WeakSet()
+log = logging.getLogger("engram")
 
 
 def close_at_exit(worker: _Closable) -> None:
@@ -30,4 +32,7 @@ def close_at_exit(worker: _Closable) -> None:
 @atexit.register
 def _close_all() -> None:
     for worker in list(_open):
-        worker.close()
+        try:
+            worker.close()
+        except Exception:  # noqa: BLE001 - one worker that fails to close must not keep the others open
+            log.warning("a background worker failed to close at exit", exc_info=True)
