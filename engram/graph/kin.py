@@ -8,7 +8,6 @@ resolved to Anna is an alias of Anna's entity, keyed ``sister@<the user's entity
 
 from __future__ import annotations
 
-
 from engram.extract.keys import CJK_RE
 from engram.graph.extract_entities import SELF
 from engram.graph.names import KIN_ZH_LABEL
