@@ -22,6 +22,8 @@ BREEDS_ZH = {
     "灰狗": "狗", "金毛": "狗", "柯基": "狗", "泰迪": "狗", "哈士奇": "狗", "拉布拉多": "狗", "比熊": "狗", "博美": "狗",
     "萨摩耶": "狗", "边牧": "狗", "柴犬": "狗", "布偶猫": "猫", "英短": "猫", "橘猫": "猫", "狸花猫": "猫", "暹罗猫": "猫",
 }
+# the animal's Chinese word, for a pet filed in English ("dog of user") and named in Chinese
+ANIMALS_ZH = {"dog": "狗", "puppy": "小狗", "cat": "猫", "kitten": "小猫", "pet": "宠物"}
 _EN_BREED_RE = re.compile(r"\b(" + "|".join(sorted(BREEDS_EN, key=len, reverse=True)) + r")s?\b", re.I)
 _ZH_BREED_RE = re.compile("|".join(sorted(BREEDS_ZH, key=len, reverse=True)))
 

@@ -97,16 +97,18 @@ def is_place(word: str) -> bool:
 
 def _zh_location(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ZH_LOC_RE.match(s) or _ZH_LOC2_RE.match(s)
-    if m is None and ("住" in s or "搬" in s):  # a time before the verb: "我三年前搬到了北京"
-        m = _ZH_LOC_RE.match(zh_said_time(s, ctx.now)[0])
-    if m is None:
+    if m is None and "住" not in s and "搬" not in s:
         return None
+    said, since = zh_said_time(s, ctx.now)  # "我上个月搬到了上海": since last month
+    if m is None:
+        m = _ZH_LOC_RE.match(said)  # a time before the verb: "我三年前搬到了北京"
+        if m is None:
+            return None
     place = ZH_CUT_RE.split(m.group("place"), 1)[0]
     place = _ZH_PLACE_TAIL_RE.sub("", place).strip()
     if not place or len(place) > 12 or place in _ZH_PLACE_BAD or re.match(r"^[了着过得院校的在]", place):
         return None
     moved = bool(m.groupdict().get("move"))
-    said, since = zh_said_time(s, ctx.now)  # "我上个月搬到了上海": since last month
     return [candidate(ctx, Kind.FACT, zh_third(said), "fact:location", slot_value(place), "用户的居住地",
                       entities=[place], valid_from=since or (ctx.now if moved else None))]
 

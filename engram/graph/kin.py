@@ -8,6 +8,7 @@ resolved to Anna is an alias of Anna's entity, keyed ``sister@<the user's entity
 
 from __future__ import annotations
 
+from engram.animals import ANIMALS_ZH
 from engram.extract.keys import CJK_RE
 from engram.graph.extract_entities import SELF
 from engram.graph.names import KIN_ZH_LABEL
@@ -15,7 +16,6 @@ from engram.store.base import Store
 
 # one person each: "my kids Anna" or "我家人小雨" would say it wrong
 _GROUPS = frozenset({"parents", "children", "family", "kids"})
-_PETS_ZH = {"dog": "狗", "puppy": "小狗", "cat": "猫", "kitten": "小猫", "pet": "宠物"}
 
 
 def owned_names(store: Store, user_id: str) -> dict[str, str]:
@@ -37,7 +37,7 @@ def owned_names(store: Store, user_id: str) -> dict[str, str]:
         if kin is None or kin in _GROUPS or "@" in alias.key or entity is None or entity.type not in ("person", "pet"):
             continue
         if CJK_RE.search(said) and not CJK_RE.search(kin):
-            kin = KIN_ZH_LABEL.get(kin) or _PETS_ZH.get(kin, kin)
+            kin = KIN_ZH_LABEL.get(kin) or ANIMALS_ZH.get(kin, kin)
         elif not CJK_RE.search(said) and CJK_RE.search(kin):
             continue  # a Latin name the user gave in Chinese ("我的狗叫Max"): said in Chinese only
         found[said] = kin

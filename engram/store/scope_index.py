@@ -70,6 +70,8 @@ _THREADED_ROWS = 4096
 # times scoring a row in place (a cluster's rows are contiguous)
 _GATHER_COST = 2.5
 _UNASSIGNED_MAX = 4096  # rows written between searches that wait to join the IVF
+
+
 def _one_blas_thread(rows: int) -> AbstractContextManager:
     return one_thread() if rows >= _THREADED_ROWS else nullcontext()
 
