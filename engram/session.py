@@ -251,9 +251,13 @@ class SessionManager:
             filtered = apply_privacy(message.content, self.services.privacy)
             if filtered.dropped or not filtered.text:
                 continue
-            text = counter.truncate(filtered.text.strip(), limit)
+            text = filtered.text.strip()
+            tokens = counter.count(text)  # (counted once: most turns fit)
+            if tokens > limit:
+                text = counter.truncate(text, limit)
+                tokens = counter.count(text)
             if text:
-                turns.append(TurnRecord(message.role, text, counter.count(text), now))
+                turns.append(TurnRecord(message.role, text, tokens, now))
         if turns:
             self.store.turns_append(scope, session_id, turns, limit, touched_at=now)
         else:
