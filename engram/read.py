@@ -69,36 +69,55 @@ def search(
 
 
 def distinct(results: list[SearchResult]) -> list[SearchResult]:
-    """`results` with each turn said once: an episode and the facts drawn from it are one result,
-    at the group's best rank and score, shown by its best-ranked fact (the concise, reconciled
-    statement, which carries its disputes; the episode stays reachable by `provenance`).
+    """`results` with each turn said once: an episode and the facts drawn from it say the same,
+    so the facts stand for it (concise, reconciled statements that carry their disputes; the
+    episode stays reachable by `provenance`), the first of them at the group's best rank and score.
+    Facts drawn from one turn say different things, and each is its own result ("I'm a data
+    scientist at Spotify" found by "what is my job?": the job and the employer).
 
-    Unless the episode matched on words that fact lacks: "I'm vegetarian and I live in
-    Lisbon" found by "where do I live?" is not shown as "User is vegetarian." (its Lisbon fact
-    was superseded), but as said."""
+    Unless the episode matched on words its facts lack: "I'm vegetarian and I live in Lisbon"
+    found by "where do I live?" is not shown as "User is vegetarian." (its Lisbon fact was
+    superseded), but as said, and then it stands for its facts."""
     def turn(result: SearchResult) -> str | None:
         item = result.memory
         said = item.id if item.source is Source.EPISODE else item.metadata.get(EPISODE_KEY)
         return said if isinstance(said, str) else None
 
     best_fact: dict[str, SearchResult] = {}
+    episodes: dict[str, SearchResult] = {}
     for result in results:
         said = turn(result)
-        if said is not None and result.memory.source is not Source.EPISODE:
+        if said is None:
+            continue
+        if result.memory.source is Source.EPISODE:
+            episodes.setdefault(said, result)
+        else:
             best_fact.setdefault(said, result)
+    verbatim = {  # the episodes shown as said
+        said for said, episode in episodes.items()
+        if said not in best_fact or best_fact[said].relevance < episode.relevance - _FACT_SAYS_LESS
+    }
     out: list[SearchResult] = []
     seen: set[str] = set()
     for result in results:
         said = turn(result)
         if said is None:
             out.append(result)
-        elif said not in seen:
+            continue
+        if said in verbatim:
+            if said not in seen:
+                seen.add(said)
+                episode = episodes[said]
+                episode.score = max(episode.score, result.score)
+                out.append(episode)
+            continue
+        if said not in seen:  # the group's first: its best fact, at the group's best rank
             seen.add(said)
-            shown = best_fact.get(said, result)
-            if result.memory.source is Source.EPISODE and shown.relevance < result.relevance - _FACT_SAYS_LESS:
-                shown = result
-            shown.score = max(shown.score, result.score)
-            out.append(shown)
+            lead = best_fact[said]
+            lead.score = max(lead.score, result.score)
+            out.append(lead)
+        elif result.memory.source is not Source.EPISODE and result is not best_fact[said]:
+            out.append(result)  # (an episode: its facts say it)
     return out
 
 

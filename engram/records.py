@@ -12,6 +12,7 @@ from engram.animals import animal_words
 from engram.kinds import REPLY_KEY
 from engram.models import Kind, MemoryItem
 from engram.providers.embedders import Embedder
+from engram.slots import fact_slots
 from engram.store.base import CONTEXT_PREFIX, Record
 from engram.text import lexical_tokens, normalize, split_sentences
 
@@ -23,7 +24,8 @@ def content_hash(text: str) -> str:
 
 def index_tokens(item: MemoryItem) -> list[str]:
     """What the lexical index holds for `item`: its own words, then for an episode the words of
-    the turn it answers as context (a bare "Coco." is found by "What's your dog's name?")."""
+    the turn it answers as context (a bare "Coco." is found by "What's your dog's name?"), for
+    a statement engram wrote its animal words and slots."""
     tokens = lexical_tokens(item.content)
     answered = item.metadata.get(REPLY_KEY) if item.kind is Kind.TURN else None
     if isinstance(answered, str) and answered:
@@ -31,6 +33,7 @@ def index_tokens(item: MemoryItem) -> list[str]:
     if item.kind is not Kind.TURN:  # a fact engram wrote says the animal too: "User has a golden
         # retriever called Biscuit" is found by "my dog" (a turn keeps exactly the words said)
         tokens += [t for animal in animal_words(item.content) for t in lexical_tokens(animal)]
+        tokens += fact_slots(item.key)  # and what it answers: "what's my job?" (engram.slots)
     return tokens
 
 

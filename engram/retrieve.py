@@ -32,6 +32,7 @@ from engram.models import Filters, Kind, MemoryItem, ScoreParts, SearchResult, S
 from engram.providers.embedders import Embedder
 from engram.providers.query_cache import QueryCache
 from engram.store.base import MemoryRow, Scope, Store
+from engram.slots import fact_slots, question_slots, without_idioms
 from engram.text import detect_language, lexical_tokens
 from engram.when import TimeRange, find_ranges
 
@@ -114,13 +115,16 @@ def query_terms(query: str) -> tuple[list[str], list[float]]:
     """Distinct query tokens with weights. A long query (the dialogue so far, used as
     context) leans on what it keeps talking about (1 + ln of the weighted count) and on
     its latest lines (a line's tokens count from 0.75 for the first line to 1 for the last;
-    a one-line query weighs every token 1)."""
+    a one-line query weighs every token 1). The slots the last line asks for (engram.slots:
+    "what's my job?") count as words of it."""
     lines = [line for line in query.splitlines() if line.strip()] or [query]
     counts: dict[str, float] = {}
     for position, line in enumerate(lines, 1):
         recency = 0.75 + 0.25 * position / len(lines)
-        for token in lexical_tokens(line):
+        for token in lexical_tokens(without_idioms(line)):
             counts[token] = counts.get(token, 0.0) + recency
+    for slot in question_slots(lines[-1]):
+        counts[slot] = counts.get(slot, 0.0) + 1.0
     return list(counts), [c if c < 1.0 else 1.0 + math.log(c) for c in counts.values()]
 
 
@@ -441,7 +445,7 @@ class Retriever:
         s = self.settings
         covered = 0.0
         if terms:
-            have = {_SAME.get(t, t) for t in lexical_tokens(item.content)}
+            have = {_SAME.get(t, t) for t in (*lexical_tokens(item.content), *fact_slots(item.key))}
             answered = item.metadata.get(REPLY_KEY) if item.kind is Kind.TURN else None
             around = {_SAME.get(t, t) for t in lexical_tokens(answered)} if isinstance(answered, str) else set()
             covered = sum(

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 
 from engram.animals import BREEDS_EN, BREEDS_ZH
-from engram.graph.names import KIN_EN, KIN_ZH, key
+from engram.graph.names import key
+from engram.relatives import KIN_EN, KIN_ZH
 
 SELF = "@self"  # the user (or a turn's speaker) as the owner of "my …"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from engram.animals import ANIMALS_ZH
 from engram.extract.keys import CJK_RE
 from engram.graph.extract_entities import SELF
-from engram.graph.names import KIN_ZH_LABEL
+from engram.relatives import KIN_ZH_LABEL
 from engram.store.base import Store
 
 # one person each: "my kids Anna" or "我家人小雨" would say it wrong

@@ -1,5 +1,6 @@
 """How names compare: one key per way of writing a name (case, spacing, "the", traditional or
-simplified Chinese), and the kin words that name a person by their relation to someone.
+simplified Chinese). The kin words that name a person by their relation to someone are in
+engram.relatives.
 
 The traditional → simplified table is small on purpose (the characters of common surnames,
 given names, kin words, places and organisations). OpenCC-class converters were checked: the
@@ -27,34 +28,6 @@ _TRADITIONAL = (
 )
 T2S = str.maketrans({pair[0]: pair[1] for pair in _TRADITIONAL.split()})
 
-# kin and close relations, as said after "my" (English) or before nothing (Chinese), mapped
-# to one relation name: "my mom" and "我妈妈" are the same relation, "mother"
-KIN_EN = {
-    "mom": "mother", "mum": "mother", "mother": "mother", "mommy": "mother", "dad": "father", "father": "father",
-    "daddy": "father", "parents": "parents", "sister": "sister", "sis": "sister", "brother": "brother",
-    "bro": "brother", "wife": "wife", "husband": "husband", "partner": "partner", "girlfriend": "girlfriend",
-    "boyfriend": "boyfriend", "fiance": "fiance", "fiancé": "fiance", "fiancee": "fiance", "son": "son",
-    "daughter": "daughter", "kids": "children", "kid": "child", "children": "children", "child": "child",
-    "baby": "baby", "grandma": "grandmother", "grandmother": "grandmother", "granny": "grandmother",
-    "grandpa": "grandfather", "grandfather": "grandfather", "aunt": "aunt", "uncle": "uncle", "cousin": "cousin",
-    "niece": "niece", "nephew": "nephew", "boss": "boss", "manager": "manager", "colleague": "colleague",
-    "coworker": "colleague", "roommate": "roommate", "neighbor": "neighbour", "neighbour": "neighbour",
-    "friend": "friend", "best friend": "best friend", "bff": "best friend", "mentor": "mentor", "family": "family",
-    "fam": "family", "family's": "family", "teacher": "teacher", "doctor": "doctor", "therapist": "therapist",
-}
-KIN_ZH = {
-    "妈妈": "mother", "母亲": "mother", "老妈": "mother", "妈": "mother", "爸爸": "father", "父亲": "father",
-    "老爸": "father", "爸": "father", "父母": "parents", "姐姐": "sister", "妹妹": "sister", "哥哥": "brother",
-    "弟弟": "brother", "老婆": "wife", "妻子": "wife", "太太": "wife", "爱人": "partner", "老公": "husband",
-    "丈夫": "husband", "先生": "husband", "女朋友": "girlfriend", "男朋友": "boyfriend", "女友": "girlfriend",
-    "男友": "boyfriend", "儿子": "son", "女儿": "daughter", "孩子": "children", "奶奶": "grandmother",
-    "外婆": "grandmother", "姥姥": "grandmother", "爷爷": "grandfather", "外公": "grandfather", "姥爷": "grandfather",
-    "阿姨": "aunt", "姑姑": "aunt", "叔叔": "uncle", "舅舅": "uncle", "表哥": "cousin", "表姐": "cousin",
-    "堂哥": "cousin", "老板": "boss", "领导": "boss", "经理": "manager", "同事": "colleague", "室友": "roommate",
-    "邻居": "neighbour", "朋友": "friend", "好朋友": "best friend", "闺蜜": "best friend", "导师": "mentor",
-    "老师": "teacher", "家人": "family",
-}
-KIN_ZH_LABEL = {v: k for k, v in reversed(list(KIN_ZH.items()))}  # a relation's usual Chinese word
 
 _SPACE = re.compile(r"\s+")
 _EDGE = re.compile(r"^(?:the|a|an|my|our)\s+|['’]s$", re.I)
