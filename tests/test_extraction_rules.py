@@ -488,3 +488,16 @@ def test_an_order_about_every_answer_is_a_standing_instruction(text, fact):
 @pytest.mark.parametrize("text", ["别再下雨了。", "I don't like emojis in your answers."])
 def test_a_wish_or_a_dislike_is_no_order(text):
     assert not [f for f in said(text) if "assistant" in f or "助手" in f]
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My mom lives in Pune and I call her every Sunday.",
+     ["User's mom lives in Pune.", "User calls their mom every Sunday."]),
+    ("My dad is retired. I visit him on weekends.", ["User's dad is retired.", "User visits their dad on weekends."]),
+    ("My sister is a nurse and I miss her.", ["User's sister is a nurse.", "User misses their sister."]),
+    ("My kids are great, I take them to school every morning.",
+     ["User's kids are great.", "User takes their kids to school every morning."]),
+    ("My brother moved to Oslo and I call her often.", ["User's brother moved to Oslo."]),  # "her" is not him
+])
+def test_a_pronoun_object_is_the_person_named_before(text, facts):
+    assert said(text) == facts

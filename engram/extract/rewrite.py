@@ -107,6 +107,36 @@ def en_third(clause: str) -> str:
     return as_sentence(head + s)
 
 
+EN_PLURAL_OWNED = frozenset("""sons daughters kids children babies brothers sisters parents coworkers colleagues
+    friends roommates neighbors neighbours grandparents cousins teammates classmates students dogs puppies cats
+    kittens pets birds""".split())
+_EN_FEMALE = frozenset("""mom mum mother mommy sister sis daughter wife girlfriend fiancee grandma grandmother
+    granny aunt niece""".split())
+_EN_MALE = frozenset("daddy dad father brother bro son husband boyfriend fiance grandpa grandfather uncle nephew".split())
+# "her"/"him"/"them" as an object (no noun phrase of theirs follows: "I call her every Sunday")
+_EN_OBJECT_PRONOUN_RE = re.compile(
+    r"\b(?P<p>her|him|them)\b(?=\s*(?:[,.!?;]|$)|\s+(?:a|an|the|some|that|this|every|each|on|at|in|to|for|with|"
+    r"about|from|after|before|when|once|twice|again|back|often|daily|weekly|sometimes|yesterday|today|tonight|"
+    r"tomorrow|last|next|because|so|and|but|or|up|out|over|\w+ly)\b)",
+    re.IGNORECASE,
+)
+
+
+def en_objects_named(said: str, prior: str, owner: str = "their") -> str:
+    """"call her every Sunday" → "call their mom every Sunday" (`owner`: "my" in the user's own
+    words), once a clause before named the user's mom (`prior`); a pronoun of the other gender
+    or number is left as said."""
+    plural = prior in EN_PLURAL_OWNED
+
+    def named(m: re.Match[str]) -> str:
+        pronoun = m.group("p").lower()
+        fits = plural if pronoun == "them" else not plural and prior not in (
+            _EN_MALE if pronoun == "her" else _EN_FEMALE)
+        return f"{owner} {prior}" if fits else m.group()
+
+    return _EN_OBJECT_PRONOUN_RE.sub(named, said)
+
+
 def en_rest(s: str) -> str:
     """First person → "they" in the rest of a clause ("… before I leave" → "… before they leave")."""
     return _EN_PRON_RE.sub(_pron_sub, s)

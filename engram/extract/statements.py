@@ -35,7 +35,9 @@ from engram.extract.habits import en_routine, zh_routine
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
-from engram.extract.rewrite import EN_IRREGULAR_PAST, as_sentence, en_rest, third_verb, we_rest, zh_third
+from engram.extract.rewrite import (
+    EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, third_verb, we_rest, zh_third,
+)
 from engram.models import Candidate, Kind
 from engram.text import content_words
 from engram.when import find_range
@@ -60,9 +62,6 @@ _EN_PETS = frozenset(
     bird birds horse turtle snake lizard guinea""".split()
 )
 # who "they" may be: "I took my kids to a park. They had fun exploring." → "User's kids had fun exploring."
-_EN_PLURAL_OWNED = frozenset("""sons daughters kids children babies brothers sisters parents coworkers colleagues
-    friends roommates neighbors neighbours grandparents cousins teammates classmates students dogs puppies cats
-    kittens pets birds""".split())
 _EN_OWNED = _EN_PEOPLE | _EN_PETS | frozenset(
     """car house apartment garden business company shop store studio band book blog channel podcast
     project plant plants""".split()
@@ -672,7 +671,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 rest = "is " + rest if rest.lower().startswith(("name ", "birthday ")) else rest
         else:
             alive = prior in _EN_PEOPLE or prior in _EN_PETS
-            many = alive and prior in _EN_PLURAL_OWNED
+            many = alive and prior in EN_PLURAL_OWNED
             if (pron == "they" and not many) or pron == "it" or (pron in ("he", "she") and (not alive or many)):
                 return None  # "it" is no person; "he"/"she" is no car
             subject = f"User's {prior}"
@@ -691,6 +690,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             ctx.memo["other"] = memo["other"]
     pred = we_rest(_en_concise(pred, comment=True))
     pred = _they(pred)
+    if other is None and memo.get("other"):  # "My mom lives in Pune and I call her every Sunday"
+        pred = en_objects_named(pred, memo["other"])
     if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
         return None
     if other is None and _negates_slot(s, ctx):

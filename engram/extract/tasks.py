@@ -42,7 +42,7 @@ from engram.extract.phrases import (
     pronoun_led,
     trim_fillers,
 )
-from engram.extract.rewrite import as_sentence, en_third, lcfirst, zh_third
+from engram.extract.rewrite import as_sentence, en_objects_named, en_third, lcfirst, zh_third
 from engram.models import Candidate, Kind
 
 _EN_MODAL_RE = re.compile(
@@ -89,6 +89,8 @@ def task(s: str, ctx: Ctx) -> list[Candidate] | None:
 
 def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     today = ctx.now.date()
+    if ctx.memo and ctx.memo.get("other"):  # "My mom lives in Pune and I call her every Sunday"
+        s = en_objects_named(s, ctx.memo["other"], "my")
     low = s.lower()
     dm = EN_DATE_RE.search(s) if _DIGIT_RE.search(low) or any(h in low for h in _EN_DATE_HINTS) else None
     if dm and dm.start() == 0:  # "By Friday, I need to …": put the date last
