@@ -501,3 +501,44 @@ def test_a_wish_or_a_dislike_is_no_order(text):
 ])
 def test_a_pronoun_object_is_the_person_named_before(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "content", "due"), [
+    ("提醒我下个月十五号给妈妈买礼物。", "用户要下个月十五号给妈妈买礼物（2026-06-15）", datetime(2026, 6, 15, 23, 59, tzinfo=UTC)),
+    ("Remind me to pay rent on the 1st.", "User needs to pay rent on the 1st (2026-06-01).",
+     datetime(2026, 6, 1, 23, 59, tzinfo=UTC)),  # the 1st has passed this month: next month's
+    ("I need to submit the report by the 15th of next month.",
+     "User needs to submit the report by the 15th of next month (2026-06-15).", datetime(2026, 6, 15, 23, 59, tzinfo=UTC)),
+    ("本月20号要交房租。", "用户本月20号要交房租（2026-05-20）", datetime(2026, 5, 20, 23, 59, tzinfo=UTC)),
+])
+def test_a_day_of_the_month_is_a_due_date(text, content, due):
+    (found,) = extract_candidates(text, now=NOW)
+    assert (found.content, found.due_at) == (content, due)
+
+
+@pytest.mark.parametrize("text", ["我坐3号线上班。", "我住在3号楼。", "This is the 5th time I've tried."])
+def test_a_numbered_thing_is_no_date(text):
+    assert all(c.due_at is None for c in extract_candidates(text, now=NOW))
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("My mom's birthday is on the 15th of next month.", "User's mom's birthday is on June 15."),
+    ("My birthday is next Friday.", "User's birthday is May 15."),
+    ("My birthday is May 3rd.", "User's birthday is May 3rd."),  # a calendar date stays as said
+    ("我妈妈的生日是下个月十五号。", "用户妈妈的生日是6月15日"),
+    ("下个月十五号是我妈妈的生日。", "用户妈妈的生日是6月15日"),
+    ("明天是我的生日！", "用户的生日是5月9日"),
+])
+def test_a_birthday_said_relative_to_today_is_kept_as_its_calendar_day(text, fact):
+    assert said(text) == [fact]
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My mom's birthday is on the 15th of next month, remind me to buy her a gift.",
+     ["User's mom's birthday is on June 15.", "User wants to be reminded to buy their mom a gift."]),
+    ("下个月十五号是我妈妈的生日，提醒我给她买礼物。", ["用户妈妈的生日是6月15日", "用户需要给妈妈买礼物"]),
+    ("My dad's birthday is Friday, don't let me forget to call him.",
+     ["User's dad's birthday is May 8.", "User wants to be reminded to call their dad."]),
+])
+def test_a_reminder_after_a_comma_is_kept_and_knows_who_she_is(text, facts):
+    assert said(text) == facts

@@ -30,6 +30,8 @@ EN_DATE_RE = re.compile(
     | (?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})
     | (?P<mon>{_MONTH_RE})\.?\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<my>\d{{4}}))?
     | (?:the\s+)?(?P<dm>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{_MONTH_RE})(?:,?\s+(?P<my2>\d{{4}}))?
+    | (?:the\s+)?(?P<dom>\d{{1,2}})(?:st|nd|rd|th)\s+of\s+(?P<domof>next|this|the)\s+month
+    | the\s+(?P<dom2>\d{{1,2}})(?:st|nd|rd|th)(?=\s*(?:[,.!?;]|$|at\b|and\b|so\b|because\b|but\b))
     | in\s+(?P<n>\d+|a\ couple\ of|a|an|one|two|three|four|five|six|seven|eight|nine|ten)
         \s+(?P<unit>days?|weeks?|months?)
     | (?:at|by|before)\s+(?P<th>\d{{1,2}})(?::(?P<tm>\d{{2}}))?\s*(?P<tap>a\.?m\.?|p\.?m\.?)
@@ -37,15 +39,18 @@ EN_DATE_RE = re.compile(
     re.I | re.X,
 )
 _ZH_NUM_RE = "[0-9]+|[零一二两三四五六七八九十]+"
+_ZH_DAY_RE = "[0-9]{1,2}|[二三]?十[一二三四五六七八九]?|[一二三四五六七八九]"  # a day of the month
 _ZH_UNITS = {"天": "day", "周": "week", "个星期": "week", "个月": "month"}
 _ZH_WD = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6,
           "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "6": 5, "7": 6}
 ZH_DATE_RE = re.compile(
     rf"""(?:
       (?P<mod>下下个?|下个?|这个?|本)?(?:周|星期|礼拜)(?P<wd>[一二三四五六日天1-7])
+    | (?P<ofm>下个?月|这个?月|本月)(?P<dom>{_ZH_DAY_RE})[日号]
     | (?P<rel>大后天|后天|明天|明早|明晚|今天|今晚|今早|下周末|下周|下星期|下个星期|下礼拜|下个礼拜|这周末|本周末|周末
         |本月底|这个月底|月底|下个月|年底)
-    | (?:(?P<y>\d{{4}})年)?(?P<m>\d{{1,2}})月(?P<d>\d{{1,2}})[日号]?
+    | (?:(?P<y>\d{{4}})年)?(?P<m>\d{{1,2}}|十[一二]?|[一二三四五六七八九])月(?P<d>\d{{1,2}}(?=[日号])|{_ZH_DAY_RE}(?=[日号])|\d{{1,2}})[日号]?
+    | (?P<dom2>{_ZH_DAY_RE})号(?![线楼房门床车位码机台桌电球])
     | (?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})
     | (?P<n>{_ZH_NUM_RE})(?P<unit>天|个星期|周|个月)(?:后|以后|之后)
     )(?:(?P<ampm>上午|早上|中午|下午|晚上)?(?P<hh>{_ZH_NUM_RE})点(?:(?P<half>半)|(?P<mm>[0-9]{{1,2}})分?)?)?""",
@@ -139,6 +144,17 @@ def _md(today: date, month: int, day: int, year: str | None) -> date | None:
     return d
 
 
+def _day_of_month(today: date, day: int, months_ahead: int | None) -> date | None:
+    """Day `day` of this month or of one `months_ahead`; without it, the next such day (today
+    included): "on the 15th" said on the 20th is next month's."""
+    ahead = months_ahead if months_ahead is not None else 0 if day >= today.day else 1
+    first = _add_months(today.replace(day=1), ahead)
+    try:
+        return first.replace(day=day)
+    except ValueError:  # the 31st of a 30-day month
+        return None
+
+
 def _iso(g: dict[str, Any], t: time | None) -> tuple[date | None, time | None]:
     try:
         return date(int(g["iy"]), int(g["im"]), int(g["id"])), t
@@ -178,6 +194,9 @@ def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]
         return _md(today, MONTHS[g["mon"].lower()], int(g["md"]), g["my"]), t
     if g["mon2"]:
         return _md(today, MONTHS[g["mon2"].lower()], int(g["dm"]), g["my2"]), t
+    if g["dom"] or g["dom2"]:
+        of = (g["domof"] or "").lower()
+        return _day_of_month(today, int(g["dom"] or g["dom2"]), 1 if of == "next" else 0 if of else None), t
     if g["n"]:
         n = _EN_NUMS.get(g["n"].lower()) or int(g["n"])
         return _after(today, n, g["unit"].lower().rstrip("s")), t
@@ -203,8 +222,11 @@ def resolve_zh(m: re.Match[str], today: date) -> tuple[date | None, time | None]
     if g["rel"]:
         resolve = _RELATIVE.get(g["rel"])
         return (resolve(today), t) if resolve else (None, None)
+    if g["dom"] or g["dom2"]:
+        ahead = None if g["dom2"] else 1 if g["ofm"].startswith("下") else 0
+        return _day_of_month(today, zh_int(g["dom"] or g["dom2"]), ahead), t
     if g["m"]:
-        return _md(today, int(g["m"]), int(g["d"]), g["y"]), t
+        return _md(today, zh_int(g["m"]), zh_int(g["d"]), g["y"]), t
     if g["iy"]:
         return _iso(g, t)
     if g["n"]:
@@ -304,3 +326,19 @@ ZH_TIME_RE = re.compile(
 def zh_time(m: re.Match[str]) -> time | None:
     """The time a `ZH_TIME_RE` match names."""
     return _hm(m.group("hh"), "30" if m.group("half") else m.group("mm"), None, m.group("ampm"))
+
+
+def calendar_day(said: str, now: datetime, lang: str) -> str | None:
+    """A day of the year said relative to `now` ("the 15th of next month", "下个月十五号"), as
+    the calendar names it ("January 15", "1月15日"): a birthday read a year later must not
+    still say "next month". None when `said` is not one such date (a date already named by its
+    month, "May 3", stays as said)."""
+    said = re.sub(r"^(?:on\s+)", "", said.strip(), flags=re.I)
+    m = (ZH_DATE_RE if lang == "zh" else EN_DATE_RE).fullmatch(said)
+    if m is None or m.group("hh") or m.groupdict().get("iy") or m.group("m" if lang == "zh" else "mon") \
+            or (lang != "zh" and m.group("mon2")):
+        return None
+    day, _ = (resolve_zh if lang == "zh" else resolve_en)(m, now.date())
+    if day is None:
+        return None
+    return f"{day.month}月{day.day}日" if lang == "zh" else f"{calendar.month_name[day.month]} {day.day}"

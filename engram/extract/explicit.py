@@ -15,7 +15,7 @@ from engram.extract.dates import EN_DATE_RE, date_suffix, due_datetime, resolve_
 from engram.extract.filters import is_question
 from engram.extract.keys import slugify
 from engram.extract.phrases import strip_end
-from engram.extract.rewrite import as_sentence, en_rest, third_person, zh_third
+from engram.extract.rewrite import as_sentence, en_objects_named, en_rest, third_person, zh_objects_named, zh_third
 from engram.extract.tasks import task
 from engram.models import Candidate, Kind, Source
 from engram.text import detect_language
@@ -68,6 +68,22 @@ _ZH_PRONOUN_LEAD_RE = re.compile(r"^[我你他她它这那]")
 _ZH_IMPERATIVE_VERBS = ("记得", "别忘了", "千万别忘了", "别忘记", "不要忘了", "不要忘记")  # "remember to …"
 
 
+# a command after a comma starts a sentence of its own: "My mom's birthday is next week, remind
+# me to buy her a gift" is a fact, then a reminder
+_INNER_COMMAND_RE = re.compile(
+    r"[,，;；]\s*(?:and\s+|so\s+|also\s+|那|所以|也)?(?=(?:please\s+|pls\s+)?(?:remind\s+me\s+(?:to|about)"
+    r"|(?:don't|do\s+not)\s+let\s+me\s+forget\s+(?:to|about)|remember\s+(?:to|that))\b"
+    r"|请?(?:记得|到时候?)?(?:提醒(?:一下)?我(?:一下)?|别让我忘了?|请记住)[^。！!？?\s]{2})",
+    re.IGNORECASE,
+)
+
+
+def commands_apart(sentence: str) -> list[str]:
+    """`sentence`, with a command said after a comma split off as a sentence of its own."""
+    parts = _INNER_COMMAND_RE.split(sentence)
+    return [p for p in parts if p.strip()] if len(parts) > 1 else [sentence]
+
+
 def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
     """"remember …", "请记住…", "remind me to …": None when the sentence is no command.
 
@@ -98,6 +114,9 @@ def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
     if is_question(clause, ctx.lang) and not polite:
         return []
     inner = Ctx(ctx.now, detect_language(clause), relaxed=True)
+    other = ctx.memo.get("other") if remind and ctx.memo else None
+    if other:  # "My mom's birthday is next week, remind me to buy her a gift"
+        clause = zh_objects_named(clause, other) if zh else en_objects_named(clause, other, "my")
     if remind and not zh and _EN_CONTEXT_ONLY_RE.fullmatch(clause):
         return []  # "remind me about it": of what, only the conversation knows
     if remind and m.groupdict().get("about"):  # "remind me about the meeting on Friday": a thing, not an act

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.candidate import Ctx, candidate, entities_of
+from engram.extract.dates import calendar_day
 from engram.extract.filters import EN_TRANSIENT_RE
 from engram.extract.keys import ART_RE, WS_RE, slot_value, slugify
 from engram.extract.names import valid_en_name
@@ -360,6 +361,9 @@ def _en_my(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     if key.endswith(("birthday", "anniversary")):
         val = re.sub(r"^on\s+", "", val, flags=re.I)
+        day = calendar_day(val, ctx.now, "en")  # "the 15th of next month" → "January 15"
+        if day is not None:
+            shown, val = shown[: shown.rfind(val)] + day, day
     content = en_third(s[: m.start("val")] + shown)
     return [candidate(ctx, Kind.FACT, content, key, slot_value(val), f"user's {attr}",
                       entities=entities_of(val) if key.endswith("name") else [])]

@@ -12,7 +12,7 @@ import re
 
 
 from engram.extract.candidate import Ctx, candidate
-from engram.extract.dates import zh_int, zh_said_time
+from engram.extract.dates import calendar_day, zh_int, zh_said_time
 from engram.extract.keys import CJK_RE, slot_value, slugify
 from engram.extract.names import valid_zh_name
 from engram.extract.phrases import ZH_CUT_RE, ZH_OBJ_BAD_RE, zh_object
@@ -189,6 +189,10 @@ def _zh_from(s: str, ctx: Ctx) -> list[Candidate] | None:
     return [candidate(ctx, Kind.FACT, zh_third(s), "fact:hometown", slot_value(place), "用户的家乡", entities=[place])]
 
 
+# a day put first: "下个月十五号是我妈妈的生日" says "我妈妈的生日是下个月十五号"
+_ZH_DATE_FIRST_RE = re.compile(rf"^(?P<day>[^，,。是]{{2,12}})是(?P<whose>我的?(?:(?:{_ZH_REL_RE})的?)?(?:生日|结婚纪念日|纪念日))$")
+
+
 def _zh_my(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ZH_MY_RE.match(s)
     if m is None:
@@ -210,6 +214,8 @@ def _zh_my(s: str, ctx: Ctx) -> list[Candidate] | None:
         key = f"fact:{_ZH_RELATIONS[rel]}_{field}" if rel else f"fact:{field}"
     else:
         return None
+    if key.endswith(("birthday", "anniversary")) and (day := calendar_day(val, ctx.now, "zh")) is not None:
+        s, val = s[: s.rfind(val)] + day, day  # "下个月十五号" → "1月15日"
     return [candidate(ctx, Kind.FACT, zh_third(s), key, slot_value(val), f"用户的{rel or ''}{attr or '名字'}",
                       entities=[val] if key.endswith("name") else [])]
 
@@ -285,6 +291,8 @@ def _zh_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
 
 def zh_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
     """The first fact rule that matches a Chinese clause starting with 我."""
+    if (first := _ZH_DATE_FIRST_RE.match(s)) is not None:  # "下个月十五号是我妈妈的生日"
+        s = f"{first.group('whose')}是{first.group('day')}"
     if not s.startswith("我"):
         return None
     for fn in (_zh_learning, _zh_location, _zh_work, _zh_diet, _zh_from, _zh_job, _zh_my, _zh_has, _zh_allergy,

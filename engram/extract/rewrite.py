@@ -137,6 +137,21 @@ def en_objects_named(said: str, prior: str, owner: str = "their") -> str:
     return _EN_OBJECT_PRONOUN_RE.sub(named, said)
 
 
+_ZH_FEMALE = frozenset("妈妈 母亲 老妈 妈 姐姐 妹妹 老婆 妻子 太太 女朋友 女友 女儿 奶奶 外婆 姥姥 阿姨 姑姑 闺蜜".split())
+_ZH_MALE = frozenset("爸爸 父亲 老爸 爸 哥哥 弟弟 老公 丈夫 先生 男朋友 男友 儿子 爷爷 外公 姥爷 叔叔 舅舅".split())
+_ZH_PRONOUN_RE = re.compile(r"(?<![其])(?P<p>[他她])(?![们])")
+
+
+def zh_objects_named(said: str, prior: str) -> str:
+    """"给她买礼物" → "给妈妈买礼物", once a clause before named the user's 妈妈 (`prior`); a
+    pronoun of the other gender is left as said."""
+    def named(m: re.Match[str]) -> str:
+        wrong = _ZH_MALE if m.group("p") == "她" else _ZH_FEMALE
+        return m.group() if prior in wrong else prior
+
+    return _ZH_PRONOUN_RE.sub(named, said)
+
+
 def en_rest(s: str) -> str:
     """First person → "they" in the rest of a clause ("… before I leave" → "… before they leave")."""
     return _EN_PRON_RE.sub(_pron_sub, s)

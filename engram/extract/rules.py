@@ -70,7 +70,7 @@ from typing import Any
 from engram.extract.candidate import Ctx
 from engram.extract.changes import change
 from engram.extract.clauses import joined_detail, split_clauses
-from engram.extract.explicit import explicit_command
+from engram.extract.explicit import commands_apart, explicit_command
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
 from engram.extract.filters import (
@@ -198,7 +198,9 @@ def extract_candidates(
     sentences = split_sentences(prepared)
     if owned:
         sentences = [as_owned(sentence, owned) for sentence in sentences]
-    for sentence in (part for whole in sentences for part in with_it_named(name_beside_kin(whole))):
+    for sentence in (
+        part for whole in sentences for named in with_it_named(name_beside_kin(whole)) for part in commands_apart(named)
+    ):
         ctx = Ctx(now, "en", greeted=greeted, memo=memo)
         rest, greeted = strip_fillers(sentence.strip(), "en")
         greeted = greeted and not strip_end(rest)  # "Hi!" alone: the next sentence may be a name

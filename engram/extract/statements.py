@@ -892,7 +892,8 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
 
 _EN_REFERENT_RE = re.compile(r"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>[a-z]+)", re.I)
 _EN_HAS_WHO_RE = re.compile(r"^i\s+(?:also\s+)?(?:have|'ve\s+got)\s+(?:a|an|one)\s+(?:(?:older|younger|little|big|baby|best)\s+)?(?P<w>[a-z]+)\b", re.I)
-_ZH_REFERENT_RE = re.compile(rf"^我(?:们家|家)?的?(?P<w>{ZH_OWNED_RE})")
+# (after a day put first: "下个月十五号是我妈妈的生日")
+_ZH_REFERENT_RE = re.compile(rf"^(?:[^，,。我]{{1,12}}是)?我(?:们家|家)?的?(?P<w>{ZH_OWNED_RE})")
 
 
 def tail_comment(s: str, lang: str) -> str | None:
