@@ -7,6 +7,7 @@ import pytest
 
 from engram.extract import extract_candidates
 from engram.extract.owned import as_owned
+from engram.graph.kin import owned_names
 
 OWNED = {"Max": "dog", "Anna": "sister", "小雨": "女儿"}
 
@@ -40,6 +41,9 @@ def test_the_rules_then_keep_it_about_them():
     ("We have a golden retriever called Biscuit.", "Biscuit chewed my shoes again.",
      "User's dog Biscuit chewed their shoes again."),
     ("我和老公李明打算三月去京都旅行。", "李明升职了！", "用户的老公李明升职了"),
+    ("We have a son named Leo.", "Leo just started kindergarten.", "User's son Leo just started kindergarten."),
+    ("我们有一个五岁的儿子叫乐乐。", "乐乐最近感冒了，一直咳嗽。", "用户的儿子乐乐最近感冒了"),
+    ("我有个女儿叫小美。", "小美今天第一天上学。", "用户的女儿小美第一天上学"),
 ])
 def test_a_later_turn_about_the_users_own_is_remembered(memory, first, later, fact):
     memory.add(first, user_id="ana")
@@ -68,3 +72,13 @@ def test_a_question_about_my_dog_finds_the_pet_named_by_its_breed(memory):
         memory.add(text, user_id="ana")
     for question in ["what's my dog's name?", "tell me about my dog"]:
         assert "Biscuit" in memory.search(question, user_id="ana", limit=3)[0].memory.content
+
+
+def test_a_second_child_named_is_the_users_too(memory):
+    """"a son named Sam" after "a son named Leo": both are the user's sons (one alias each)."""
+    for said in ["I have a son named Leo.", "I also have a son named Sam.", "我有个女儿叫小美。", "我还有个女儿叫小丽。"]:
+        memory.add(said, user_id="ana")
+        memory.flush()
+    assert owned_names(memory.store, "ana") == {"Leo": "son", "Sam": "son", "小美": "女儿", "小丽": "女儿"}
+    events = memory.add("Sam broke his arm.", user_id="ana")
+    assert "User's son Sam broke his arm." in [e.memory.content for e in events if e.memory is not None]

@@ -723,7 +723,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
 # "我女儿小雨今年七岁": a name of up to three characters, before a word that goes on; none before
 # anything else ("我老婆怀孕了" is no name "怀孕了")
 _ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{ZH_OWNED_RE}))"
-                          rf"(?P<name>[^\s，,的]{{1,3}}?(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9])|)")
+                          rf"(?P<name>(?!今天|昨天|明天|最近|刚刚|已经|现在)[^\s，,的]{{1,3}}?"
+                          rf"(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9])|)")
 _ZH_PRONOUNS = "她他它"
 # a clause that names its own subject: another person, a pronoun, the weather
 _ZH_OWN_SUBJECT_RE = re.compile(
@@ -757,12 +758,15 @@ _ZH_AGE_RE = re.compile(r"^[快都已经才满]*[0-9一二三四五六七八九�
 _ZH_CONTEXT_ONLY = re.compile(r"^(?:[这那它他她]|这个|那个|这样|那样)(?:[了的]|$)")
 
 
+_ZH_FIRST_TIME_RE = re.compile("第一次|第一天|头一回|头一次")  # a first: an event, though said without 了
+
+
 def _zh_kind(body: str) -> tuple[Kind, str]:
     if _ZH_PLAN_RE.search(body) and "了" not in body:
         return Kind.EVENT, "plan"
     if body.startswith(("喜欢", "爱", "讨厌", "坚信", "更喜欢", "特别喜欢", "很喜欢")):
         return Kind.PREFERENCE, "opinion"
-    if _ZH_PAST_RE.search(body):
+    if _ZH_PAST_RE.search(body) or _ZH_FIRST_TIME_RE.search(body):
         return Kind.EVENT, "event"
     return Kind.FACT, "statement"
 

@@ -93,6 +93,9 @@ _OWNED_KIN = re.compile(
 _KIN_NAMED = re.compile(
     rf"\b(?P<name>{_NAME}) is (?i:my) (?:(?:little|older|younger|big|baby)\s+)?(?P<kin>{_KIN})\b"
     rf"|\b(?i:my) (?P<kin2>{_KIN})['’]s name is (?P<name2>{_NAME})|\b(?i:my) (?P<kin3>{_KIN}) is (?:named|called) (?P<name3>{_NAME})"
+    # "We have a son named Leo", "I have a five-year-old daughter called Mia"
+    rf"|\b(?i:I|we)(?:\s+(?i:also|now))?\s+(?i:have|'ve\s+got)\s+(?i:a|an|one)\s+(?:[a-z-]+\s+){{0,2}}?"
+    rf"(?P<kin4>{_KIN})\s*,?\s+(?:(?i:named|called)\s+)?(?P<name4>{_NAME})\b"
 )
 _THE_KIDS = re.compile(r"\b(?i:the|our)\s+(kids|children)\b")
 _ANIMALS = (
@@ -161,6 +164,11 @@ _ZH_OWNED_KIN = re.compile(
     rf"我(?:的|和|跟|与)?(?P<kin>{_ZH_KIN})(?:(?:名字)?(?:叫做|叫|名叫|是)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+)"
     rf"|(?!{_ZH_NOT_NAMES})(?P<beside>[{_ZH_SURNAMES}]{_HAN}{{1,2}}|[A-Z][a-z]+)"
     r"(?=[，,。！!？?、\s]|$|是|和|跟|与|打算|准备|计划|今天|昨天|明天|刚|也|都|说))?"
+)
+# "我们有一个五岁的儿子叫乐乐", "我有个女儿叫小美"
+_ZH_HAS_KIN = re.compile(
+    rf"我(?:们家|们|家)?(?:也|还)?有(?:一|两|三)?(?:个|位)?(?:{_HAN}{{1,4}}的)?(?P<kin>{_ZH_KIN})[，,]?"
+    rf"(?:名字|她|他)?(?:叫做|叫|名叫)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+)"
 )
 _ZH_ANIMALS = "|".join(["小猫", "小狗", "猫咪", "猫", "狗狗", "狗", "兔子", "鹦鹉", "仓鼠", "金鱼", "乌龟", "小鸟", "马",
                         *BREEDS_ZH])
@@ -239,8 +247,8 @@ def _english(body: str, found: Found, owner: int) -> None:
         return found.add(Ref(named, "person")) if named and named not in _STOP else owner
 
     for m in _KIN_NAMED.finditer(body):
-        kin = KIN_EN[(m.group("kin") or m.group("kin2") or m.group("kin3")).lower()]
-        name = m.group("name") or m.group("name2") or m.group("name3")
+        kin = KIN_EN[(m.group("kin") or m.group("kin2") or m.group("kin3") or m.group("kin4")).lower()]
+        name = m.group("name") or m.group("name2") or m.group("name3") or m.group("name4")
         if name in _STOP:
             continue
         i = found.add(Ref(name, "person", owner=owner, relation=kin))
@@ -380,6 +388,9 @@ def _chinese(body: str, found: Found, owner: int) -> None:
         else:
             i = found.add(Ref(f"我{m.group('kin')}", "person", owner=owner, relation=kin, named=False))
         found.relate(owner, kin, i, m.group(0))
+    for m in _ZH_HAS_KIN.finditer(body):
+        i = found.add(Ref(m.group("name"), "person", owner=owner, relation=KIN_ZH[m.group("kin")]))
+        found.relate(owner, KIN_ZH[m.group("kin")], i, m.group(0))
     for m in _ZH_PET.finditer(body):
         i = found.add(Ref(m.group("name"), "pet", owner=owner, relation=m.group("animal")))
         found.relate(owner, "has_pet", i, m.group(0))

@@ -4,7 +4,7 @@ starts with the name is about them.
 
 Only the names snapshot is read (cached by the store until the names change): "my sister"
 resolved to Anna is an alias of Anna's entity, keyed ``sister@<the user's entity>``
-(`engram.graph.names.kin_key`)."""
+(`engram.graph.names.kin_key`); a second sister named is keyed ``sister@<the user's entity>/<hers>``."""
 
 from __future__ import annotations
 
@@ -25,11 +25,11 @@ def owned_names(store: Store, user_id: str) -> dict[str, str]:
     owner = next((a.entity_id for a in snapshot.aliases if a.key == SELF), None)
     if owner is None:
         return {}
-    mark = "@" + owner
     relation: dict[str, str] = {}
     for alias in snapshot.aliases:
-        if alias.key.endswith(mark):
-            relation.setdefault(alias.entity_id, alias.key[: -len(mark)])
+        kin, _, whose = alias.key.partition("@")  # "son@<owner>", or "son@<owner>/<entity>" for a second son
+        if whose == owner or whose.startswith(owner + "/"):
+            relation.setdefault(alias.entity_id, kin)
     found: dict[str, str] = {}
     for alias in snapshot.aliases:
         said, kin = alias.alias, relation.get(alias.entity_id)

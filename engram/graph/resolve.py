@@ -163,6 +163,8 @@ class Book:
                 self.alias(eid, kin, f"{relation} of {self.entities[owner].name}", "the relation was named")
             elif known != eid and known not in self.named and relation in SINGLE:
                 self._merge(eid, known, f"{self.entities[known].name!r} is {name!r}, as said")
+            elif known != eid:  # another of them ("a son named Leo" after "一个儿子叫乐乐"): theirs too
+                self.alias(eid, f"{kin}/{eid}", f"{relation} of {self.entities[owner].name}", "another relation was named")
         return eid
 
     def _merge(self, keep: str, drop: str, reason: str) -> None:
