@@ -275,9 +275,9 @@ def test_chinese_leaves_out_its_wo_and_the_sentence_is_still_the_users(text, fac
 
 
 @pytest.mark.parametrize(("text", "facts"), [
-    ("我妹妹在上海工作，也住在上海。", ["用户的妹妹在上海工作", "用户的妹妹也住在上海"]),  # was "用户也住在上海"
-    ("我女儿叫小雨，也喜欢画画。", ["用户女儿叫小雨", "用户的女儿也喜欢画画"]),  # was "用户也喜欢画画"
-    ("我住在上海，也在上海工作。", ["用户住在上海", "用户也在上海工作"]),
+    ("我妹妹在上海工作，也住在上海。", ["用户的妹妹在上海工作", "用户的妹妹住在上海"]),  # was "用户也住在上海"
+    ("我女儿叫小雨，也喜欢画画。", ["用户女儿叫小雨", "用户的女儿喜欢画画"]),  # was "用户也喜欢画画"
+    ("我住在上海，也在上海工作。", ["用户住在上海", "用户在上海工作"]),  # each on its own: no "也"
     ("我不喝咖啡，只喝茶。", ["用户不喝咖啡", "用户只喝茶"]),
     ("我喜欢猫，但是对猫毛过敏。", ["用户喜欢猫", "用户对猫毛过敏"]),
 ])
@@ -541,4 +541,22 @@ def test_a_birthday_said_relative_to_today_is_kept_as_its_calendar_day(text, fac
      ["User's dad's birthday is May 8.", "User wants to be reminded to call their dad."]),
 ])
 def test_a_reminder_after_a_comma_is_kept_and_knows_who_she_is(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我最近在学游泳，每周二和周四晚上去。", ["用户最近在学游泳", "用户最近在学游泳，每周二和周四晚上去"]),
+    ("我在学吉他，每天练一个小时。", ["用户在学吉他", "用户在学吉他，每天练一个小时"]),
+    ("I started swimming lessons, I go every Tuesday and Thursday evening.",
+     ["User started swimming lessons.", "User started swimming lessons and goes every Tuesday and Thursday evening."]),
+])
+def test_a_routine_that_names_no_activity_says_the_one_before(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我不吃香菜，也不太能吃辣。", ["用户不吃香菜", "用户不太能吃辣"]),
+    ("I like coffee and I also like tea.", ["User likes coffee.", "User likes tea."]),
+])
+def test_each_statement_stands_on_its_own_without_also(text, facts):
     assert said(text) == facts

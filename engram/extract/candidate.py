@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 from datetime import datetime
@@ -24,6 +25,10 @@ class Ctx:
     soft: bool = False  # a plan or a past habit ("打算…", "I used to…"): only general statements
 
 
+# "User also likes tea." / "用户也喜欢茶": said after another statement, kept on its own
+_ALSO_RE = re.compile(r"^(?P<who>User(?:'s [a-z]+)? )also |^(?P<who_zh>用户(?:的[\u4e00-\u9fff]{1,3})?)也(?=[\u4e00-\u9fff])")
+
+
 def entities_of(*phrases: str) -> list[str]:
     """Short phrases (≤ 4 words, ≤ 12 CJK characters) without a leading article."""
     out = []
@@ -40,6 +45,7 @@ def candidate(ctx: Ctx, kind: Kind, content: str, key: str | None, value: str | 
     """A rule's candidate: rule importance and confidence, dates in UTC."""
     if content.startswith("User"):
         content = en_rest(content)  # "User loves my job." → "User loves their job."
+    content = _ALSO_RE.sub(lambda m: m.group("who") or m.group("who_zh"), content)  # on its own: "also" of what?
     return Candidate(
         content=content, kind=kind, key=key, value=value, polarity=polarity,
         importance=_IMPORTANCE[kind], confidence=_RULE_CONFIDENCE, language=ctx.lang,

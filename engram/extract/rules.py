@@ -86,7 +86,7 @@ from engram.extract.preferences import favourite, preference
 from engram.extract.statements import (
     about_other, main_part, name_beside_kin, note_referent, statement, tail_comment, unclefted, with_it_named,
 )
-from engram.extract.tasks import task
+from engram.extract.tasks import BARE_ROUTINE, task
 from engram.models import Candidate, Kind, utcnow
 from engram.text import detect_language, split_sentences
 
@@ -162,6 +162,8 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         if detail and last[0].kind is Kind.PREFERENCE:
             last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
             continue
+        if len(found) == 1 and found[0].reason == BARE_ROUTINE and len(last) == 1:
+            found[0].content = _routine_of(last[0].content, found[0].content, ctx.lang)
         if len(found) == 1 and found[0].kind is Kind.PREFERENCE and not ctx.soft:
             said = tail_comment(strip_end(clause), ctx.lang)  # "I'm passionate about dancing and it brings me joy"
             if said:
@@ -170,6 +172,14 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         out.extend(found)
         last = found
     return out
+
+
+def _routine_of(before: str, routine: str, lang: str) -> str:
+    """A routine that names no activity, said with the statement before it ("User started
+    swimming lessons and goes every Tuesday.", "用户最近在学游泳，每周二和周四晚上去")."""
+    if lang == "zh":
+        return before.rstrip("。") + "，" + routine.removeprefix("用户")
+    return before.rstrip(".") + " and " + routine.removeprefix("User ")
 
 
 def _mine_command(clause: str, ctx: Ctx) -> list[Candidate]:

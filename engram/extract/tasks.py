@@ -82,6 +82,17 @@ _ZH_ACT_LEAD_RE = re.compile(r"^(?:我的?|都|就|还|也|会|要|得|在|，|,
 _ZH_SPAN_TAIL_RE = re.compile(r"(?:之前|以前|前|之内|以内|内)")
 
 
+# a routine whose act names no activity ("I go every Tuesday", "每天练一个小时"): the clause
+# before says what it is (engram.extract.rules joins them)
+BARE_ROUTINE = "recurring activity, of the clause before"
+_EN_BARE_ACT_RE = re.compile(
+    r"(?:go|goes|going|do it|do that|practi[cs]e|train|attend|go there|head there)"
+    r"(?:\s+(?:there|(?:in the\s+)?(?:evening|morning|night|afternoon)s?|for (?:an|one|two|\w+) hours?))?",
+    re.IGNORECASE,
+)
+_ZH_BARE_ACT_RE = re.compile(r"(?:去|来|练|练习|上课|训练|去上课)(?:[0-9一二两三四五六七八九十半]+个?(?:小时|钟头|分钟|次))?")
+
+
 def task(s: str, ctx: Ctx) -> list[Candidate] | None:
     """A task with its due date (UTC) and recurrence rule, or None."""
     return _zh_task(s, ctx) if ctx.lang == "zh" else _en_task(s, ctx)
@@ -151,7 +162,10 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     content = as_sentence(body + ("" if suffix.strip(" ()") in body else suffix))
     key, value = "task:" + slugify(act, limit=5), None
     if reason == "recurring activity" and rec:
-        key, value = habit_key(en_activity(act)) or key, _schedule(rec, t)
+        activity = en_activity(act)
+        key, value = habit_key(activity) or key, _schedule(rec, t)
+        if _EN_BARE_ACT_RE.fullmatch(activity):
+            key, reason = None, BARE_ROUTINE
     return [candidate(ctx, Kind.TASK, content, key, value, reason, due_at=due, recurrence=rec, entities=[])]
 
 
@@ -216,7 +230,10 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     body = zh_third(s, subject=not deadline) if s.startswith("我") or not deadline else "用户的" + zh_third(s)
     content = body + ("" if rec else date_suffix(due, t, True))
     key, value = "task:" + slugify(act, consume=True), None
+    reason = "带截止日期的任务" if dm else "周期性任务"
     if rec and not (modal or deadline or ctx.relaxed):  # a routine
-        key, value = habit_key(zh_activity(act)) or key, _schedule(rec, t)
-    return [candidate(ctx, Kind.TASK, content, key, value, "带截止日期的任务" if dm else "周期性任务",
-                      due_at=due, recurrence=rec)]
+        activity = zh_activity(act)
+        key, value = habit_key(activity) or key, _schedule(rec, t)
+        if _ZH_BARE_ACT_RE.fullmatch(activity):
+            key, reason = None, BARE_ROUTINE
+    return [candidate(ctx, Kind.TASK, content, key, value, reason, due_at=due, recurrence=rec)]
