@@ -560,3 +560,22 @@ def test_a_routine_that_names_no_activity_says_the_one_before(text, facts):
 ])
 def test_each_statement_stands_on_its_own_without_also(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I left Google last month, I'm at Stripe now.", ["User left Google.", "User works at Stripe."]),
+    ("I quit my job at Google to join Stripe.", ["User no longer works at Google.", "User works at Stripe."]),
+    ("我上个月从谷歌离职了，现在在字节跳动。", ["用户已不在谷歌工作", "用户在字节跳动工作"]),
+    ("I'm at Stripe now.", []),  # (where, without a job left before it: a place, or a shop)
+])
+def test_a_job_left_then_the_one_the_user_is_at_now(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Sorry, I meant my partner's name is Alex, not Sam.", "User's partner's name is Alex."),
+    ("Oops, I meant I live in Porto, not Lisbon.", "User lives in Porto."),
+    ("不好意思，说错了，我住在杭州，不是上海。", "用户住在杭州"),
+])
+def test_a_correction_is_read_past_its_apology(text, fact):
+    assert said(text) == [fact]

@@ -82,3 +82,12 @@ def test_a_second_child_named_is_the_users_too(memory):
     assert owned_names(memory.store, "ana") == {"Leo": "son", "Sam": "son", "小美": "女儿", "小丽": "女儿"}
     events = memory.add("Sam broke his arm.", user_id="ana")
     assert "User's son Sam broke his arm." in [e.memory.content for e in events if e.memory is not None]
+
+
+def test_pets_and_children_named_together_are_each_the_users(memory):
+    memory.add("I have two cats, Luna and Milo.", user_id="ana")
+    memory.add("We have two kids, Leo and Mia.", user_id="ana")
+    memory.flush()
+    assert owned_names(memory.store, "ana") == {"Luna": "cat", "Milo": "cat", "Leo": "child", "Mia": "child"}
+    events = memory.add("Milo passed away last week.", user_id="ana")
+    assert "User's cat Milo passed away." in [e.memory.content for e in events if e.memory is not None]

@@ -103,10 +103,26 @@ _ZH_LEAD_ADV_RE = re.compile(r"^(?:现在|目前|一直|也|还|都|已经)+")
 
 
 def change(s: str, ctx: Ctx) -> list[Candidate] | None:
-    """A stated cessation: the negated statement ([] when no slot is recognised), or None."""
+    """A stated cessation: the negated statement ([] when no slot is recognised), or None.
+    Once a job was left, the message's "I'm at Stripe now" / "现在在字节跳动" is the new one."""
+    if ctx.memo and ctx.memo.get("left_job") and (now_at := _now_at(s, ctx)) is not None:
+        return now_at
     if ctx.lang == "zh":
-        return _zh_change(s, ctx) if _ZH_GATE_RE.search(s) else None
-    return None if _EN_GATE_WORDS.isdisjoint(s.lower().split()) else _en_change(s, ctx)
+        found = _zh_change(s, ctx) if _ZH_GATE_RE.search(s) else None
+    else:
+        found = None if _EN_GATE_WORDS.isdisjoint(s.lower().split()) else _en_change(s, ctx)
+    if found and ctx.memo is not None and any(c.key == "fact:employer" and c.polarity < 0 for c in found):
+        ctx.memo["left_job"] = True
+    return found
+
+
+def _now_at(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """The employer a clause names after a job was left, or None."""
+    if ctx.lang == "zh":
+        m = _ZH_NOW_AT_RE.match(s)
+        return (zh_fact(f"我在{m.group('org')}工作", ctx) or []) if m else None
+    m = _EN_NOW_AT_RE.match(s)
+    return (en_fact("I work at " + m.group("org"), ctx) or []) if m else None
 
 
 # --------------------------------------------------------------------------- negating a statement
@@ -192,10 +208,11 @@ def _en_change(s: str, ctx: Ctx) -> list[Candidate] | None:
                         en_activity(rest), "no longer does it")
     m = _EN_STOP_RE.match(s)
     if m:
-        return _en_stop(s, m, ctx)
+        stopped = _en_stop(s, m, ctx)
+        return stopped + _en_then_joined(s, ctx) if stopped and stopped[0].key == "fact:employer" else stopped
     m = _EN_LEFT_RE.match(s)
     if m:
-        return _en_left(s, m, ctx)
+        return _en_left(s, m, ctx) + _en_then_joined(s, ctx)
     m = _EN_MOVED_OUT_RE.match(s)
     if m:
         if m.group("to"):
@@ -203,6 +220,24 @@ def _en_change(s: str, ctx: Ctx) -> list[Candidate] | None:
         place = trim_time(trim_fillers(cut_clause(m.group("place")))).strip()
         return _ended("I live in " + place, ctx) if _EN_ORG_RE.match(place) else []
     return None
+
+
+# after a job was left: where the user is now ("I'm at Stripe now", "and joined Stripe")
+_EN_NOW_AT_RE = re.compile(
+    r"^(?i:i(?:'m|\s+am)\s+(?:now\s+)?(?:at|with|working\s+(?:at|for)))\s+"
+    r"(?P<org>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})(?i:\s+now)?$"
+)
+_ZH_NOW_AT_RE = re.compile(r"^(?!.*(?:上班|工作|实习|任职|上学|读书))(?:我)?(?:现在|目前|如今)(?:在|去了|跳到了?)(?P<org>[^，,。\s]{2,12}?)(?:了|啦)?$")
+_EN_THEN_JOINED_RE = re.compile(
+    r"\b(?i:(?:and|to)\s+(?:then\s+|now\s+|just\s+)?(?:joined|join|started\s+at|(?:now\s+)?work\s+at))\s+"
+    r"(?P<org>[A-Z][\w&.-]*(?:\s+[A-Z][\w&.-]*){0,3})"
+)
+
+
+def _en_then_joined(s: str, ctx: Ctx) -> list[Candidate]:
+    """The new employer said with the old one left: "I left Google and joined Stripe"."""
+    m = _EN_THEN_JOINED_RE.search(s)
+    return (en_fact("I work at " + m.group("org"), ctx) or []) if m else []
 
 
 def _context_bound(phrase: str) -> bool:

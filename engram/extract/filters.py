@@ -18,12 +18,14 @@ _EN_FILLER_RE = re.compile(
     rf"^(?:(?P<greet>{_EN_GREETINGS}|good (?:morning|afternoon|evening))\b[\s,!.:;-]*"
     r"|(?:oh|well|so|yeah|yes|yep|ok|okay|hmm+|um+|uh+|actually|honestly|btw|by the way|also"
     r"|and|but|lol|haha\w*|anyway|anyways|fyi|just fyi|for the record|just so you know|tbh|no"
-    r"|alright|right|oh and|plus|besides)\b[\s,!.:;-]*)+",
+    r"|alright|right|oh and|plus|besides"
+    r"|sorry|oops|wait|correction|i mean|i meant|what i meant (?:was|is)|to be clear|let me correct that)\b[\s,!.:;-]*)+",
     re.I,
 )
 _ZH_FILLER_RE = re.compile(
     rf"^(?:(?P<greet>{_ZH_GREETINGS})[\s,，!！~。]*"
-    r"|(?:对了|其实|另外|还有|顺便说一下|顺便说|顺便|话说|说实话|老实说|然后|而且|不过|哈哈+|嘿)[\s,，!！~。]*"
+    r"|(?:对了|其实|另外|还有|顺便说一下|顺便说|顺便|话说|说实话|老实说|然后|而且|不过|哈哈+|嘿"
+    r"|不好意思|抱歉|说错了|更正一下|纠正一下|我的意思是|我是说)[\s,，!！~。]*"
     r"|(?:嗯+|哦+|噢+|啊+|对|好的|好吧|好|是的|那个)(?:[\s,，!！~。]+|$))+"
 )
 

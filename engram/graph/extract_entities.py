@@ -106,6 +106,12 @@ _PET_NAMED = re.compile(
     rf"\b(?P<det>a|an|my|our|another|new|the)\s+(?:[a-z]+\s+){{0,2}}?(?P<animal>{_ANIMALS})\s*,?\s+"
     rf"(?:(?:named|called)\s+)?(?P<name>{_NAME})\b"
 )
+# several at once: "two cats, Luna and Milo", "two kids named Leo and Mia"
+_MANY_NAMED = re.compile(
+    rf"\b(?i:two|three|four|2|3|4)\s+(?:[a-z-]+\s+)?(?:(?P<animal>{_ANIMALS})|(?P<kin>{_KIN}))s?\s*,?\s+"
+    rf"(?:(?i:named|called)\s+)?(?P<names>{_NAME}(?:\s*,\s*{_NAME})*\s*,?\s+and\s+{_NAME})\b"
+)
+_NAMES_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 _PET = re.compile(rf"\b(?i:my|our|a|an|new)\s+(?:[a-z]+\s+)?(?P<animal>{_ANIMALS})s?\b")
 _PET_NAME_LATER = re.compile(rf"\b(?i:(?:her|his|its) name(?:'s| is)|named (?:her|him|it)|called (?:her|him|it))\s+(?P<name>{_NAME})")
 _WORKS = re.compile(
@@ -271,6 +277,19 @@ def _english(body: str, found: Found, owner: int) -> None:
         if owner != SELF_REF:  # a speaker's "the kids" are theirs
             i = found.add(Ref(f"my {m.group(1).lower()}", "person", owner=owner, relation="children", named=False))
             found.relate(owner, "children", i, m.group(0))
+    for m in _MANY_NAMED.finditer(body):
+        kin = m.group("kin") and KIN_EN[m.group("kin").lower()]
+        for name in _NAMES_SPLIT.split(m.group("names")):
+            if name in _STOP:
+                continue
+            if m.group("animal"):
+                i = found.add(Ref(name, "pet", owner=owner, relation=_animal(m.group("animal"))))
+                found.relate(owner, "has_pet", i, m.group(0))
+            else:
+                relation = "child" if kin == "children" else kin
+                i = found.add(Ref(name, "person", owner=owner, relation=relation))
+                found.relate(owner, relation, i, m.group(0))
+        taken.append(m.span())
     for m in _PET_NAMED.finditer(body):
         name = m.group("name")
         if name in _STOP or (m.group("det") == "the" and " named " not in m.group(0) and " called " not in m.group(0)):
