@@ -579,3 +579,19 @@ def test_a_job_left_then_the_one_the_user_is_at_now(text, facts):
 ])
 def test_a_correction_is_read_past_its_apology(text, fact):
     assert said(text) == [fact]
+
+
+def test_a_bare_name_opening_a_message_is_the_users_and_a_nationality_is_not():
+    assert said("I'm Tom. I'm a nurse.") == ["User's name is Tom.", "User is a nurse."]
+    assert said("I'm Brian.") == ["User's name is Brian."]
+    assert said("I'm Canadian.") == said("I'm Indian.") == said("I'm Christian.") == []
+    assert said("I'm a nurse. I'm Tom.") == ["User is a nurse."]  # later in a message: not an introduction
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My daughter Emma is starting university in September, she'll study law.",
+     ["User's daughter Emma is starting university in September.", "User's daughter will study law."]),
+    ("I usually sleep during the day, so don't message me before 3pm.", ["User usually sleeps during the day."]),
+])
+def test_a_clause_is_read_apart_from_what_follows_it(text, facts):
+    assert said(text) == facts

@@ -56,6 +56,7 @@ POSITIVE = [
     ("I am an architect", F, "fact:occupation", "architect", "User is an architect."),
     ("My name is Caroline", F, "fact:name", "caroline", "User's name is Caroline."),
     ("Hi, I'm Caroline!", F, "fact:name", "caroline", "User's name is Caroline."),
+    ("I'm Caroline.", F, "fact:name", "caroline", "User's name is Caroline."),  # opening the message
     ("my dog's name is Rex", F, "fact:dog_name", "rex", "User's dog's name is Rex."),
     ("My wife is called Anna", F, "fact:wife_name", "anna", "User's wife is called Anna."),
     ("My birthday is on October 3rd", F, "fact:birthday", "october 3rd", "User's birthday is on October 3rd."),
@@ -318,7 +319,7 @@ NEGATIVE = [
     # small talk and transient states
     "I am fine", "I'm good, thanks", "I'm tired", "I'm here", "I am back", "I'm at home right now",
     "I'm in the office right now", "I'm a bit tired", "I'm happy to help", "Thanks, that's great!", "ok", "lol",
-    "Hello!", "Good morning", "I'm Caroline", "我很好", "我在家", "我很累", "你好", "谢谢", "我回来了", "好的",
+    "Hello!", "Good morning", "I'm Canadian", "I'm Jewish", "我很好", "我在家", "我很累", "你好", "谢谢", "我回来了", "好的",
     # pronoun / context-bound objects
     "I like it", "I like that", "I love you", "I like your idea", "I like how you explained that",
     "I love this song", "I love the coffee here", "我喜欢它", "我爱你", "我喜欢这个", "我喜欢这首歌",

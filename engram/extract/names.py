@@ -25,6 +25,14 @@ _EN_NAME_RE = re.compile(
 _EN_GREET_NAME_RE = re.compile(
     r"^(?:[Ii]'m|[Ii]\s+am|[Tt]his\s+is|[Ii]t's)\s+(?P<name>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)$"
 )
+# what "I'm …" says capitalised that is no name: where one is from, a faith, a party
+_NOT_A_NAME_RE = re.compile(
+    r"(?!(?:Brian|Adrian|Julian|Vivian|Lillian|Sebastian|Damian|Fabian|Gillian|Marian|Dorian|Killian|Kristian)$)"
+    r"\w+(?:ese|ish|ian|ican)|(?:German|Cuban|Korean|European|Chilean|Caribbean|Latino|Latina|Thai|Filipino|Iraqi|Israeli|"
+    r"Pakistani|Bangladeshi|Nepali|Kiwi|Arab|Arabic|Greek|Dutch|Swiss|Czech|Slovak|Jewish|Muslim|Hindu|Buddhist|Sikh|"
+    r"Mormon|Catholic|Protestant|Orthodox|Atheist|Agnostic|Democrat|Republican|Libertarian|Liberal|Conservative|"
+    r"Hispanic|Latinx|Vegan|Texan|Londoner|New Yorker|Back|Home|Here|Done|Free|Okay|Fine|Good|Sorry|Yours|Me)",
+)
 _ZH_NAME_RE = re.compile(r"^我(?:的名字|名字)?(?:叫做|叫|是)(?P<name>.+)$")
 _ZH_NAME_BAD_RE = re.compile(r"[了过着的你他她它人车外卖不很在是吗呢吧啊个一]")
 
@@ -62,12 +70,13 @@ def user_name(s: str, ctx: Ctx) -> list[Candidate] | None:
         return [candidate(ctx, Kind.FACT, zh_third(s), "fact:name", slot_value(name), "用户的名字", entities=[name])]
     m = _EN_NAME_RE.match(s)
     nick = bool(m and m.group("nick"))
-    if m is None and ctx.greeted:
-        m = _EN_GREET_NAME_RE.match(s)
+    bare = m is None
+    if bare and (ctx.greeted or (ctx.memo and ctx.memo.get("first"))):
+        m = _EN_GREET_NAME_RE.match(s)  # "Hi, I'm Caroline", or "I'm Tom." opening the message
     if m is None:
         return None
     name = cut_clause(m.group("name"))
-    if not valid_en_name(name):
+    if not valid_en_name(name) or (bare and _NOT_A_NAME_RE.fullmatch(name)):
         return None
     if nick:
         return [candidate(ctx, Kind.PREFERENCE, f"User goes by {name}.", "preference:nickname", slot_value(name),

@@ -208,9 +208,10 @@ def extract_candidates(
     sentences = split_sentences(prepared)
     if owned:
         sentences = [as_owned(sentence, owned) for sentence in sentences]
-    for sentence in (
+    for index, sentence in enumerate(
         part for whole in sentences for named in with_it_named(name_beside_kin(whole)) for part in commands_apart(named)
     ):
+        memo["first"] = index == 0  # "I'm Tom." opening a message introduces the user
         ctx = Ctx(now, "en", greeted=greeted, memo=memo)
         rest, greeted = strip_fillers(sentence.strip(), "en")
         greeted = greeted and not strip_end(rest)  # "Hi!" alone: the next sentence may be a name

@@ -113,13 +113,14 @@ _EN_SUBJ_RE = re.compile(
     r"|(?P<i>i)(?P<ic>'m|'ve|'ll)?(?=[\s,])|(?P<we>we)(?P<wc>'re|'ve|'ll)?(?=[\s,])"
     r"|(?P<poss>my|our)\s+(?P<own>(?:(?:old|new|little|big|younger|older|best|oldest|youngest|eldest|"
     r"baby|step|late|two|three)\s+)*[a-z-]+)(?P<own_s>'s)?(?=[\s,])"
-    r"|(?P<pron>she|he|it|they|her|his|its|their)(?P<pc>'s|'re)?(?=[\s,]))",
+    r"|(?P<pron>she|he|it|they|her|his|its|their)(?P<pc>'s|'re|'ll|'ve)?(?=[\s,]))",
     re.I,
 )
 _EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear on long runs
     r"(?<!\s)(?:\s+[-–—]\s+|(?<=\w)[-–—]+\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as(?!\s+well\s+as\b)|because|since"
     r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
-    r"|\s+and\s+(?=(?:it|that|this)\b)|\s+(?:because|'cause|cause|since|which|so\s+that|so\s+(?:i|we|it)\b"
+    r"|\s+and\s+(?=(?:it|that|this)\b)|\s+(?:because|'cause|cause|since|which|so\s+that"
+    r"|so\s+(?:i|we|it|please|don't|do\s+not|never|make\s+sure)\b"
     r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b)",
     re.I,
 )
@@ -675,11 +676,13 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             if (pron == "they" and not many) or pron == "it" or (pron in ("he", "she") and (not alive or many)):
                 return None  # "it" is no person; "he"/"she" is no car
             subject = f"User's {prior}"
-            if pron == "they" and pc:
-                pc = "'re"
-            if pc:
+            if pc == "'ll":  # "she'll study law"
+                rest = "will " + rest
+            elif pc == "'ve":
+                rest = ("have " if many else "has ") + rest
+            elif pc:
                 has = re.match(r"(?:been|got|gotten|had)\b", rest, re.I)
-                rest = ("has " if has else "is ") + rest if pc == "'s" else "are " + rest
+                rest = ("has " if has else "is ") + rest if pc == "'s" and pron != "they" else "are " + rest
         other = prior
         pred = rest
     if other is None:
@@ -694,7 +697,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         pred = en_objects_named(pred, memo["other"])
     if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
         return None
-    if other is None and _negates_slot(s, ctx):
+    if other is None and _negates_slot(_en_concise(s), ctx):
         return None
     kind, why = _en_kind(pred)
     if m.group("we") and kind is Kind.FACT and not we_habit and (pred.split() or [""])[0].lower() in _EN_WE_DECIDE:
