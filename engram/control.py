@@ -85,7 +85,7 @@ _EN_POLITE = re.compile(
 )
 _ZH_POLITE = re.compile(r"^(?:好的|那|那么|嗯|对了)?[，,]?(?:请你?|麻烦你?|你能不能|你可以|能不能|帮我)*")
 _END = re.compile(r"[\s.!?。！？~…]+$")
-_ZH_END = re.compile(r"(?:吗|呢|吧|啊|呀|好吗|可以吗|行吗)+$")
+_ZH_END = re.compile(r"(?:[，,](?:删掉|删了|删除|去掉|清掉)吧?|[，,]谢谢|吗|呢|吧|啊|呀|好吗|可以吗|行吗)+$")
 
 _MEM = r"(?:memory|memories|remembering(?:\s+things)?|memori[sz]ing|note[-\s]?taking)"
 _EN_RULES: list[tuple[str, re.Pattern[str]]] = [
@@ -124,7 +124,9 @@ _EN_RULES: list[tuple[str, re.Pattern[str]]] = [
         r"|(?:forget|delete|erase|remove)\s+(?:all\s+|everything\s+|anything\s+)?about\s+(?P<t2>.+)"
         r"|(?:forget|delete|erase|remove)\s+the\s+(?:memory|memories|fact|facts)\s+(?:about|that)\s+(?P<t3>.+)"
         r"|forget\s+that\s+(?P<t4>i\b.+)"
-        r"|(?:forget|delete|erase)\s+(?P<t5>my\s+.+))$", _I)),
+        r"|(?:forget|delete|erase)\s+(?P<t5>my\s+.+)"
+        r"|(?:please\s+)?(?:don't|do\s+not|stop)\s+(?:remember(?:ing)?|keep(?:ing)?|stor(?:e|ing))\s+"
+        r"(?:what\s+i\s+said\s+)?(?:about|that)\s+(?P<t6>.+))$", _I)),
 ]
 
 _ZH_MEM = r"(?:记忆功能|记忆|记录功能|记录)"
@@ -153,7 +155,8 @@ _ZH_RULES: list[tuple[str, re.Pattern[str]]] = [
         rf"|{_ZH_FORGET}(?:我)?(?:刚才|刚刚|之前|以前)?(?:说|提|讲|告诉你)(?:过)?的(?:关于|有关)(?P<t1>.+?)"
         r"(?:的(?:事情?|内容|话|记忆|信息|东西|部分))?"
         rf"|{_ZH_FORGET}(?:关于|有关)(?P<t2>.+?)的(?:事情?|内容|话|记忆|信息|东西|一切|所有)"
-        r"|(?:忘记|忘掉)(?P<t3>我(?!刚).+?[^了]))$")),
+        r"|(?:忘记|忘掉)(?P<t3>我(?!刚).+?[^了])"
+        r"|(?:别|不要)再?(?:记|记住|记着)(?:我)?(?:说的?)?(?:关于|有关)?(?P<t4>.+?)的(?:事情?|内容|话|这件事|那件事)了?)$")),
 ]
 
 

@@ -375,3 +375,14 @@ def test_a_broad_deletion_said_in_conversation_asks_first_and_only_a_yes_acts(me
     memory.add(command, user_id="u1")
     done = memory.add("yes", user_id="u1")
     assert {e.action for e in done} == {Action.DELETE} and memory.get_all(user_id="u1") == []
+
+
+@pytest.mark.parametrize(("said", "target"), [
+    ("别记我对猫毛过敏的事了，删掉吧。", "对猫毛过敏"),
+    ("不要再记关于我前任的事了", "我前任"),
+    ("Don't remember that I'm allergic to cats.", "I'm allergic to cats"),
+    ("Please stop remembering what I said about my ex.", "my ex"),
+])
+def test_asking_not_to_remember_something_forgets_it(said, target):
+    command = parse_command(said)
+    assert (command.name, command.target) == ("forget", target)

@@ -595,3 +595,15 @@ def test_a_bare_name_opening_a_message_is_the_users_and_a_nationality_is_not():
 ])
 def test_a_clause_is_read_apart_from_what_follows_it(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我每周六上午去打羽毛球。", ["用户每周六上午去打羽毛球"]),
+    ("最近不打羽毛球了，膝盖受伤了。", ["用户不再打羽毛球", "用户的膝盖受伤了"]),
+    ("我妈妈最近身体不好，腰一直疼。", ["用户的妈妈最近身体不好"]),  # her back, not the user's
+])
+def test_chinese_routines_and_their_end_with_the_subject_left_out(text, facts):
+    assert said(text) == facts
+    if text.startswith("我每周六"):
+        (task,) = extract_candidates(text, now=NOW)
+        assert (task.kind, task.key, task.recurrence) == (Kind.TASK, "habit:打羽毛球", "weekly:SAT")

@@ -739,6 +739,11 @@ _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ZH_PET_BREEDS, key=
 _ZH_HAS_WHO_RE = re.compile(rf"有(?:一|两|几)?[个位]?({ZH_OWNED_RE})$")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
 _ZH_PRE_OK_RE = re.compile(r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|比起.{1,6}|跟.{1,4}比)")
+# a body part that hurts, the subject left out: the user's ("膝盖受伤了", "腰一直疼")
+_ZH_BODY_RE = re.compile(
+    r"^(?:膝盖|腰|腿|脚踝|脚|手腕|手指|手|胳膊|肩膀|背|脖子|颈椎|头|胃|肚子|牙|眼睛|嗓子|喉咙)"
+    r"(?:又|也|还|一直|有点|有些|最近|经常|老是)*(?:受伤|疼|痛|骨折|扭伤|扭了|肿|不舒服|发炎)"
+)
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是)")
 _ZH_CHATTER_RE = re.compile(
     r"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
@@ -801,6 +806,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         subject = "用户的" + own + name
         return _zh_finish(subject, body, ctx, other=own)
     m = _ZH_SUBJ_RE.match(s)
+    if m is None and (memo.get("last") == "用户" or memo.get("opens")) and _ZH_BODY_RE.match(s):
+        return _zh_finish("用户的", s, ctx, other=None)  # "…，膝盖受伤了": the user's knee
     if m is None and memo.get("last") == "用户" and _ZH_GO_ON_RE.match(s):
         body = re.sub(r"^(?:所以|并且|而且|然后|后来|但是|但|不过|可是)", "", s)  # "…，还做了一个碗": the user goes on
         if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body):

@@ -78,7 +78,7 @@ _EN_DATE_HINTS = ("day", "tonight", "tomorrow", "week", "month", "year", "eod", 
 _EN_REC_HINTS = ("every", "each", "daily", "nightly", "weekly", "monthly", "yearly", "annually", "days")
 _ZH_DATE_HINT_RE = re.compile(r"[周星礼天今明月年号日0-9]")
 _DANGLING_PREP_RE = re.compile(r"\s+(?:by|before|on|until|till|due|at)\s*$", re.I)
-_ZH_ACT_LEAD_RE = re.compile(r"^(?:我的?|都|就|还|也|会|要|得|在|，|,)+")
+_ZH_ACT_LEAD_RE = re.compile(r"^(?:我的?|都|就|还|也|会|要|得|在|上午|早上|早晨|中午|下午|傍晚|晚上|，|,)+")
 _ZH_SPAN_TAIL_RE = re.compile(r"(?:之前|以前|前|之内|以内|内)")
 
 
@@ -225,8 +225,8 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         act = rest[mm.end():] if mm else rest
     act = _ZH_ACT_LEAD_RE.sub("", act)
     act = ZH_PARTICLES_RE.sub("", act[:-1] if act[-1:] in ("了", "的") else act).strip(" ,，")
-    if len(act) < 2 or ZH_OBJ_BAD_RE.match(act):
-        return None
+    if (len(act) < 2 and not (rec and _ZH_BARE_ACT_RE.fullmatch(act))) or ZH_OBJ_BAD_RE.match(act):
+        return None  # (a bare "去" stays for the clause before it to name: `BARE_ROUTINE`)
     body = zh_third(s, subject=not deadline) if s.startswith("我") or not deadline else "用户的" + zh_third(s)
     content = body + ("" if rec else date_suffix(due, t, True))
     key, value = "task:" + slugify(act, consume=True), None
