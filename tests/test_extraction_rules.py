@@ -409,7 +409,7 @@ def test_what_happened_to_a_chinese_speakers_people_is_theirs_and_no_name(text, 
     ("我养了一只狗，它三岁了。", ["用户养了一只狗", "用户的狗三岁了"]),
     ("我妹妹来看我了，它是护士。", ["用户的妹妹来看用户了"]),  # 它 is no person
     ("My husband and I moved to Denver, he got a job there.",
-     ["User and their husband moved to Denver.", "User's husband got a job there."]),  # "he": the husband
+     ["User and their husband moved to Denver.", "User's husband got a job in Denver."]),  # "he": the husband
 ])
 def test_a_pronoun_goes_on_about_who_was_named_and_a_shared_subject_keeps_its_verb(text, facts):
     assert said(text) == facts
@@ -607,3 +607,24 @@ def test_chinese_routines_and_their_end_with_the_subject_left_out(text, facts):
     if text.startswith("我每周六"):
         (task,) = extract_candidates(text, now=NOW)
         assert (task.kind, task.key, task.recurrence) == (Kind.TASK, "habit:打羽毛球", "weekly:SAT")
+
+
+@pytest.mark.parametrize(("text", "content", "due"), [
+    ("I've got a job interview at Netflix next Thursday at 2pm.",
+     "User has got a job interview at Netflix next Thursday at 2pm (2026-05-14 14:00).", datetime(2026, 5, 14, 14, tzinfo=UTC)),
+    ("My flight to Tokyo is on March 3rd.", "User's flight to Tokyo is on March 3rd (2027-03-03).",
+     datetime(2027, 3, 3, 23, 59, tzinfo=UTC)),
+    ("My exam is next Monday.", "User's exam is next Monday (2026-05-11).", datetime(2026, 5, 11, 23, 59, tzinfo=UTC)),
+])
+def test_the_users_own_appointment_on_a_day_is_a_task_due_then(text, content, due):
+    (found,) = extract_candidates(text, now=NOW)
+    assert (found.kind, found.content, found.due_at) == (Kind.TASK, content, due)
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("My flight to Tokyo is on March 3rd, I'll be there for two weeks.", "User will be in Tokyo for two weeks."),
+    ("I'm going to Paris in May. I've never been there.", "User has never been to Paris."),
+    ("I visited Rome last year and I want to go there again.", "User wants to go to Rome again."),
+])
+def test_there_is_the_place_named_before(text, fact):
+    assert said(text)[-1] == fact

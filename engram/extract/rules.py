@@ -84,7 +84,7 @@ from engram.extract.owned import as_owned
 from engram.extract.phrases import strip_aside, strip_end
 from engram.extract.preferences import favourite, preference
 from engram.extract.statements import (
-    about_other, main_part, name_beside_kin, note_referent, statement, tail_comment, unclefted, with_it_named,
+    about_other, main_part, name_beside_kin, note_place, note_referent, statement, tail_comment, unclefted, with_it_named,
 )
 from engram.extract.tasks import BARE_ROUTINE, task
 from engram.models import Candidate, Kind, utcnow
@@ -105,6 +105,7 @@ def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
         return []  # a rambling clause is not a clean statement
     c = unclefted(strip_aside(c, ctx.lang), ctx.lang)
     note_referent(c, ctx)
+    note_place(c, ctx)
     if not ctx.soft:
         for rule in (_CLAUSE_RULES_ZH if ctx.lang == "zh" else _CLAUSE_RULES_EN):
             found = rule(c, ctx)

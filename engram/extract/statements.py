@@ -695,6 +695,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     pred = _they(pred)
     if other is None and memo.get("other"):  # "My mom lives in Pune and I call her every Sunday"
         pred = en_objects_named(pred, memo["other"])
+    if ctx.memo and ctx.memo.get("place") and re.search(r"\bthere\b", pred):  # "…to Tokyo, I'll be there …"
+        place = ctx.memo["place"]
+        pred = _EN_THERE_RE.sub(lambda m: f"{m.group('to')} to {place}" if m.group("to") else f"in {place}", pred, count=1)
     if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
         return None
     if other is None and _negates_slot(_en_concise(s), ctx):
@@ -948,6 +951,30 @@ def note_referent(s: str, ctx: Ctx) -> None:
             w for w in re.findall(r"[a-z]+", s.lower()[:80]) if w in _EN_PETS]
     if found:
         ctx.memo["other"] = found[-1]
+
+
+_EN_PLACE_NAMED_RE = re.compile(r"\b(?:to|in|at|from|visit|visited|visiting)\s+(?P<p>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b")
+_EN_NO_PLACE = frozenset((
+    "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August "
+    "September October November December Christmas Easter"
+).split())
+
+
+# "there" as a place: "to" after a verb of going, or a visit ("never been there"), else "in"
+_EN_THERE_RE = re.compile(
+    r"(?:\b(?P<to>go|goes|went|going|gone|come|came|coming|fly|flew|flying|travel|traveled|travelled|get|got|move"
+    r"|moved|moving|head|headed|drive|drove|never been|ever been|already been|not been|n't been)\s+)?"
+    r"\b(?:over\s+)?there\b"
+)
+
+
+def note_place(s: str, ctx: Ctx) -> None:
+    """Remember the place a clause names ("My flight to Tokyo …"), for a later "there"."""
+    if ctx.memo is None or ctx.lang == "zh":
+        return
+    found = [m.group("p") for m in _EN_PLACE_NAMED_RE.finditer(s) if m.group("p").split()[0] not in _EN_NO_PLACE]
+    if found:
+        ctx.memo["place"] = found[-1]
 
 
 def statement(s: str, ctx: Ctx) -> list[Candidate] | None:

@@ -51,10 +51,19 @@ _EN_MODAL_RE = re.compile(
     r"|\s*am\s+supposed\s+to|'m\s+required\s+to|am\s+required\s+to|should|will\s+have\s+to|'ll\s+have\s+to)\s+(?P<rest>.+)$",
     re.I,
 )
-_EN_APPT_RE = re.compile(
-    r"^i\s+(?:also\s+)?(?:have|'ve\s+got|have\s+got)\s+(?:a|an|my|the)\s+(?P<thing>(?:[\w'-]+\s+){0,3}?"
+_EN_EVENTS = (
     r"(?:meeting|appointment|exam|test|interview|deadline|presentation|call|flight|class|lecture|checkup|check-up"
-    r"|surgery|recital|concert|demo|review|standup|stand-up|workshop|conference|trip|party|wedding|session))\s+(?P<rest>.+)$",
+    r"|surgery|recital|concert|demo|review|standup|stand-up|workshop|conference|trip|party|wedding|session)"
+)
+_EN_APPT_RE = re.compile(
+    r"^i(?:\s+also)?(?:\s+have|'ve(?:\s+also)?\s+got|\s+have\s+got|\s+got)\s+(?:a|an|my|the)\s+(?P<thing>(?:[\w'-]+\s+){0,3}?"
+    rf"{_EN_EVENTS})\s+(?P<rest>.+)$",
+    re.I,
+)
+# "My flight to Tokyo is on March 3rd", "My exam is next Monday": the user's own, on a day
+_EN_MY_EVENT_RE = re.compile(
+    rf"^my\s+(?P<thing>(?:[\w'-]+\s+){{0,3}}?{_EN_EVENTS}(?:\s+(?:to|in|at|with|for)\s+[\w' -]{{1,30}}?)?)"
+    r"\s+(?:is|'s)\s+(?P<rest>.+)$",
     re.I,
 )
 _EN_DEADLINE_RE = re.compile(
@@ -133,7 +142,7 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     if m:
         act = _task_act(m.group("rest"), m.start("rest"), span)
         reason = "task with a deadline" if dm else "recurring task"
-    elif (m := _EN_APPT_RE.match(s)) is not None:
+    elif (m := _EN_APPT_RE.match(s) or (_EN_MY_EVENT_RE.match(s) if dm else None)) is not None:
         act = m.group("thing")
         reason = "appointment"
     elif (m := _EN_DEADLINE_RE.match(s)) is not None:
