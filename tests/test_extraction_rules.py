@@ -628,3 +628,8 @@ def test_the_users_own_appointment_on_a_day_is_a_task_due_then(text, content, du
 ])
 def test_there_is_the_place_named_before(text, fact):
     assert said(text)[-1] == fact
+
+
+def test_a_hedge_after_a_comma_leaves_the_plan_before_it():
+    assert said("I'm thinking of adopting a dog, maybe a beagle.") == ["User is thinking of adopting a dog."]
+    assert said("Maybe I'll adopt a dog.") == []

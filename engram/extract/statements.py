@@ -118,6 +118,7 @@ _EN_SUBJ_RE = re.compile(
 )
 _EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear on long runs
     r"(?<!\s)(?:\s+[-–—]\s+|(?<=\w)[-–—]+\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as(?!\s+well\s+as\b)|because|since"
+    r"|maybe|perhaps|probably"
     r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
     r"|\s+and\s+(?=(?:it|that|this)\b)|\s+(?:because|'cause|cause|since|which|so\s+that"
     r"|so\s+(?:i|we|it|please|don't|do\s+not|never|make\s+sure)\b"
