@@ -125,6 +125,7 @@ class Writer:
         out = AddOutcome()
         rules: list[Candidate] = []
         kept_episodes: list[Event] = []
+        written: set[str] = set()  # what this message added (a restatement of one is no event)
         scope = said.scope
         # the latest assistant turn: what the user's next turn answers (in an earlier call, the
         # session's working memory has it: add([user, assistant]) per exchange)
@@ -159,9 +160,11 @@ class Writer:
             found = extract_candidates(text, role=message.role, now=local, owned=owned)
             rules += found
             for candidate in found:
-                event = self.add_candidate(source, candidate, text)
+                event = self.add_candidate(source, candidate, text, written)
                 if event is not None:
                     out.events.append(event)
+                    if event.memory is not None and event.action is not Action.NOOP:
+                        written.add(event.memory.id)
             self.flush_episodes(source)
         if out.kept:  # the LLM (when configured): this turn now, or its batch when full
             last = kept_episodes[-1].memory.id if kept_episodes else None
@@ -214,8 +217,12 @@ class Writer:
         return self.add_candidate(Said(scope, session_id, metadata, said_at, idempotency_key), candidate, said)
 
     # -- privacy -> reconcile -> store, for one candidate ----------------------------
-    def add_candidate(self, said: Said, candidate: Candidate, text: str) -> Event | None:
-        """Filter `candidate` for secrets, reconcile it with what is stored, write the outcome."""
+    def add_candidate(
+        self, said: Said, candidate: Candidate, text: str, written: set[str] | None = None
+    ) -> Event | None:
+        """Filter `candidate` for secrets, reconcile it with what is stored, write the outcome.
+        `written`: the memories this message already added; a candidate that restates one of
+        them ("User has a cat named Biscuit." / "User's cat is named Biscuit.") is no event."""
         s = self.services
         safe = safe_candidate(candidate, text, s.privacy)  # engram.sanitize: no secret gets through
         if safe is None:
@@ -262,6 +269,9 @@ class Writer:
         with s.store.section(scope):
             if decision is None or s.store.user_version(scope.user_id) != seen:
                 decision = decided()
+            if decision.action is Action.NOOP and written and decision.target is not None \
+                    and decision.target.id in written:
+                return None  # said once, in this very message: nothing to reinforce
             if decision.action is not Action.NOOP:  # it is stored (a NOOP only reinforces the old one)
                 self.behind.prepare([record])
             log.debug("reconcile %s: %s (%s)", candidate.kind, decision.action, decision.reason)

@@ -8,6 +8,7 @@ import pytest
 
 from engram import Action, Kind, Status
 from engram.episodes import is_chatter
+from helpers import is_episode
 
 SESSION = [
     "I practice taekwondo.",
@@ -41,6 +42,14 @@ def test_add_reports_the_episode_it_kept(memory):
     kept = [e for e in events if e.memory is not None and e.memory.kind is Kind.TURN]
     assert len(kept) == 1 and kept[0].action is Action.ADD
     assert memory.add("haha thanks!", user_id="ana") == []
+
+
+def test_a_message_that_says_one_thing_twice_reports_it_once(memory):
+    """"I have a cat named Biscuit" gives two statements of one fact: one ADD, no NOOP onto it."""
+    events = memory.add("I have a cat named Biscuit.", user_id="u")
+    assert [(e.action.value, e.memory.content) for e in events if not is_episode(e.memory)] == [
+        ("ADD", "User has a cat named Biscuit.")]
+    assert memory.get(events[0].memory.id).strength == 1.0  # not reinforced by its own restatement
 
 
 def test_an_episode_carries_the_assistant_turn_it_answers(memory):
