@@ -15,6 +15,7 @@ as topic words (they would pull up every memory that merely says "last" or
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
@@ -39,10 +40,15 @@ from engram.when import TimeRange, find_ranges
 _MAX_RANGES = 3  # time expressions of one query searched within (more are rare and costly)
 _REPLACED_DEPTH = 10  # superseded memories searched, whose matches count for what replaced them
 _REPLACED_HOPS = 4  # versions followed from a superseded memory to the current one
-_TIME_WORD_WEIGHT = 0.25
+_TIME_WORD_WEIGHT = 0.25  # lexical weight of a query's time words while memories from then exist
 # words of liking say the same thing for relevance ("what do I like?" is about "User loves tea")
 _SAME = {"love": "like", "enjoy": "like", "prefer": "like", "ador": "like", "fond": "like", "favourit": "like",
-         "favorit": "like", "dislik": "hate", "喜爱": "喜欢", "爱": "喜欢", "偏好": "喜欢", "讨厌": "不喜欢"}  # lexical weight of a query's time words while memories from then exist
+         "favorit": "like", "dislik": "hate", "喜爱": "喜欢", "爱": "喜欢", "偏好": "喜欢", "讨厌": "不喜欢"}
+# beside what it is about, a question's word of liking weighs less: "which seat do I like on
+# planes?" is about seats, not about "User likes the Lakers" (the one memory that says "like")
+_LIKING = frozenset({*_SAME, *_SAME.values(), "fan"})
+_LIKING_WEIGHT = 0.35
+_LIKE_NOT_LIKING_RE = re.compile(r"\b(?:look|feel|seem|sound|taste|smell)(?:s|ed)?\s+like\b|\blikely\b", re.I)
 
 
 @dataclass(slots=True)
@@ -116,7 +122,8 @@ def query_terms(query: str) -> tuple[list[str], list[float]]:
     context) leans on what it keeps talking about (1 + ln of the weighted count) and on
     its latest lines (a line's tokens count from 0.75 for the first line to 1 for the last;
     a one-line query weighs every token 1). The slots the last line asks for (engram.slots:
-    "what's my job?") count as words of it."""
+    "what's my job?") count as words of it; a word of liking beside other words weighs
+    `_LIKING_WEIGHT`."""
     lines = [line for line in query.splitlines() if line.strip()] or [query]
     counts: dict[str, float] = {}
     for position, line in enumerate(lines, 1):
@@ -125,7 +132,11 @@ def query_terms(query: str) -> tuple[list[str], list[float]]:
             counts[token] = counts.get(token, 0.0) + recency
     for slot in question_slots(lines[-1]):
         counts[slot] = counts.get(slot, 0.0) + 1.0
-    return list(counts), [c if c < 1.0 else 1.0 + math.log(c) for c in counts.values()]
+    weights = [c if c < 1.0 else 1.0 + math.log(c) for c in counts.values()]
+    if len(lines) == 1 and any(t in _LIKING for t in counts) and any(t not in _LIKING for t in counts) \
+            and not _LIKE_NOT_LIKING_RE.search(query):
+        weights = [w * _LIKING_WEIGHT if t in _LIKING else w for t, w in zip(counts, weights, strict=True)]
+    return list(counts), weights
 
 
 class Retriever:

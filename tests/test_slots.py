@@ -92,3 +92,15 @@ def test_the_facts_of_one_turn_are_each_a_result(memory):
     assert "User is a data scientist." in found and "User works at Spotify." in found
     assert "Hi! I'm Priya, I'm a data scientist at Spotify." not in found
     assert len(found) == len(set(found))
+
+
+def test_a_word_of_liking_beside_a_topic_does_not_outweigh_it(memory):
+    """"which seat do I like on planes?" is about seats: the one memory that says "like" (the
+    Lakers) does not win on that word alone."""
+    _said(memory, "tom", ["I'm a huge fan of the Lakers.", "I prefer window seats when I fly.",
+                          "I can't stand country music.", "I'm vegetarian."])
+    assert memory.search("which seat do I like on planes?", user_id="tom", limit=1)[0].memory.content == (
+        "User prefers window seats when they fly.")
+    assert memory.search("what music don't I like?", user_id="tom", limit=1)[0].memory.content == (
+        "User dislikes country music.")
+    assert memory.search("what do I like?", user_id="tom", limit=1)[0].memory.content == "User likes the Lakers."
