@@ -212,7 +212,7 @@ NEGATIVE = [
     "I'm no longer in Berlin", "I left", "I left early", "I left my keys at home", "I left Google Docs open",
     "I left Paris yesterday", "I stopped by the store", "I quit trying", "I gave up", "I was fired up",
     "我不累了", "我不在家了", "我不想去了", "我不去北京了", "我今天不跑步了", "我不喜欢他了",
-    "我想辞职", "我已经不是小孩子了",
+    "我已经不是小孩子了",
     # someone else, questions, hypotheticals
     "He no longer lives in Berlin", "Did you quit your job?",
     "If I stopped drinking coffee I'd be grumpy", "你还住在北京吗？", "如果我辞职了怎么办", "他已经不在腾讯工作了",
@@ -403,3 +403,9 @@ def test_a_routine_at_a_time_is_reminded_at_that_time(memory) -> None:
     assert event.memory.recurrence == "daily" and event.memory.due_at is not None
     [reminder] = memory.reminders(user_id="u1", now=datetime(2025, 1, 9, 5, tzinfo=UTC), horizon=timedelta(hours=2))
     assert reminder.due_at == datetime(2025, 1, 9, 6, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(("text", "fact"), [("我想辞职", "用户想辞职"), ("I want to quit my job.", "User wants to quit their job.")])
+def test_a_wish_to_quit_is_kept_as_a_wish_and_ends_no_job(text: str, fact: str) -> None:
+    (c,) = extract_candidates(text, now=NOW)
+    assert (c.content, c.key, c.polarity) == (fact, None, 0)

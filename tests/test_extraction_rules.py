@@ -633,3 +633,14 @@ def test_there_is_the_place_named_before(text, fact):
 def test_a_hedge_after_a_comma_leaves_the_plan_before_it():
     assert said("I'm thinking of adopting a dog, maybe a beagle.") == ["User is thinking of adopting a dog."]
     assert said("Maybe I'll adopt a dog.") == []
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("明年我想去新西兰旅游。", ["用户明年想去新西兰旅游"]),
+    ("我想学日语。", ["用户想学日语"]),
+    ("我想他是对的。", []),  # an opinion held loosely
+    ("我和老婆结婚五年了，她叫张丽。", ["用户和老婆结婚五年了", "用户的老婆叫张丽"]),
+    ("我最喜欢的运动是篮球，每周末都会和朋友打。", ["用户最喜欢的运动是篮球", "用户最喜欢的运动是篮球，每周末都会和朋友打"]),
+])
+def test_chinese_wishes_referents_and_routines(text, facts):
+    assert said(text) == facts

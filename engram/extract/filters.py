@@ -139,8 +139,18 @@ def en_hedged(s: str) -> bool:
     return any(p in padded for p in _EN_HEDGE_PHRASES)
 
 
+# "我想去新西兰" is a wish to do something (a plan), "我想他是对的" is an opinion held loosely
+ZH_WANT_VERBS = "去|学|买|换|搬|考|做|当|成为|参加|试|尝试|养|开|辞|结婚|生|回|看看|玩|旅"
+_ZH_WANT_RE = re.compile(rf"我(?:很|真|特别|一直|好|还)?想(?={ZH_WANT_VERBS})")
+
+
+def _zh_wish_as_plan(s: str) -> str:
+    return _ZH_WANT_RE.sub("我打算", s) if "想" in s else s
+
+
 def zh_hedged(s: str) -> bool:
     """如果…, 可能…, 听说…, 以前…, …吧: not a fact to file."""
+    s = _zh_wish_as_plan(s)
     return any(h in s for h in _ZH_HEDGES) or s.startswith("以前") or "我以前" in s or s.endswith("吧")
 
 
@@ -153,6 +163,7 @@ _ZH_SOFT = ("打算", "计划", "准备", "想要", "曾经", "过去", "小时�
 def soft_hedged(s: str, lang: str) -> bool:
     """Hedged only by a plan or a past-habit word: without them it would not be hedged."""
     if lang == "zh":
+        s = _zh_wish_as_plan(s)
         if not any(h in s for h in _ZH_SOFT) or s.endswith("吧"):
             return False
         bare = s
@@ -179,6 +190,7 @@ def conditional(s: str, lang: str) -> bool:
     """The whole sentence is unreal or unsure (a condition, a wish, an opinion held loosely, hearsay):
     no clause of it is a fact. Other hedges ("it'd be great", "kinda scary") stay in their clause."""
     if lang == "zh":
+        s = _zh_wish_as_plan(s)
         return any(h in s for h in _ZH_CONDITIONAL) or s.endswith("吧")
     words = _WORD_RE.findall(s.lower())
     padded = " " + " ".join(words) + " "

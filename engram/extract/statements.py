@@ -30,7 +30,7 @@ import re
 
 from engram.extract.candidate import Ctx, candidate
 from engram.extract.dates import zh_said_time
-from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE
+from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE, ZH_WANT_VERBS
 from engram.extract.habits import en_routine, zh_routine
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
@@ -742,7 +742,9 @@ _ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ZH_PET_BREEDS, key=len, reverse=True))})")
 _ZH_HAS_WHO_RE = re.compile(rf"有(?:一|两|几)?[个位]?({ZH_OWNED_RE})$")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
-_ZH_PRE_OK_RE = re.compile(r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|比起.{1,6}|跟.{1,4}比)")
+_ZH_PRE_OK_RE = re.compile(
+    r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|明年|今年|下个月|下周|明天|后天|以后|将来|比起.{1,6}|跟.{1,4}比)"
+)
 # a body part that hurts, the subject left out: the user's ("膝盖受伤了", "腰一直疼")
 _ZH_BODY_RE = re.compile(
     r"^(?:膝盖|腰|腿|脚踝|脚|手腕|手指|手|胳膊|肩膀|背|脖子|颈椎|头|胃|肚子|牙|眼睛|嗓子|喉咙)"
@@ -750,7 +752,7 @@ _ZH_BODY_RE = re.compile(
 )
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是)")
 _ZH_CHATTER_RE = re.compile(
-    r"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
+    rf"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想(?!{ZH_WANT_VERBS})|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
     r"是说|意思是|说|问|告诉|明白了|懂|懂了|看到了|听说|祝|谢谢|感谢|替你|为你|很高兴|高兴|开心|好开心|抱歉|对不起|"
     r"同意|也是|也一样|不知道|不确定|不清楚|服了|佩服|支持|在呢|在这|来了|回来了|没事|没关系|还好|挺好|很好|好|可以|行|"
     r"喜欢这|喜欢那|爱这|爱那|跟你|和你)"
@@ -911,7 +913,7 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
 _EN_REFERENT_RE = re.compile(r"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>[a-z]+)", re.I)
 _EN_HAS_WHO_RE = re.compile(r"^i\s+(?:also\s+)?(?:have|'ve\s+got)\s+(?:a|an|one)\s+(?:(?:older|younger|little|big|baby|best)\s+)?(?P<w>[a-z]+)\b", re.I)
 # (after a day put first: "下个月十五号是我妈妈的生日")
-_ZH_REFERENT_RE = re.compile(rf"^(?:[^，,。我]{{1,12}}是)?我(?:们家|家)?的?(?P<w>{ZH_OWNED_RE})")
+_ZH_REFERENT_RE = re.compile(rf"^(?:[^，,。我]{{1,12}}是)?我(?:们家|家)?(?:的|和|跟|与)?(?P<w>{ZH_OWNED_RE})")
 
 
 def tail_comment(s: str, lang: str) -> str | None:

@@ -99,7 +99,10 @@ _EN_BARE_ACT_RE = re.compile(
     r"(?:\s+(?:there|(?:in the\s+)?(?:evening|morning|night|afternoon)s?|for (?:an|one|two|\w+) hours?))?",
     re.IGNORECASE,
 )
-_ZH_BARE_ACT_RE = re.compile(r"(?:去|来|练|练习|上课|训练|去上课)(?:[0-9一二两三四五六七八九十半]+个?(?:小时|钟头|分钟|次))?")
+_ZH_BARE_ACT_RE = re.compile(
+    r"(?:(?:和|跟|与)[^，,]{1,4}?(?:一起)?)?(?:去|来|练|练习|上课|训练|去上课|打|玩|踢)"
+    r"(?:[0-9一二两三四五六七八九十半]+个?(?:小时|钟头|分钟|次))?"
+)
 
 
 def task(s: str, ctx: Ctx) -> list[Candidate] | None:
