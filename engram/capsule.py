@@ -86,6 +86,15 @@ SECTION_OF_KIND: dict[Kind, str] = {
     Kind.IDENTITY: "identity",
 }
 _SECTION_OF_VALUE = {kind.value: section for kind, section in SECTION_OF_KIND.items()}
+
+
+def section_of(kind: Kind | str, key: str | None) -> str:
+    """A memory's capsule section: by its kind, except that a routine ("User calls their mom
+    every Sunday", a task keyed ``habit:…``) is known about the user, not a task's state."""
+    if key and key.startswith("habit:"):
+        return "facts"
+    return _SECTION_OF_VALUE.get(kind.value if isinstance(kind, Kind) else kind, "facts")
+
 # kinds that become long-term when a later session says them again
 _PROMOTE_AGAIN = {Kind.PREFERENCE, Kind.FACT, Kind.IDENTITY, Kind.DECISION}
 _DIRECT_KINDS = {k.value for k in _PROMOTE_AGAIN}  # in the capsule when added outside a session
@@ -276,7 +285,7 @@ def line_of(
     """A line for `item`, cut to `line_tokens`; with `counter=None` it is cut (and
     counted) later by `_measure`, so that lines never considered cost nothing."""
     line = Line(
-        section=SECTION_OF_KIND.get(item.kind, "facts"),
+        section=section_of(item.kind, item.key),
         text=item.content.strip(),
         memory_id=item.id,
         kind=item.kind,
@@ -626,7 +635,7 @@ class CapsuleEngine:
         room = budget
         if scored:
             first = scored[0][1]
-            probe = Line(section=SECTION_OF_KIND[Kind(first.kind)], text=first.content.strip())
+            probe = Line(section=section_of(first.kind, first.key), text=first.content.strip())
             _measure(probe, counter, s.line_tokens)
             header = counter.count(render_lines([probe])) - line_cost(probe, counter, language)
             room -= max(0, header - self._heading_cost(probe.section, language))
@@ -637,7 +646,7 @@ class CapsuleEngine:
         seen_text: dict[str, str] = {}
         half = s.line_tokens // 2
         for score, item in scored:
-            section = _SECTION_OF_VALUE[item.kind]
+            section = section_of(item.kind, item.key)
             slot = _slot(item.key, item.kind, item.polarity)
             dup_of = seen_keys.get(slot) if slot else None
             if dup_of is None:

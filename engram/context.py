@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 
 from engram import reminders as reminders_module
-from engram.capsule import SECTION_OF_KIND, CapsuleEngine, Context, LeftOut, Line, line_cost, line_of
+from engram.capsule import CapsuleEngine, Context, LeftOut, Line, line_cost, line_of, section_of
 from engram.disputes import question
 from engram.errors import InvalidInput
 from engram.kinds import EPISODE_KEY
@@ -99,7 +99,7 @@ def build_context(
             if item.id in in_capsule:
                 context.left_out.append(LeftOut(
                     memory_id=item.id, content=item.content,
-                    section=SECTION_OF_KIND.get(item.kind, "facts"), score=result.score, reason="in capsule",
+                    section=section_of(item.kind, item.key), score=result.score, reason="in capsule",
                 ))
                 continue
             if item.status is Status.DISPUTED:

@@ -326,3 +326,17 @@ def test_facts_and_preferences_added_outside_a_session_are_in_the_capsule(memory
     memory.add("I live in Lisbon.", user_id="m1")
     text = memory.capsule("m1").text
     assert "dark mode" in text and "Lisbon" in text
+
+
+def test_a_routine_is_a_known_fact_not_a_tasks_state(memory):
+    """"I call my mom every Sunday" is a recurring task (it has reminders), but in the capsule it
+    is something known about the user; "[Current task state]" keeps what is to be done."""
+    memory.add("I call my mom every Sunday.", user_id="u", session_id="a")
+    memory.add("I need to renew my passport by Friday.", user_id="u", session_id="a")
+    delta = memory.end_session("u", "a")
+    assert [line.section for line in delta.lines if "mom" in line.text] == ["facts"]
+    sections = {}
+    for line in memory.capsule("u").lines:
+        sections.setdefault(line.section, []).append(line.text)
+    assert sections["facts"] == ["User calls their mom every Sunday."]
+    assert sections["task"][0].startswith("User needs to renew their passport")
