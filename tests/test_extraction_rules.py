@@ -644,3 +644,10 @@ def test_a_hedge_after_a_comma_leaves_the_plan_before_it():
 ])
 def test_chinese_wishes_referents_and_routines(text, facts):
     assert said(text) == facts
+
+
+def test_what_was_done_after_following_the_assistant_is_kept():
+    assert said("I started doing what you said and posted some of my dance videos.") == [
+        "User posted some of their dance videos."]
+    assert said("I followed your advice and bought a new bike.") == ["User bought a new bike."]
+    assert said("He said I should rest.") == []  # hearsay still

@@ -133,7 +133,8 @@ def statement_before_question(core: str, lang: str) -> str:
 def en_hedged(s: str) -> bool:
     """Hypothetical, unsure, reported or habitual-past speech: not a fact to file."""
     words = _WORD_RE.findall(s.lower())
-    if any(w in _EN_HEDGE_WORDS or w.endswith("'d") for w in words):
+    if any((w in _EN_HEDGE_WORDS or w.endswith("'d")) and not (w in ("said", "says") and words[i - 1:i] == ["you"])
+           for i, w in enumerate(words)):  # ("what you said": the assistant's words, not hearsay)
         return True
     padded = " " + " ".join(words) + " "
     return any(p in padded for p in _EN_HEDGE_PHRASES)

@@ -699,6 +699,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if ctx.memo and ctx.memo.get("place") and re.search(r"\bthere\b", pred):  # "…to Tokyo, I'll be there …"
         place = ctx.memo["place"]
         pred = _EN_THERE_RE.sub(lambda m: f"{m.group('to')} to {place}" if m.group("to") else f"in {place}", pred, count=1)
+    if _YOU_RE.search(pred) and (then := _EN_AND_THEN_RE.search(pred)) is not None \
+            and not _YOU_RE.search(pred[then.end():]):
+        pred = pred[then.end():]  # "started doing what you said and posted my dance videos": what was done
     if _YOU_RE.search(pred) or not _en_ok_predicate(pred, strict=other is None):
         return None
     if other is None and _negates_slot(_en_concise(s), ctx):
@@ -956,6 +959,11 @@ def note_referent(s: str, ctx: Ctx) -> None:
         ctx.memo["other"] = found[-1]
 
 
+# a second action of the same subject, in the past: "… and posted some of my dance videos"
+_EN_AND_THEN_RE = re.compile(
+    r"\band\s+(?:then\s+|also\s+|finally\s+)?(?=(?:[a-z]+ed|got|went|made|took|bought|found|ran|began|wrote|won|"
+    r"sold|met|built|gave|saw|did)\b)"
+)
 _EN_PLACE_NAMED_RE = re.compile(r"\b(?:to|in|at|from|visit|visited|visiting)\s+(?P<p>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?)\b")
 _EN_NO_PLACE = frozenset((
     "Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April May June July August "
