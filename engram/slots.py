@@ -12,6 +12,7 @@ user's memories hold it.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from engram.animals import ANIMALS_ZH
 from engram.relatives import KIN_EN, KIN_ZH
@@ -94,11 +95,20 @@ def fact_slots(key: str | None) -> list[str]:
     return [SLOT_PREFIX + s for s in slots]
 
 
-def question_slots(question: str) -> list[str]:
-    """The slot tokens a question about the user asks for, in the order of `_CUES`."""
-    if _ABOUT_OTHERS_RE.search(question):
-        return []
-    return [SLOT_PREFIX + slot for slot, cue in _CUES.items() if cue.search(question)]
+# the cues as one pattern, one named group a slot: a question is read once (~10 µs, not ~50)
+_ANY_CUE_RE = re.compile(
+    "|".join(f"(?P<{slot}>{cue.pattern})" for slot, cue in _CUES.items()), re.IGNORECASE
+)
+
+
+@lru_cache(maxsize=1024)
+def question_slots(question: str) -> tuple[str, ...]:
+    """The slot tokens a question about the user asks for, in the order of `_CUES` (a search
+    asks several times, a repeated question again: kept)."""
+    asked = {m.lastgroup for m in _ANY_CUE_RE.finditer(question)}
+    if not asked or _ABOUT_OTHERS_RE.search(question):
+        return ()
+    return tuple(SLOT_PREFIX + slot for slot in _CUES if slot in asked)
 
 
 def without_idioms(question: str) -> str:
