@@ -30,6 +30,7 @@ from engram.embed_behind import EmbedBehind
 from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
+from engram.extract.answers import answer_as_statement
 from engram.graph import build as graph
 from engram.graph import kin
 from engram.models import Action, Candidate, Command, Event, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
@@ -158,6 +159,9 @@ class Writer:
                 answers = text
             owned = self._owned(scope, text) if message.role == "user" else None
             found = extract_candidates(text, role=message.role, now=local, owned=owned)
+            if not found and answers and message.role == "user":  # "Coco." answering "What's your dog's name?"
+                stated = answer_as_statement(answers, text)
+                found = extract_candidates(stated, now=local, owned=owned) if stated else []
             rules += found
             for candidate in found:
                 event = self.add_candidate(source, candidate, text, written)

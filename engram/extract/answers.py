@@ -1,0 +1,122 @@
+"""A short answer read with the question it answers: "What's your dog's name?" / "Coco." says
+"My dog's name is Coco."; "你喜欢喝什么茶？" / "龙井。" says "我喜欢喝龙井".
+
+An agent asks, the user answers in a word. The episode keeps both (it is found by the question's
+words), but the rules read first-person statements, and "Coco." is none: without this, the
+capsule never learns the dog's name. Only common question shapes are read, and only a short
+answer (a few words, no sentence of its own); what comes back is a statement in the user's own
+words, for the rules to read like any other (`engram.extract.rules`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from engram.text import split_sentences
+
+_MAX_EN_WORDS = 8
+_MAX_ZH_CHARS = 16
+
+_YES_EN = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|definitely|absolutely|of course|that would be great"
+                     r"|sounds good)(?:[\s,!.]+(?:please|thanks|thank you|do it|that would be great))*[\s!.]*$", re.I)
+_YES_ZH = re.compile(r"^(?:好的?|要|需要|可以|行|嗯|是的?|麻烦(?:你)?了|谢谢)(?:[，,！!。\s]*(?:谢谢|麻烦了|好的?|要))*[！!。\s]*$")
+_LEAD_EN = re.compile(r"^(?:(?:oh|um+|uh+|well|hmm+|haha|lol|it's|its|that's|that would be|definitely|probably)[\s,]+)+", re.I)
+_TAIL_EN = re.compile(r"\s*,\s*(?:always|definitely|of course|for sure|obviously|haha|lol|I think|I guess)\b.*$|[\s!.~]+$", re.I)
+_PREP_EN = re.compile(r"^(?:in|at|on|from|near|for)\s+", re.I)
+_TAIL_ZH = re.compile(r"[。！!~～\s]+$|(?:吧|呀|啊|哈哈+|呢)+$")
+
+Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], str | None]]
+
+
+def _en_np(answer: str) -> str | None:
+    """The noun phrase a short English answer is ("Coco.", "Aisle, always.", "In Porto."), or None."""
+    np = _TAIL_EN.sub("", _LEAD_EN.sub("", answer.strip())).strip()
+    words = np.split()
+    if not words or len(words) > _MAX_EN_WORDS or words[0].lower() in ("i", "i'm", "we", "my", "no", "not", "nope"):
+        return None
+    return np
+
+
+def _prefer(m: re.Match[str], np: str) -> str | None:
+    """"Do you prefer aisle or window seats?" / "Aisle." → "I prefer aisle seats."."""
+    first = np.split()[0].lower()
+    for option in (m.group("a"), m.group("b")):
+        if option.lower().split()[0] == first:
+            noun = m.group("noun")
+            return f"I prefer {option.lower()}{' ' + noun if noun else ''}."
+    return None
+
+
+def _job(m: re.Match[str], np: str) -> str | None:
+    article = "an" if np[:1].lower() in "aeiou" else "a"
+    return f"I'm {np}." if np.lower().startswith(("a ", "an ", "the ")) else f"I'm {article} {np.lower()}."
+
+
+_EN_RULES: list[Rule] = [
+    (re.compile(r"^what(?:'s| is) your (?P<x>(?:favou?rite |[\w-]+'s )?[\w -]{1,30}?)\?$", re.I),
+     lambda m, np: f"My {m.group('x')} is {np}."),
+    (re.compile(r"^what are your (?P<x>[\w' -]{1,30}?)(?:'s)? names\?$", re.I),
+     lambda m, np: f"My {m.group('x')}'s names are {np}."),
+    (re.compile(r"^where do you (?P<v>live|work|study)(?: now| these days)?\?$", re.I),
+     lambda m, np: f"I {m.group('v').lower()} {'in' if m.group('v').lower() == 'live' else 'at'} {_PREP_EN.sub('', np)}."),
+    (re.compile(r"^where are you (?:from|originally from)\?$", re.I), lambda m, np: f"I'm from {_PREP_EN.sub('', np)}."),
+    (re.compile(r"^how old are you\?$", re.I), lambda m, np: f"I'm {np}." if re.match(r"^\d{1,3}\b", np) else None),
+    (re.compile(r"^how old (?:is your (?P<x>[\w-]+)|are your (?P<xs>[\w-]+))\?$", re.I),
+     lambda m, np: f"My {m.group('x')} is {np}." if m.group("x") else f"My {m.group('xs')} are {np}."),
+    (re.compile(r"^do you prefer (?P<a>[\w-]+) or (?P<b>[\w-]+)(?: (?P<noun>[\w-]+))?\?$", re.I), _prefer),
+    (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) do you (?P<v>like|prefer|love|enjoy)\?$", re.I),
+     lambda m, np: f"I {m.group('v').lower()} {np}."),
+    (re.compile(r"^what do you do(?: for (?:a living|work))?\?$", re.I), _job),
+]
+_EN_YES_RULES: list[Rule] = [
+    (re.compile(r"^(?:would you like|do you want|shall i|should i|want) (?:me to )?remind you (?P<rest>(?:to|about) .+?)\?$",
+                re.I), lambda m, _: f"Remind me {m.group('rest')}."),
+]
+_ZH_RULES: list[Rule] = [
+    (re.compile(r"^你叫什么(?:名字)?[？?]$"), lambda m, a: f"我叫{a}"),
+    (re.compile(r"^你(?:的|家的?)?(?P<x>[\u4e00-\u9fff]{1,4}?)叫什么(?:名字)?[？?]$"), lambda m, a: f"我的{m.group('x')}叫{a}"),
+    (re.compile(r"^你(?:最)?喜欢(?P<v>喝|吃|看|听|玩|读)?(?:什么|哪种|哪个)(?P<x>[\u4e00-\u9fff]{0,4})[？?]$"),
+     lambda m, a: f"我喜欢{m.group('v') or ''}{a}"),
+    (re.compile(r"^你(?:现在)?住(?:在)?哪(?:里|儿)?[？?]$"), lambda m, a: f"我住在{a.removeprefix('在')}"),
+    (re.compile(r"^你(?:现在)?在哪(?:里|儿)?(?:工作|上班)[？?]$"), lambda m, a: f"我在{a.removeprefix('在')}工作"),
+    (re.compile(r"^你(?:今年)?(?:多大|几岁)(?:了)?[？?]$"),
+     lambda m, a: f"我{a}" if a.endswith("岁") else f"我{a}岁" if re.fullmatch(r"[0-9]{1,3}|[一二三四五六七八九十]{1,3}", a) else None),
+    (re.compile(r"^你是做什么(?:工作)?的[？?]$|^你做什么工作[？?]$|^你的工作是什么[？?]$"),
+     lambda m, a: f"我是{a.removeprefix('我是')}"),
+    (re.compile(r"^你是哪里人[？?]$"), lambda m, a: f"我是{a}" if a.endswith("人") else f"我是{a}人"),
+]
+_ZH_YES_RULES: list[Rule] = [
+    (re.compile(r"^(?:要不要|需不需要|需要|要)我(?:到时候)?提醒你(?P<rest>.+?)(?:吗)?[？?]$"), lambda m, _: f"提醒我{m.group('rest')}"),
+]
+
+
+def answer_as_statement(question_turn: str, answer: str) -> str | None:
+    """`answer` read with the last question of `question_turn` as the user's own statement, or
+    None when it is no short answer to a question of a shape this knows."""
+    if not question_turn or not answer or not answer.strip():
+        return None
+    asked = next((s.strip() for s in reversed(split_sentences(question_turn)) if s.strip().endswith(("?", "？"))), None)
+    if asked is None:
+        return None
+    zh = re.search(r"[\u4e00-\u9fff]", asked) is not None
+    said = answer.strip()
+    if zh:
+        if _YES_ZH.match(said):
+            return _first(_ZH_YES_RULES, asked, said)
+        short = _TAIL_ZH.sub("", said)
+        if not short or len(short) > _MAX_ZH_CHARS or short.startswith("我") or re.search(r"[，,。？?！!]", short):
+            return None
+        return _first(_ZH_RULES, asked, short)
+    if _YES_EN.match(said):
+        return _first(_EN_YES_RULES, asked, said)
+    np = _en_np(said)
+    return _first(_EN_RULES, asked, np) if np else None
+
+
+def _first(rules: list[Rule], asked: str, said: str) -> str | None:
+    for pattern, read in rules:
+        m = pattern.match(asked)
+        if m is not None:
+            return read(m, said)
+    return None

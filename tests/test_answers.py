@@ -1,0 +1,59 @@
+"""A short answer is read with the question it answers (engram.extract.answers): "What's your
+dog's name?" / "Coco." keeps "User's dog's name is Coco.", in English and Chinese."""
+
+from __future__ import annotations
+
+import pytest
+
+from engram import Kind
+from engram.extract.answers import answer_as_statement
+from helpers import facts
+
+
+def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]:
+    events = memory.add([{"role": "assistant", "content": question}, {"role": "user", "content": answer}],
+                        user_id=user_id)
+    return [e.memory.content for e in events if e.memory is not None and e.memory.kind is not Kind.TURN]
+
+
+@pytest.mark.parametrize(("question", "answer", "fact"), [
+    ("What's your dog's name?", "Coco.", "User's dog's name is Coco."),
+    ("Do you prefer aisle or window seats?", "Aisle, always.", "User prefers aisle seats."),
+    ("Great! Where do you live?", "In Porto.", "User lives in Porto."),
+    ("What do you do for a living?", "Nurse.", "User is a nurse."),
+    ("How old are your kids?", "7 and 10.", "User's kids are 7 and 10."),
+    ("你喜欢喝什么茶？", "龙井。", "用户喜欢喝龙井"),
+    ("你的猫叫什么名字？", "咪咪", "用户的猫叫咪咪"),
+    ("你多大了？", "28", "用户28岁"),
+])
+def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
+    assert _answer(memory, question, answer) == [fact]
+
+
+def test_yes_to_a_reminder_offer_is_a_reminder(memory):
+    (task,) = _answer(memory, "Would you like me to remind you about the vet appointment on Friday?", "Yes please.")
+    assert task.startswith("User wants to be reminded about the vet appointment on Friday")
+    (zh,) = _answer(memory, "要不要我提醒你明天交报告？", "好的，谢谢", user_id="v")
+    assert zh.startswith("用户") and "交报告" in zh
+    assert [m.kind for m in facts(memory.get_all(user_id="u"))] == [Kind.TASK]  # "Yes please." itself: chatter
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("How are you?", "Good."),  # no question of a fact
+    ("What's your dog's name?", "I don't have a dog."),  # a sentence of its own: the rules read it
+    ("What's your dog's name?", "Why do you ask? It's a long story, really, you know how it is."),
+    ("你的猫叫什么名字？", "我没有猫。"),
+    ("Do you prefer aisle or window seats?", "Neither."),
+    ("Would you like me to remind you to call Anna?", "No thanks."),
+])
+def test_anything_else_is_not_read_as_an_answer(question, answer):
+    assert answer_as_statement(question, answer) is None
+
+
+def test_the_fact_points_back_to_the_answer_and_is_found_by_the_question(memory):
+    _answer(memory, "What's your dog's name?", "Coco.")
+    memory.flush()
+    (hit,) = memory.search("what's my dog's name?", user_id="u", limit=1)
+    assert hit.memory.content == "User's dog's name is Coco."
+    (episode,) = memory.provenance(hit.memory.id)
+    assert episode.content == "Coco."
