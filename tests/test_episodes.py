@@ -61,7 +61,9 @@ def test_an_episode_carries_the_assistant_turn_it_answers(memory):
     assert episode.content == "Coco."
     assert episode.metadata["reply_to"] == "What's your dog's name?"
     hits = memory.search("what is my dog's name?", user_id="ana", limit=3)
-    assert [h.memory.content for h in hits][:1] == ["Coco."]
+    # the fact read from the answer with its question stands for the episode (engram.extract.answers)
+    assert [h.memory.content for h in hits][:1] == ["User's dog's name is Coco."]
+    assert [e.content for e in memory.provenance(hits[0].memory.id)] == ["Coco."]
 
 
 def test_the_turn_answered_may_come_from_the_previous_exchange(memory):
@@ -286,5 +288,7 @@ def test_a_bare_answer_is_embedded_with_the_question_it_answers(db_path):
             memory.add([{"role": "assistant", "content": question}, {"role": "user", "content": answer}],
                        user_id="ana", session_id="s1")
         for answer, query in asked.values():
-            hits = [h.memory.content for h in memory.search(query, user_id="ana", limit=5) if h.memory.kind is Kind.TURN]
-            assert hits[0] == answer, query
+            # (a fact read from an answer stands for its episode: what it was drawn from counts)
+            hits = [h.memory if h.memory.kind is Kind.TURN else memory.provenance(h.memory.id)[0]
+                    for h in memory.search(query, user_id="ana", limit=5)]
+            assert hits[0].content == answer, query

@@ -23,6 +23,8 @@ _YES_EN = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|definitely|abs
 _YES_ZH = re.compile(r"^(?:好的?|要|需要|可以|行|嗯|是的?|麻烦(?:你)?了|谢谢)(?:[，,！!。\s]*(?:谢谢|麻烦了|好的?|要))*[！!。\s]*$")
 _LEAD_EN = re.compile(r"^(?:(?:oh|um+|uh+|well|hmm+|haha|lol|it's|its|that's|that would be|definitely|probably)[\s,]+)+", re.I)
 _TAIL_EN = re.compile(r"\s*,\s*(?:always|definitely|of course|for sure|obviously|haha|lol|I think|I guess)\b.*$|[\s!.~]+$", re.I)
+_CLAUSE_WORDS = frozenset("""i i'm i've we my our you your he she it it's its they their her his him them me is are was
+    were am be been has have had do does did don't doesn't didn't can can't will won't""".split())
 _PREP_EN = re.compile(r"^(?:in|at|on|from|near|for)\s+", re.I)
 _TAIL_ZH = re.compile(r"[。！!~～\s]+$|(?:吧|呀|啊|哈哈+|呢)+$")
 
@@ -30,10 +32,12 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], str | None]]
 
 
 def _en_np(answer: str) -> str | None:
-    """The noun phrase a short English answer is ("Coco.", "Aisle, always.", "In Porto."), or None."""
-    np = _TAIL_EN.sub("", _LEAD_EN.sub("", answer.strip())).strip()
+    """The noun phrase a short English answer is ("Coco.", "Aisle, always.", "In Porto."), or
+    None: a sentence of its own ("Her name's Coco.") is read by the rules as it is."""
+    np = _TAIL_EN.sub("", _LEAD_EN.sub("", answer.strip())).split(",")[0].strip()
     words = np.split()
-    if not words or len(words) > _MAX_EN_WORDS or words[0].lower() in ("i", "i'm", "we", "my", "no", "not", "nope"):
+    if not words or len(words) > _MAX_EN_WORDS or _CLAUSE_WORDS.intersection(w.lower() for w in words) \
+            or "'s " in np or words[0].lower() in ("no", "not", "nope", "none", "neither", "nothing"):
         return None
     return np
 
@@ -49,6 +53,9 @@ def _prefer(m: re.Match[str], np: str) -> str | None:
 
 
 def _job(m: re.Match[str], np: str) -> str | None:
+    """"What do you do?" / "Nurse." → "I'm a nurse."; an activity ("Nursing.") names no job."""
+    if np.lower().endswith("ing"):
+        return None
     article = "an" if np[:1].lower() in "aeiou" else "a"
     return f"I'm {np}." if np.lower().startswith(("a ", "an ", "the ")) else f"I'm {article} {np.lower()}."
 
