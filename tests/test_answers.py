@@ -46,6 +46,7 @@ def test_yes_to_a_reminder_offer_is_a_reminder(memory):
     ("Do you prefer aisle or window seats?", "Neither."),
     ("Would you like me to remind you to call Anna?", "No thanks."),
     ("What's your puppy's name?", "Her name's Coco."),  # a sentence: the rules read it as said
+    ("What's your plan for today?", "Gym."),  # not something to keep about the user
     ("What do you do for work?", "Nursing, night shifts."),  # an activity names no job
 ])
 def test_anything_else_is_not_read_as_an_answer(question, answer):

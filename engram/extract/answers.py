@@ -61,7 +61,8 @@ def _job(m: re.Match[str], np: str) -> str | None:
 
 
 _EN_RULES: list[Rule] = [
-    (re.compile(r"^what(?:'s| is) your (?P<x>(?:favou?rite |[\w-]+'s )?[\w -]{1,30}?)\?$", re.I),
+    (re.compile(r"^what(?:'s| is) your (?P<x>favou?rite [\w -]{1,30}?|(?:[\w-]+'s )?(?:name|birthday|job|occupation"
+                r"|profession|major|hometown|nickname))\?$", re.I),
      lambda m, np: f"My {m.group('x')} is {np}."),
     (re.compile(r"^what are your (?P<x>[\w' -]{1,30}?)(?:'s)? names\?$", re.I),
      lambda m, np: f"My {m.group('x')}'s names are {np}."),
