@@ -409,3 +409,21 @@ def test_a_routine_at_a_time_is_reminded_at_that_time(memory) -> None:
 def test_a_wish_to_quit_is_kept_as_a_wish_and_ends_no_job(text: str, fact: str) -> None:
     (c,) = extract_candidates(text, now=NOW)
     assert (c.content, c.key, c.polarity) == (fact, None, 0)
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("I've switched from lattes to americanos.", [
+        ("User no longer likes lattes.", "preference:latte", "dislike"),
+        ("User has switched from lattes to americanos.", "preference:americano", "like")]),
+    ("I switched to oat milk.", [("User switched to oat milk.", "preference:oat_milk", "like")]),
+    ("我现在改喝美式了。", [("用户现在改喝美式了", "preference:美式", "like")]),
+])
+def test_a_switch_is_the_new_preference_and_ends_the_old_one_named(text: str, found: list) -> None:
+    assert [(c.content, c.key, c.value) for c in extract_candidates(text, now=NOW)] == found
+
+
+def test_a_switch_replaces_the_preference_it_names(memory) -> None:
+    memory.add("I love lattes.", user_id="u")
+    memory.add("I've switched from lattes to americanos.", user_id="u")
+    live = [m.content for m in memory.get_all(user_id="u") if m.kind.value == "preference"]
+    assert "User loves lattes." not in live and "User has switched from lattes to americanos." in live

@@ -39,12 +39,12 @@ from engram.extract.phrases import (
     zh_object,
 )
 from engram.extract.preferences import preference
-from engram.extract.rewrite import as_sentence, en_rest, third_verb, zh_third
+from engram.extract.rewrite import as_sentence, en_rest, en_third, third_verb, zh_third
 from engram.models import Candidate, Kind, as_utc
 
 # a clause states a change only if it has one of these words (a set lookup: cheaper than a regex search)
-_EN_GATE_WORDS = frozenset("longer anymore more stopped quit quitted gave given left moved resigned laid fired let".split())
-_ZH_GATE_RE = re.compile(r"不再|不.*[了啦]$|已经不|已不|早就不|早已不|再也不|戒|离职|辞职|被裁|被辞退|被开除|搬离|搬出")
+_EN_GATE_WORDS = frozenset("longer anymore more stopped quit quitted gave given left moved resigned laid fired let switched".split())
+_ZH_GATE_RE = re.compile(r"不再|不.*[了啦]$|已经不|已不|早就不|早已不|再也不|戒|离职|辞职|被裁|被辞退|被开除|搬离|搬出|改[喝吃用]|换成")
 
 _EN_SOON = r"(?:(?:just|finally|recently|already|actually|completely|officially|totally|eventually)\s+)*"
 _EN_NO_LONGER_RE = re.compile(r"^i(?P<be>'m|\s+am)?\s+(?:(?:just|really|simply)\s+)?no\s+longer\s+(?P<rest>.+)$", re.I)
@@ -209,6 +209,9 @@ def _en_change(s: str, ctx: Ctx) -> list[Candidate] | None:
             return []
         return _stopped(ctx, as_sentence("User no longer " + third_verb(verb) + (" " + en_rest(obj) if obj else "")),
                         en_activity(rest), "no longer does it")
+    m = _EN_SWITCHED_RE.match(s)
+    if m:  # "I've switched from lattes to americanos": the new one liked, the old one (when said) no longer
+        return _switched(s, m.group("new"), m.group("old"), ctx)
     m = _EN_STOP_RE.match(s)
     if m:
         stopped = _en_stop(s, m, ctx)
@@ -223,6 +226,24 @@ def _en_change(s: str, ctx: Ctx) -> list[Candidate] | None:
         place = trim_time(trim_fillers(cut_clause(m.group("place")))).strip()
         return _ended("I live in " + place, ctx) if _EN_ORG_RE.match(place) else []
     return None
+
+
+_EN_SWITCHED_RE = re.compile(
+    rf"^i(?:'ve|\s+have)?\s+{_EN_SOON}switched\s+(?:over\s+)?(?:from\s+(?P<old>[^,]{{1,30}}?)\s+)?to\s+"
+    r"(?P<new>(?!a\s+new\b|the\s+new\b)[^,]{1,30}?)(?:\s+(?:now|instead|these\s+days))?$",
+    re.I,
+)
+_ZH_SWITCHED_RE = re.compile(r"^我(?:现在|最近|已经)*(?:改|换成)(?P<verb>[喝吃用])了?(?P<new>[^，,不]{1,8}?)了?$")
+
+
+def _switched(s: str, new: str, old: str | None, ctx: Ctx) -> list[Candidate]:
+    """"I switched from lattes to americanos" / "我现在改喝美式了": a preference for the new one
+    (said as said), and the old one, when named, no longer."""
+    liked = preference(f"我喜欢{new}" if ctx.lang == "zh" else f"I like {new}", ctx)
+    if not liked or liked[0].key is None or len(liked) != 1:
+        return []
+    liked[0].content = zh_third(s) if ctx.lang == "zh" else as_sentence(en_third(s))
+    return (_ended(f"I like {old}", ctx) if old else []) + liked
 
 
 # after a job was left: where the user is now ("I'm at Stripe now", "and joined Stripe")
@@ -298,6 +319,9 @@ def _en_left(s: str, m: re.Match[str], ctx: Ctx) -> list[Candidate]:
 
 # --------------------------------------------------------------------------- Chinese
 def _zh_change(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _ZH_SWITCHED_RE.match(s)
+    if m:
+        return _switched(s, m.group("verb") + m.group("new"), None, ctx)
     m = _ZH_NEG_RE.match(s)
     if m:
         adv, neg, rest = m.group("adv"), m.group("neg"), m.group("rest")
