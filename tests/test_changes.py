@@ -417,6 +417,7 @@ def test_a_wish_to_quit_is_kept_as_a_wish_and_ends_no_job(text: str, fact: str) 
         ("User has switched from lattes to americanos.", "preference:americano", "like")]),
     ("I switched to oat milk.", [("User switched to oat milk.", "preference:oat_milk", "like")]),
     ("我现在改喝美式了。", [("用户现在改喝美式了", "preference:美式", "like")]),
+    ("现在改喝美式了，拿铁太甜。", [("用户现在改喝美式了", "preference:美式", "like")]),  # its 我 left out
 ])
 def test_a_switch_is_the_new_preference_and_ends_the_old_one_named(text: str, found: list) -> None:
     assert [(c.content, c.key, c.value) for c in extract_candidates(text, now=NOW)] == found

@@ -90,7 +90,7 @@ _NEGATABLE = ("fact:location", "fact:employer", "fact:work_location", "fact:occu
 _NOT_NEGATABLE = ("preference:favourite_", "preference:nickname", "preference:answer_language")
 
 _ZH_ADV = r"(?:现在|目前|最近|已经|早就|早已|也|都|就|真的|终于|再也|去年|今年|上个月|上周|刚|刚刚)*"
-_ZH_DROPPED_RE = re.compile(r"^(?:最近|现在|已经|早就|再也|从此|以后)*(?:不再|已不|不|戒)")
+_ZH_DROPPED_RE = re.compile(r"^(?:最近|现在|已经|早就|再也|从此|以后)*(?:不再|已不|不|戒|改[喝吃用]|换成)")
 _ZH_NEG_RE = re.compile(rf"^我(?P<adv>{_ZH_ADV})(?P<neg>不再|已不|不)(?P<rest>[^，,]+?)(?P<le>了|啦)?$")
 _ZH_QUIT_RE = re.compile(rf"^我{_ZH_ADV}戒(?![指备严律心])(?:掉)?(?:了)?(?P<obj>[^，,不没]{{1,6}}?)(?:了|啦)?$")
 _ZH_JOB_RE = re.compile(
