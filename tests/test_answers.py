@@ -22,6 +22,8 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("Great! Where do you live?", "In Porto.", "User lives in Porto."),
     ("What do you do for a living?", "Nurse.", "User is a nurse."),
     ("How old are your kids?", "7 and 10.", "User's kids are 7 and 10."),
+    ("Congratulations! How many guests are you expecting?", "About 80.", "User is expecting about 80 guests."),
+    ("Do you have a budget in mind?", "Around 30k euros.", "User's budget is around 30k euros."),
     ("你喜欢喝什么茶？", "龙井。", "用户喜欢喝龙井"),
     ("你的猫叫什么名字？", "咪咪", "用户的猫叫咪咪"),
     ("你多大了？", "28", "用户28岁"),
@@ -47,6 +49,8 @@ def test_yes_to_a_reminder_offer_is_a_reminder(memory):
     ("Would you like me to remind you to call Anna?", "No thanks."),
     ("What's your puppy's name?", "Her name's Coco."),  # a sentence: the rules read it as said
     ("What's your plan for today?", "Gym."),  # not something to keep about the user
+    ("Do you have a budget in mind?", "Not really."),
+    ("How many kids do you have?", "None."),
     ("What do you do for work?", "Nursing, night shifts."),  # an activity names no job
 ])
 def test_anything_else_is_not_read_as_an_answer(question, answer):

@@ -25,6 +25,8 @@ _LEAD_EN = re.compile(r"^(?:(?:oh|um+|uh+|well|hmm+|haha|lol|it's|its|that's|tha
 _TAIL_EN = re.compile(r"\s*,\s*(?:always|definitely|of course|for sure|obviously|haha|lol|I think|I guess)\b.*$|[\s!.~]+$", re.I)
 _CLAUSE_WORDS = frozenset("""i i'm i've we my our you your he she it it's its they their her his him them me is are was
     were am be been has have had do does did don't doesn't didn't can can't will won't""".split())
+_COUNT_RE = re.compile(r"^(?:about |around |maybe |roughly |over |under |nearly |almost )?(?:\d+|a few|a couple|two|three"
+                       r"|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred)\b", re.I)
 _PREP_EN = re.compile(r"^(?:in|at|on|from|near|for)\s+", re.I)
 _TAIL_ZH = re.compile(r"[。！!~～\s]+$|(?:吧|呀|啊|哈哈+|呢)+$")
 
@@ -40,6 +42,11 @@ def _en_np(answer: str) -> str | None:
             or "'s " in np or words[0].lower() in ("no", "not", "nope", "none", "neither", "nothing"):
         return None
     return np
+
+
+def _lc(np: str) -> str:
+    """A count or an amount inside a sentence: "About 80" → "about 80"."""
+    return np[:1].lower() + np[1:]
 
 
 def _prefer(m: re.Match[str], np: str) -> str | None:
@@ -72,6 +79,12 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^how old are you\?$", re.I), lambda m, np: f"I'm {np}." if re.match(r"^\d{1,3}\b", np) else None),
     (re.compile(r"^how old (?:is your (?P<x>[\w-]+)|are your (?P<xs>[\w-]+))\?$", re.I),
      lambda m, np: f"My {m.group('x')} is {np}." if m.group("x") else f"My {m.group('xs')} are {np}."),
+    (re.compile(r"^how many (?P<x>[a-z -]{2,30}?) (?:are you expecting|do you expect)\?$", re.I),
+     lambda m, np: f"I'm expecting {_lc(np)} {m.group('x')}." if _COUNT_RE.match(np) else None),
+    (re.compile(r"^how many (?P<x>[a-z -]{2,30}?) do you have\?$", re.I),
+     lambda m, np: f"I have {_lc(np)} {m.group('x')}." if _COUNT_RE.match(np) else None),
+    (re.compile(r"^(?:do you have a|what(?:'s| is) your) budget(?P<for> for [\w -]{1,30}?)?(?: in mind)?\?$", re.I),
+     lambda m, np: f"My budget{m.group('for') or ''} is {_lc(np)}." if re.search(r"\d", np) else None),
     (re.compile(r"^do you prefer (?P<a>[\w-]+) or (?P<b>[\w-]+)(?: (?P<noun>[\w-]+))?\?$", re.I), _prefer),
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) do you (?P<v>like|prefer|love|enjoy)\?$", re.I),
      lambda m, np: f"I {m.group('v').lower()} {np}."),
