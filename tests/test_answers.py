@@ -25,6 +25,8 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("Congratulations! How many guests are you expecting?", "About 80.", "User is expecting about 80 guests."),
     ("Do you have a budget in mind?", "Around 30k euros.", "User's budget is around 30k euros."),
     ("你喜欢喝什么茶？", "龙井。", "用户喜欢喝龙井"),
+    ("What are your hobbies?", "Hiking and photography.", "User likes hiking and photography."),
+    ("你平时有什么爱好吗？", "爬山和摄影。", "用户喜欢爬山和摄影"),
     ("你的猫叫什么名字？", "咪咪", "用户的猫叫咪咪"),
     ("你多大了？", "28", "用户28岁"),
 ])

@@ -651,3 +651,7 @@ def test_what_was_done_after_following_the_assistant_is_kept():
         "User posted some of their dance videos."]
     assert said("I followed your advice and bought a new bike.") == ["User bought a new bike."]
     assert said("He said I should rest.") == []  # hearsay still
+
+
+def test_a_list_of_people_after_me_is_no_statement():
+    assert said("三口，我、老婆和女儿。") == []

@@ -89,6 +89,9 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) do you (?P<v>like|prefer|love|enjoy)\?$", re.I),
      lambda m, np: f"I {m.group('v').lower()} {np}."),
     (re.compile(r"^what do you do(?: for (?:a living|work))?\?$", re.I), _job),
+    (re.compile(r"^(?:what are your hobbies|do you have any hobbies|what do you do for fun|what do you like to do"
+                r"(?: in your free time| for fun)?)\?$", re.I),
+     lambda m, np: f"I like {_lc(np)}." if not np.lower().startswith(("nothing", "not ")) else None),
 ]
 _EN_YES_RULES: list[Rule] = [
     (re.compile(r"^(?:would you like|do you want|shall i|should i|want) (?:me to )?remind you (?P<rest>(?:to|about) .+?)\?$",
@@ -106,6 +109,8 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"^你是做什么(?:工作)?的[？?]$|^你做什么工作[？?]$|^你的工作是什么[？?]$"),
      lambda m, a: f"我是{a.removeprefix('我是')}"),
     (re.compile(r"^你是哪里人[？?]$"), lambda m, a: f"我是{a}" if a.endswith("人") else f"我是{a}人"),
+    (re.compile(r"^你(?:平时|平常|业余)?(?:有什么|有哪些|的)爱好(?:吗|是什么)?[？?]$|^你(?:平时|平常)?喜欢做什么[？?]$"),
+     lambda m, a: None if a.startswith(("没", "不")) else f"我喜欢{a}"),
 ]
 _ZH_YES_RULES: list[Rule] = [
     (re.compile(r"^(?:要不要|需不需要|需要|要)我(?:到时候)?提醒你(?P<rest>.+?)(?:吗)?[？?]$"), lambda m, _: f"提醒我{m.group('rest')}"),

@@ -888,6 +888,8 @@ _ZH_NOT_DEEDS = frozenset("希望 祝 谢谢 感谢 觉得 认为 知道 听说 
 
 
 def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[Candidate] | None:
+    if body.startswith("、"):
+        return None  # "我、老婆和女儿": a list of people, no statement
     body = _zh_concise(body)
     if not 2 <= len(body) <= _MAX_ZH_CHARS or _ZH_CONTEXT_ONLY.match(body):
         return None
