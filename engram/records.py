@@ -33,7 +33,7 @@ def index_tokens(item: MemoryItem) -> list[str]:
     if item.kind is not Kind.TURN:  # a fact engram wrote says the animal too: "User has a golden
         # retriever called Biscuit" is found by "my dog" (a turn keeps exactly the words said)
         tokens += [t for animal in animal_words(item.content) for t in lexical_tokens(animal)]
-        tokens += fact_slots(item.key)  # and what it answers: "what's my job?" (engram.slots)
+        tokens += fact_slots(item.key, item.content)  # and what it answers: "what's my job?" (engram.slots)
     return tokens
 
 

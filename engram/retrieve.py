@@ -456,7 +456,7 @@ class Retriever:
         s = self.settings
         covered = 0.0
         if terms:
-            have = {_SAME.get(t, t) for t in (*lexical_tokens(item.content), *fact_slots(item.key))}
+            have = {_SAME.get(t, t) for t in (*lexical_tokens(item.content), *fact_slots(item.key, item.content))}
             answered = item.metadata.get(REPLY_KEY) if item.kind is Kind.TURN else None
             around = {_SAME.get(t, t) for t in lexical_tokens(answered)} if isinstance(answered, str) else set()
             covered = sum(

@@ -66,14 +66,21 @@ _ABOUT_OTHERS_RE = re.compile(
 _IDIOMS_RE = re.compile(r"\b(?:do|does|did) for a living\b", re.IGNORECASE)
 
 
-def fact_slots(key: str | None) -> list[str]:
-    """The slot tokens of a memory with this key (none for an unkeyed one)."""
+# a preference about food ("User doesn't eat cilantro.", "用户不吃香菜"): the diet slot too
+_FOOD_RE = re.compile(r"\b(?:eat|eats|ate|eating|food|foods|dish|dishes|cuisine|snack)\b|吃|菜|饮食|忌口", re.IGNORECASE)
+
+
+def fact_slots(key: str | None, content: str = "") -> list[str]:
+    """The slot tokens of a memory with this key (none for an unkeyed one); a preference whose
+    `content` is about food also fills the diet slot ("我有什么忌口？" finds "用户不吃香菜")."""
     if not key:
         return []
     slots = _KEY_SLOTS.get(key)
     if slots is None:
         prefix = key[: key.find("_") + 1] if "_" in key else ""
         slots = _KEY_SLOTS.get(prefix, ()) if prefix.endswith("_") else ()
+    if not slots and key.startswith("preference:") and _FOOD_RE.search(content):
+        slots = ("diet",)
     return [SLOT_PREFIX + s for s in slots]
 
 

@@ -104,3 +104,11 @@ def test_a_word_of_liking_beside_a_topic_does_not_outweigh_it(memory):
     assert memory.search("what music don't I like?", user_id="tom", limit=1)[0].memory.content == (
         "User dislikes country music.")
     assert memory.search("what do I like?", user_id="tom", limit=1)[0].memory.content == "User likes the Lakers."
+
+
+def test_a_food_preference_answers_what_the_user_eats(memory):
+    _said(memory, "chen", ["我不吃香菜。", "我住在上海。", "我每天早上跑步。", "我的女儿叫小雨。"])
+    top = memory.search("我有什么忌口？", user_id="chen", limit=1)[0].memory.content
+    assert "香菜" in top
+    assert fact_slots("preference:香菜", "用户不吃香菜") == ["slot:diet"]
+    assert fact_slots("preference:jazz", "User likes jazz.") == []
