@@ -66,3 +66,8 @@ def test_the_fact_points_back_to_the_answer_and_is_found_by_the_question(memory)
     assert hit.memory.content == "User's dog's name is Coco."
     (episode,) = memory.provenance(hit.memory.id)
     assert episode.content == "Coco."
+
+
+def test_a_long_message_or_a_long_turn_before_it_costs_nothing_to_read():
+    assert answer_as_statement("Blah blah. " * 500 + "What's your dog's name?", "Coco.") == "My dog's name is Coco."
+    assert answer_as_statement("What's your dog's name?", "Coco. " * 10_000) is None

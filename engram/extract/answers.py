@@ -17,6 +17,8 @@ from engram.text import split_sentences
 
 _MAX_EN_WORDS = 8
 _MAX_ZH_CHARS = 16
+_MAX_ANSWER_CHARS = 120
+_MAX_QUESTION_CHARS = 400
 
 _YES_EN = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|definitely|absolutely|of course|that would be great"
                      r"|sounds good)(?:[\s,!.]+(?:please|thanks|thank you|do it|that would be great))*[\s!.]*$", re.I)
@@ -120,9 +122,10 @@ _ZH_YES_RULES: list[Rule] = [
 def answer_as_statement(question_turn: str, answer: str) -> str | None:
     """`answer` read with the last question of `question_turn` as the user's own statement, or
     None when it is no short answer to a question of a shape this knows."""
-    if not question_turn or not answer or not answer.strip():
-        return None
-    asked = next((s.strip() for s in reversed(split_sentences(question_turn)) if s.strip().endswith(("?", "？"))), None)
+    if not question_turn or not answer or not answer.strip() or len(answer) > _MAX_ANSWER_CHARS:
+        return None  # (a long message is no short answer: nothing to read, whatever its length)
+    tail = question_turn[-_MAX_QUESTION_CHARS:]  # the question is at the end of what was said
+    asked = next((s.strip() for s in reversed(split_sentences(tail)) if s.strip().endswith(("?", "？"))), None)
     if asked is None:
         return None
     zh = re.search(r"[\u4e00-\u9fff]", asked) is not None
