@@ -10,6 +10,7 @@ import re
 
 from engram.extract.keys import WS_RE
 from engram.extract.phrases import ZH_OWNED_RE
+from engram.relatives import KIN_EN, KIN_ZH
 
 
 def article(word: str) -> str:
@@ -110,9 +111,11 @@ def en_third(clause: str) -> str:
 EN_PLURAL_OWNED = frozenset("""sons daughters kids children babies brothers sisters parents coworkers colleagues
     friends roommates neighbors neighbours grandparents cousins teammates classmates students dogs puppies cats
     kittens pets birds""".split())
-_EN_FEMALE = frozenset("""mom mum mother mommy sister sis daughter wife girlfriend fiancee grandma grandmother
-    granny aunt niece""".split())
-_EN_MALE = frozenset("daddy dad father brother bro son husband boyfriend fiance grandpa grandfather uncle nephew".split())
+# the gender "her"/"him" (她/他) may stand for, by the relation a kin word names (engram.relatives)
+_FEMALE = frozenset("mother sister wife girlfriend daughter grandmother aunt niece".split())
+_MALE = frozenset("father brother husband boyfriend son grandfather uncle nephew".split())
+_EN_FEMALE = frozenset({w for w, relation in KIN_EN.items() if relation in _FEMALE} | {"fiancee"})
+_EN_MALE = frozenset({w for w, relation in KIN_EN.items() if relation in _MALE} | {"fiance"})
 # "her"/"him"/"them" as an object (no noun phrase of theirs follows: "I call her every Sunday")
 _EN_OBJECT_PRONOUN_RE = re.compile(
     r"\b(?P<p>her|him|them)\b(?=\s*(?:[,.!?;]|$)|\s+(?:a|an|the|some|that|this|every|each|on|at|in|to|for|with|"
@@ -137,8 +140,8 @@ def en_objects_named(said: str, prior: str, owner: str = "their") -> str:
     return _EN_OBJECT_PRONOUN_RE.sub(named, said)
 
 
-_ZH_FEMALE = frozenset("妈妈 母亲 老妈 妈 姐姐 妹妹 老婆 妻子 太太 女朋友 女友 女儿 奶奶 外婆 姥姥 阿姨 姑姑 闺蜜".split())
-_ZH_MALE = frozenset("爸爸 父亲 老爸 爸 哥哥 弟弟 老公 丈夫 先生 男朋友 男友 儿子 爷爷 外公 姥爷 叔叔 舅舅".split())
+_ZH_FEMALE = frozenset({w for w, relation in KIN_ZH.items() if relation in _FEMALE} | {"闺蜜"})
+_ZH_MALE = frozenset(w for w, relation in KIN_ZH.items() if relation in _MALE)
 _ZH_PRONOUN_RE = re.compile(r"(?<![其])(?P<p>[他她])(?![们])")
 
 
