@@ -31,7 +31,7 @@ _NOT_A_NAME_RE = re.compile(
     r"\w+(?:ese|ish|ian|ican)|(?:German|Cuban|Korean|European|Chilean|Caribbean|Latino|Latina|Thai|Filipino|Iraqi|Israeli|"
     r"Pakistani|Bangladeshi|Nepali|Kiwi|Arab|Arabic|Greek|Dutch|Swiss|Czech|Slovak|Jewish|Muslim|Hindu|Buddhist|Sikh|"
     r"Mormon|Catholic|Protestant|Orthodox|Atheist|Agnostic|Democrat|Republican|Libertarian|Liberal|Conservative|"
-    r"Hispanic|Latinx|Vegan|Texan|Londoner|New Yorker|Back|Home|Here|Done|Free|Okay|Fine|Good|Sorry|Yours|Me)",
+    r"Hispanic|Latinx|Vegan|Texan|Londoner|New Yorker|Free|Yours|Me)",  # ("I'm Fine": `_NAME_STOP`)
 )
 _ZH_NAME_RE = re.compile(r"^我(?:的名字|名字)?(?:叫做|叫|是)(?P<name>.+)$")
 _ZH_NAME_BAD_RE = re.compile(r"[了过着的你他她它人车外卖不很在是吗呢吧啊个一]")
