@@ -100,8 +100,18 @@ def _in_slot(candidate: Candidate, said: str, same_key: list[MemoryItem]) -> Dec
             return Decision(Action.SUPERSEDE, current, f"{key}: feeling changed (said: {said.strip()[:80]})")
         return Decision(Action.DISPUTE, current, f"{key}: contradicts an earlier statement; unclear whether it changed")
     if _same_value(value, current.value):
+        if _new_day(candidate, current):
+            return Decision(Action.SUPERSEDE, current, f"{key}: now due {candidate.due_at:%Y-%m-%d %H:%M}"
+                            f" (was {current.due_at:%Y-%m-%d %H:%M}; latest wins)")
         return Decision(Action.NOOP, current, f"{key}: same value already remembered")
     return Decision(Action.SUPERSEDE, current, f"{key}: {current.value!s} -> {value!s} (latest wins)")
+
+
+def _new_day(candidate: Candidate, current: MemoryItem) -> bool:
+    """A one-off task said again with another due time ("the launch moved to April 2nd"); a
+    routine's next due moves on by itself, so only its schedule (the value) counts."""
+    return (candidate.recurrence is None and candidate.due_at is not None and current.due_at is not None
+            and candidate.due_at != current.due_at)
 
 
 def same_statement(candidate: Candidate, words: frozenset[str], kind: str, content: str, overlap: float) -> bool:

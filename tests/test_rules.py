@@ -220,6 +220,7 @@ def test_several_statements_in_one_message() -> None:
         ("我喜欢咖啡", "我不喜欢咖啡", False),
         ("I love dogs", "I hate dogs", False),
         ("always answer in Chinese", "from now on answer in English", False),
+        ("We launch on March 15th", "The launch moved to April 2nd", True),  # one event (its day: due_at)
         ("be my strict editor", "act as my gentle tutor", False),
     ],
 )
@@ -397,6 +398,26 @@ D = datetime
          "用户明天下午3点要开会（2024-10-24 15:00）"),
         ("报告的截止日期是周五", "task:报告", D(2024, 10, 25, 23, 59, tzinfo=UTC),
          "用户的报告的截止日期是周五（2024-10-25）"),
+        # a time before its day is that day's, not today's
+        ("Remind me to call mom at 5pm tomorrow", "task:call_mom", D(2024, 10, 24, 17, 0, tzinfo=UTC),
+         "User needs to call mom at 5pm tomorrow (2024-10-24 17:00)."),
+        ("I need to submit the report by 6pm on Friday", "task:submit_report", D(2024, 10, 25, 18, 0, tzinfo=UTC),
+         "User needs to submit the report by 6pm on Friday (2024-10-25 18:00)."),
+        # the user's own event on a day, said as "we" or "our"; and when it moves
+        ("We launch on March 15th.", "task:launch", D(2025, 3, 15, 23, 59, tzinfo=UTC),
+         "User's launch is on March 15th (2025-03-15)."),
+        ("Our launch is on March 15th.", "task:launch", D(2025, 3, 15, 23, 59, tzinfo=UTC),
+         "User's launch is on March 15th (2025-03-15)."),
+        ("Actually the launch moved to April 2nd.", "task:launch", D(2025, 4, 2, 23, 59, tzinfo=UTC),
+         "User's launch moved to April 2nd (2025-04-02)."),
+        ("We pushed the launch to April 2nd.", "task:launch", D(2025, 4, 2, 23, 59, tzinfo=UTC),
+         "User's launch moved to April 2nd (2025-04-02)."),
+        ("My exam got moved to Friday.", "task:exam", D(2024, 10, 25, 23, 59, tzinfo=UTC),
+         "User's exam moved to Friday (2024-10-25)."),
+        ("我的考试是十二月二十三号", "task:考试", D(2024, 12, 23, 23, 59, tzinfo=UTC), "用户的考试是十二月二十三号（2024-12-23）"),
+        ("我的体检改到下周五了", "task:体检", D(2024, 11, 1, 23, 59, tzinfo=UTC), "用户的体检改到下周五了（2024-11-01）"),
+        # the subject after a lead of time is the user, once ("用户明天要去北京", not "用户明天用户要…")
+        ("明天我要去北京", "task:北京", D(2024, 10, 24, 23, 59, tzinfo=UTC), "用户明天要去北京（2024-10-24）"),
     ],
 )
 def test_task_due_dates(text: str, key: str, due: datetime, content: str) -> None:

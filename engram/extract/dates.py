@@ -35,6 +35,8 @@ EN_DATE_RE = re.compile(
     | in\s+(?P<n>\d+|a\ couple\ of|a|an|one|two|three|four|five|six|seven|eight|nine|ten)
         \s+(?P<unit>days?|weeks?|months?)
     | (?:at|by|before)\s+(?P<th>\d{{1,2}})(?::(?P<tm>\d{{2}}))?\s*(?P<tap>a\.?m\.?|p\.?m\.?)
+        (?:\s+(?:on\s+)?(?:(?P<tmod>this|next|coming)\s+)?(?P<tday>the\ day\ after\ tomorrow|tomorrow|today|tonight
+        |{_WD_EN_RE}))?
     )\b(?:\s*(?:at|by|before)?\s*(?P<hh>\d{{1,2}})(?::(?P<mm>\d{{2}}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)(?!\w))?""",
     re.I | re.X,
 )
@@ -200,8 +202,14 @@ def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]
     if g["n"]:
         n = _EN_NUMS.get(g["n"].lower()) or int(g["n"])
         return _after(today, n, g["unit"].lower().rstrip("s")), t
-    if g["th"]:
-        return today, _hm(g["th"], g["tm"], g["tap"])
+    if g["th"]:  # "at 5pm", "at 5pm tomorrow", "by 6pm on Friday"
+        t = _hm(g["th"], g["tm"], g["tap"])
+        day = (g["tday"] or "today").lower()
+        if day in _WD_EN:
+            return (_next_week(today, _WD_EN.index(day)) if (g["tmod"] or "").lower() == "next"
+                    else _upcoming(today, _WD_EN.index(day))), t
+        resolve = _RELATIVE.get(day.replace("the ", ""))
+        return (resolve(today) if resolve else today), t
     return None, None
 
 

@@ -53,19 +53,43 @@ _EN_MODAL_RE = re.compile(
 )
 _EN_EVENTS = (
     r"(?:meeting|appointment|exam|test|interview|deadline|presentation|call|flight|class|lecture|checkup|check-up"
-    r"|surgery|recital|concert|demo|review|standup|stand-up|workshop|conference|trip|party|wedding|session)"
+    r"|surgery|recital|concert|demo|review|standup|stand-up|workshop|conference|trip|party|wedding|session|launch|release"
+    r"|move|opening|date|dinner|reservation|booking|visit|holiday|vacation)"
 )
 _EN_APPT_RE = re.compile(
     r"^i(?:\s+also)?(?:\s+have|'ve(?:\s+also)?\s+got|\s+have\s+got|\s+got)\s+(?:a|an|my|the)\s+(?P<thing>(?:[\w'-]+\s+){0,3}?"
     rf"{_EN_EVENTS})\s+(?P<rest>.+)$",
     re.I,
 )
-# "My flight to Tokyo is on March 3rd", "My exam is next Monday": the user's own, on a day
+# "My flight to Tokyo is on March 3rd", "Our launch is next Monday": the user's own, on a day
 _EN_MY_EVENT_RE = re.compile(
-    rf"^my\s+(?P<thing>(?:[\w'-]+\s+){{0,3}}?{_EN_EVENTS}(?:\s+(?:to|in|at|with|for)\s+[\w' -]{{1,30}}?)?)"
+    rf"^(?:my|our)\s+(?P<thing>(?:[\w'-]+\s+){{0,3}}?{_EN_EVENTS}(?:\s+(?:to|in|at|with|for)\s+[\w' -]{{1,30}}?)?)"
     r"\s+(?:is|'s)\s+(?P<rest>.+)$",
     re.I,
 )
+# "我的考试是十二月二十三号", "我的面试定在下周三": the user's own, on a day
+_ZH_MY_EVENT_RE = re.compile(
+    r"^我的(?P<thing>[\u4e00-\u9fff]{0,6}?(?:考试|面试|会议|会|航班|飞机|火车|高铁|婚礼|手术|体检|复查|答辩|约会|演出|比赛"
+    r"|音乐会|讲座|课|聚会|派对|旅行|出差|预约|门诊))(?:是|在|定在|安排在|改到|改在)"
+)
+# "The launch moved to April 2nd", "My exam got pushed back to Friday", "We moved the meeting to
+# Thursday": a new day for the user's own event (the same key as its first day: it supersedes it)
+_EN_MOVED_RE = re.compile(
+    rf"^(?:(?:my|our|the)\s+(?P<thing>(?:[\w'-]+\s+){{0,2}}?{_EN_EVENTS})\s+(?:(?:has|have|had)\s+been\s+|was\s+|were\s+"
+    rf"|got\s+|is\s+|'s\s+)?|(?:i|we)\s+(?:have\s+|'ve\s+|just\s+)?(?=\w+\s+(?:my|our|the)\s)"
+    rf"(?P<verb>moved|pushed|postponed|rescheduled|changed|delayed|bumped)\s+(?:my|our|the)\s+"
+    rf"(?P<thing2>(?:[\w'-]+\s+){{0,2}}?{_EN_EVENTS})\s+)"
+    r"(?(verb)|(?:moved|pushed|postponed|rescheduled|changed|delayed|bumped|brought forward|moved up)\s+)"
+    r"(?:back\s+|up\s+|forward\s+)?(?:to|until|till)\s+(?P<rest>.+)$",
+    re.I,
+)
+# "We launch on March 15th", "We're releasing next Friday": the day of the user's own launch
+_EN_WE_EVENT_RE = re.compile(
+    r"^we(?:'re|\s+are)?\s+(?P<verb>launch(?:ing)?|releas(?:e|ing)|go(?:ing)?\s+live|open(?:ing)?|mov(?:e|ing))\s+"
+    r"(?=(?:on|in|next|this|tomorrow)\b)",
+    re.I,
+)
+_EN_VERB_EVENT = {"launch": "launch", "releas": "release", "go": "launch", "open": "opening", "mov": "move"}
 _EN_DEADLINE_RE = re.compile(
     r"^(?:the\s+|my\s+|our\s+)?(?:deadline|due\s+date)\s+(?:for|of|on)\s+(?P<act>.+?)\s+is\s+(?P<rest>.+)$"
     r"|^(?:the\s+|my\s+|our\s+)?(?P<act2>.+?)\s+(?:is|are)\s+due\s+(?P<rest2>.+)$",
@@ -88,7 +112,7 @@ _EN_REC_HINTS = ("every", "each", "daily", "nightly", "weekly", "monthly", "year
 _ZH_DATE_HINT_RE = re.compile(r"[周星礼天今明月年号日0-9]")
 _DANGLING_PREP_RE = re.compile(r"\s+(?:by|before|on|until|till|due|at)\s*$", re.I)
 _ZH_ACT_LEAD_RE = re.compile(r"^(?:我的?|都|就|还|也|会|要|得|在|上午|早上|早晨|中午|下午|傍晚|晚上|，|,)+")
-_ZH_SPAN_TAIL_RE = re.compile(r"(?:之前|以前|前|之内|以内|内)")
+_ZH_SPAN_TAIL_RE = re.compile(r"(?:之前|以前|前|之内|以内|内|以后|之后|后)")
 
 
 # a routine whose act names no activity ("I go every Tuesday", "每天练一个小时"): the clause
@@ -141,6 +165,7 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     span = rm or dm
     if span is None:
         return None
+    body: str | None = None  # the statement, when the clause's own words would not do
     m = _EN_MODAL_RE.match(s)
     if m:
         act = _task_act(m.group("rest"), m.start("rest"), span)
@@ -148,6 +173,17 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     elif (m := _EN_APPT_RE.match(s) or (_EN_MY_EVENT_RE.match(s) if dm else None)) is not None:
         act = m.group("thing")
         reason = "appointment"
+        if not s.lower().startswith(("i", "my")):  # "Our launch is on …", "The meeting is at 3pm"
+            body = f"User's {act.lower()} is {m.group('rest').rstrip('.!')}"
+    elif dm and (m := _EN_MOVED_RE.match(s)) is not None:
+        act = m.group("thing") or m.group("thing2")
+        body = f"User's {act.lower()} moved to {m.group('rest').rstrip('.!')}"
+        return [candidate(ctx, Kind.TASK, as_sentence(body + date_suffix(due, t, False)), "task:" + slugify(act, limit=5),
+                          None, "appointment moved", due_at=due, entities=[])]
+    elif dm and (m := _EN_WE_EVENT_RE.match(s)) is not None:
+        act = next(noun for stem, noun in _EN_VERB_EVENT.items() if m.group("verb").lower().startswith(stem))
+        reason = "appointment"
+        body = f"User's {act} is {s[m.end():].rstrip('.!')}"
     elif (m := _EN_DEADLINE_RE.match(s)) is not None:
         act = m.group("act") or m.group("act2")
         if pronoun_led(act) or not dm:
@@ -169,7 +205,7 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     act = act.strip(" ,")
     if not act or CONTEXT_WORDS.intersection(act.lower().split()) or pronoun_led(act):
         return None
-    body = en_third(s).rstrip(".")
+    body = body or en_third(s).rstrip(".")
     suffix = "" if rec else date_suffix(due, t, False)
     content = as_sentence(body + ("" if suffix.strip(" ()") in body else suffix))
     key, value = "task:" + slugify(act, limit=5), None
@@ -222,7 +258,8 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
             t = zh_time(tm) if tm else None
         rec, due = resolve_recurrence(rm, t, ctx.now)
     modal = _ZH_MODAL_RE.search(s)
-    if not (modal or deadline or rm or ctx.relaxed or (dm and dm.group("hh"))):
+    event = _ZH_MY_EVENT_RE.match(s) if dm else None
+    if not (modal or deadline or rm or event or ctx.relaxed or (dm and dm.group("hh"))):
         return None
     rest = s
     for span in sorted((x for x in (dm, rm, tm) if x), key=lambda x: -x.start()):
@@ -232,6 +269,8 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         rest = rest[:start] + rest[end:]
     if deadline:
         act = _ZH_DEADLINE_WORD_RE.sub("", rest)
+    elif event:
+        act = event.group("thing")
     else:
         mm = _ZH_MODAL_RE.search(rest)
         act = rest[mm.end():] if mm else rest
