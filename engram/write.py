@@ -159,9 +159,9 @@ class Writer:
                 answers = text
             owned = self._owned(scope, text) if message.role == "user" else None
             found = extract_candidates(text, role=message.role, now=local, owned=owned)
-            if not found and answers and message.role == "user":  # "Coco." answering "What's your dog's name?"
-                stated = answer_as_statement(answers, text)
-                found = extract_candidates(stated, now=local, owned=owned) if stated else []
+            if answers and message.role == "user":  # "Coco." answering "What's your dog's name?"
+                stated = answer_as_statement(answers, text, lead_only=bool(found))
+                found += extract_candidates(stated, now=local, owned=owned) if stated else []
             rules += found
             for candidate in found:
                 event = self.add_candidate(source, candidate, text, written)

@@ -3,6 +3,8 @@ dog's name?" / "Coco." keeps "User's dog's name is Coco.", in English and Chines
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from engram import Kind
@@ -29,9 +31,31 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("你平时有什么爱好吗？", "爬山和摄影。", "用户喜欢爬山和摄影"),
     ("你的猫叫什么名字？", "咪咪", "用户的猫叫咪咪"),
     ("你多大了？", "28", "用户28岁"),
+    ("Nice. Which database are you using?", "Postgres, hosted on Render.", "User uses Postgres as their database."),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]
+
+
+@pytest.mark.parametrize(("question", "answer", "task"), [
+    ("When is your exam?", "December 23rd.", "User's exam is on December 23rd (2026-12-23)."),
+    ("加油！考试是什么时候？", "十二月二十三号。", "用户的考试在十二月二十三号（2026-12-23）"),
+    ("When's the wedding?", "June 14th!", "User's wedding is on June 14th (2027-06-14)."),
+])
+def test_a_day_answering_when_is_a_task_due_that_day(memory, question, answer, task):
+    said = datetime(2026, 12, 2, 10, tzinfo=UTC)
+    events = memory.add([{"role": "assistant", "content": question}, {"role": "user", "content": answer}],
+                        user_id="u", timestamp=said)
+    (kept,) = [e.memory for e in events if e.memory is not None and e.memory.kind is not Kind.TURN]
+    assert (kept.kind, kept.content) == (Kind.TASK, task)
+    assert kept.due_at is not None and kept.due_at.date().isoformat() in task
+
+
+def test_a_short_answer_that_opens_a_longer_message_is_read_with_the_rest(memory):
+    kept = _answer(memory, "Got it. Do you prefer tabs or spaces?",
+                   "Spaces, 4 of them. And please always use type hints in code you give me.")
+    assert sorted(kept) == ["User prefers spaces.",
+                            "User wants the assistant to always use type hints in code it gives them."]
 
 
 def test_yes_to_a_reminder_offer_is_a_reminder(memory):
@@ -54,6 +78,8 @@ def test_yes_to_a_reminder_offer_is_a_reminder(memory):
     ("Do you have a budget in mind?", "Not really."),
     ("How many kids do you have?", "None."),
     ("What do you do for work?", "Nursing, night shifts."),  # an activity names no job
+    ("When is your exam?", "Not sure yet."),  # no day
+    ("考试是什么时候？", "还没定。"),
 ])
 def test_anything_else_is_not_read_as_an_answer(question, answer):
     assert answer_as_statement(question, answer) is None

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
 from engram.text import split_sentences
 
 _MAX_EN_WORDS = 8
@@ -61,6 +62,24 @@ def _prefer(m: re.Match[str], np: str) -> str | None:
     return None
 
 
+def _on(np: str) -> str:
+    """A day as it follows "is": "December 23rd" → "on December 23rd"; "next Friday" as it is."""
+    return np if re.match(r"^(?:on|in|at|next|this|tomorrow|today|tonight|the day)\b", np, re.I) else f"on {np}"
+
+
+def _when(m: re.Match[str], np: str) -> str | None:
+    """"When is your exam?" / "December 23rd." → "My exam is on December 23rd."; "When do you
+    fly out?" / "Next Friday." → "I fly out next Friday." Only an answer that is a day."""
+    if not EN_DATE_RE.search(np):
+        return None
+    if m.group("x"):
+        return f"My {m.group('x')} is {_on(np)}."
+    return f"I {m.group('v')} {_lc(np) if np.split()[0].lower() in _EN_RELATIVE_DAYS else _on(np)}."
+
+
+_EN_RELATIVE_DAYS = frozenset("next this tomorrow today tonight in".split())
+
+
 def _job(m: re.Match[str], np: str) -> str | None:
     """"What do you do?" / "Nurse." → "I'm a nurse."; an activity ("Nursing.") names no job."""
     if np.lower().endswith("ing"):
@@ -91,6 +110,10 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) do you (?P<v>like|prefer|love|enjoy)\?$", re.I),
      lambda m, np: f"I {m.group('v').lower()} {np}."),
     (re.compile(r"^what do you do(?: for (?:a living|work))?\?$", re.I), _job),
+    (re.compile(r"^(?:which|what) (?P<x>[a-z][\w -]{1,30}?) (?:are you using|do you use|are you on)(?: now| these days)?\?$",
+                re.I), lambda m, np: f"I use {np} as my {m.group('x').lower()}."),
+    (re.compile(r"^when(?:'s| is) (?:your|the) (?P<x>[a-z][\w -]{1,30}?)\?$|^when do you (?P<v>[a-z][\w -]{1,30}?)\?$",
+                re.I), _when),
     (re.compile(r"^(?:what are your hobbies|do you have any hobbies|what do you do for fun|what do you like to do"
                 r"(?: in your free time| for fun)?)\?$", re.I),
      lambda m, np: f"I like {_lc(np)}." if not np.lower().startswith(("nothing", "not ")) else None),
@@ -110,6 +133,10 @@ _ZH_RULES: list[Rule] = [
      lambda m, a: f"我{a}" if a.endswith("岁") else f"我{a}岁" if re.fullmatch(r"[0-9]{1,3}|[一二三四五六七八九十]{1,3}", a) else None),
     (re.compile(r"^你是做什么(?:工作)?的[？?]$|^你做什么工作[？?]$|^你的工作是什么[？?]$"),
      lambda m, a: f"我是{a.removeprefix('我是')}"),
+    (re.compile(r"^(?:你的?)?(?P<x>[\u4e00-\u9fff]{1,6}?)(?:是|在)?(?:什么时候|哪天|哪一天|几号)[？?]$"),
+     lambda m, a: f"我的{m.group('x')}在{a}" if ZH_DATE_RE.search(a) else None),
+    (re.compile(r"^你(?:现在)?用(?:的是)?(?:什么|哪个|哪款|哪种)(?P<x>[\u4e00-\u9fff]{1,6}?)[？?]$"),
+     lambda m, a: f"我的{m.group('x')}用的是{a}"),
     (re.compile(r"^你是哪里人[？?]$"), lambda m, a: f"我是{a}" if a.endswith("人") else f"我是{a}人"),
     (re.compile(r"^你(?:平时|平常|业余)?(?:有什么|有哪些|的)爱好(?:吗|是什么)?[？?]$|^你(?:平时|平常)?喜欢做什么[？?]$"),
      lambda m, a: None if a.startswith(("没", "不")) else f"我喜欢{a}"),
@@ -119,11 +146,19 @@ _ZH_YES_RULES: list[Rule] = [
 ]
 
 
-def answer_as_statement(question_turn: str, answer: str) -> str | None:
+def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = False) -> str | None:
     """`answer` read with the last question of `question_turn` as the user's own statement, or
-    None when it is no short answer to a question of a shape this knows."""
+    None when it is no short answer to a question of a shape this knows.
+
+    `lead_only`: the rules found something in the message, so only a short answer that opens
+    it, as a sentence of its own, is read ("Spaces, 4 of them. And please use type hints.")."""
     if not question_turn or not answer or not answer.strip() or len(answer) > _MAX_ANSWER_CHARS:
         return None  # (a long message is no short answer: nothing to read, whatever its length)
+    if lead_only:
+        sentences = [s for s in split_sentences(answer) if s.strip()]
+        if len(sentences) < 2:
+            return None
+        answer = sentences[0]
     tail = question_turn[-_MAX_QUESTION_CHARS:]  # the question is at the end of what was said
     asked = next((s.strip() for s in reversed(split_sentences(tail)) if s.strip().endswith(("?", "？"))), None)
     if asked is None:
