@@ -20,6 +20,8 @@ KIN_EN = {
     "coworker": "colleague", "roommate": "roommate", "neighbor": "neighbour", "neighbour": "neighbour",
     "friend": "friend", "best friend": "best friend", "bff": "best friend", "mentor": "mentor", "family": "family",
     "fam": "family", "family's": "family", "teacher": "teacher", "doctor": "doctor", "therapist": "therapist",
+    "co-founder": "co-founder", "cofounder": "co-founder", "teammate": "teammate", "classmate": "classmate",
+    "coach": "coach", "landlord": "landlord", "landlady": "landlord",
 }
 KIN_ZH = {
     "妈妈": "mother", "母亲": "mother", "老妈": "mother", "妈": "mother", "爸爸": "father", "父亲": "father",
@@ -31,6 +33,7 @@ KIN_ZH = {
     "阿姨": "aunt", "姑姑": "aunt", "叔叔": "uncle", "舅舅": "uncle", "表哥": "cousin", "表姐": "cousin",
     "堂哥": "cousin", "老板": "boss", "领导": "boss", "经理": "manager", "同事": "colleague", "室友": "roommate",
     "邻居": "neighbour", "朋友": "friend", "好朋友": "best friend", "闺蜜": "best friend", "导师": "mentor",
-    "老师": "teacher", "家人": "family",
+    "老师": "teacher", "家人": "family", "合伙人": "co-founder", "同学": "classmate", "队友": "teammate",
+    "教练": "coach", "房东": "landlord",
 }
 KIN_ZH_LABEL = {v: k for k, v in reversed(list(KIN_ZH.items()))}  # a relation's usual Chinese word

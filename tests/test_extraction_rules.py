@@ -280,6 +280,12 @@ def test_chinese_leaves_out_its_wo_and_the_sentence_is_still_the_users(text, fac
     ("我住在上海，也在上海工作。", ["用户住在上海", "用户在上海工作"]),  # each on its own: no "也"
     ("我不喝咖啡，只喝茶。", ["用户不喝咖啡", "用户只喝茶"]),
     ("我喜欢猫，但是对猫毛过敏。", ["用户喜欢猫", "用户对猫毛过敏"]),
+    # a particular only a person has, said without its owner ("目标是…"), is the user's
+    ("我在准备考研，目标是浙江大学的计算机专业。", ["用户在准备考研", "用户的目标是浙江大学的计算机专业"]),
+    ("我刚毕业，专业是计算机。", ["用户刚毕业", "用户的专业是计算机"]),
+    ("对了，我换了目标，改考复旦了。", ["用户换了目标", "用户改考复旦了"]),  # 改考 goes on about the user
+    # "他" after "不过" is still the roommate named before it
+    ("我室友小王考浙大，不过他考的是电子信息。", ["用户的室友小王考浙大", "用户的室友考的是电子信息"]),
 ])
 def test_a_chinese_clause_that_goes_on_keeps_the_subject_of_the_one_before(text, facts):
     assert said(text) == facts
@@ -655,3 +661,28 @@ def test_what_was_done_after_following_the_assistant_is_kept():
 
 def test_a_list_of_people_after_me_is_no_statement():
     assert said("三口，我、老婆和女儿。") == []
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My co-founder Priya handles the frontend.", ["User's co-founder Priya handles the frontend."]),
+    ("My teammate Sam is great at design.", ["User's teammate Sam is great at design."]),
+    ("我的合伙人小李负责销售。", ["用户的合伙人小李负责销售"]),
+    # what someone says of the user is about the user, not a name ("说我" is no one)
+    ("我的教练说我要多休息。", ["用户的教练说用户要多休息"]),
+    # looking for work names no employer
+    ("我在找工作。", ["用户在找工作"]),
+    # a time put first, then 我: one subject
+    ("每天晚上十点以后我效率最高。", ["用户每天晚上十点以后效率最高"]),
+])
+def test_colleagues_partners_and_what_others_say_of_the_user(text, facts):
+    assert said(text) == facts
+    assert all(c.key != "fact:employer" for c in extract_candidates(text, now=NOW))
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("Please always use type hints in code you give me.",
+     "User wants the assistant to always use type hints in code it gives them."),
+    ("Please keep your answers short.", "User wants the assistant to always keep its answers short."),
+])
+def test_an_order_about_the_assistants_answers_is_said_of_the_assistant(text, fact):
+    assert said(text) == [fact]

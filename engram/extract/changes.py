@@ -109,8 +109,8 @@ def change(s: str, ctx: Ctx) -> list[Candidate] | None:
     if ctx.memo and ctx.memo.get("left_job") and (now_at := _now_at(s, ctx)) is not None:
         return now_at
     if ctx.lang == "zh":
-        if ctx.memo and ctx.memo.get("opens") and _ZH_DROPPED_RE.match(s):
-            s = "我" + s  # "最近不打羽毛球了": Chinese leaves out its 我
+        if ctx.memo and (ctx.memo.get("opens") or ctx.memo.get("last") == "用户") and _ZH_DROPPED_RE.match(s):
+            s = "我" + s  # "最近不打羽毛球了", "我以前喝拿铁，改喝美式了": Chinese leaves out its 我
         found = _zh_change(s, ctx) if _ZH_GATE_RE.search(s) else None
     else:
         found = None if _EN_GATE_WORDS.isdisjoint(s.lower().split()) else _en_change(s, ctx)
@@ -233,7 +233,7 @@ _EN_SWITCHED_RE = re.compile(
     r"(?P<new>(?!a\s+new\b|the\s+new\b)[^,]{1,30}?)(?:\s+(?:now|instead|these\s+days))?$",
     re.I,
 )
-_ZH_SWITCHED_RE = re.compile(r"^我(?:现在|最近|已经)*(?:改|换成)(?P<verb>[喝吃用])了?(?P<new>[^，,不]{1,8}?)了?$")
+_ZH_SWITCHED_RE = re.compile(r"^我?(?:现在|最近|已经)*(?:改|换成)(?P<verb>[喝吃用])了?(?P<new>[^，,不]{1,8}?)了?$")
 
 
 def _switched(s: str, new: str, old: str | None, ctx: Ctx) -> list[Candidate]:

@@ -35,7 +35,7 @@ _ZH_CONTINUE_RE = re.compile(
 _ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
 _ZH_ITS_RE = re.compile(r"^(?:叫|名字叫|今年|已经|才)")
 _ZH_OTHER_HINT_RE = re.compile(
-    r"猫|狗|宠物|兔|鹦鹉|仓鼠|女儿|儿子|孩子|老婆|老公|妻子|丈夫|哥|姐|弟|妹|妈|爸|朋友|同事|室友|" + "|".join(ZH_PET_BREEDS)
+    r"猫|狗|宠物|兔|鹦鹉|仓鼠|女儿|儿子|孩子|老婆|老公|妻子|丈夫|哥|姐|弟|妹|妈|爸|朋友|同事|室友|同学|合伙人|搭档|队友|" + "|".join(ZH_PET_BREEDS)
     + r"|(?:有|养了?|领养了?|买了?|捡了?)(?:一|两|几|[0-9])?[只条头匹]"  # an animal counted out: "我家有一只X，叫Y"
 )
 # "我买了一辆车，是特斯拉": a 是 after something counted out says what that thing is, not the user

@@ -33,7 +33,7 @@ _ZH_WORK_RE = re.compile(
 )
 # a new employer: "我上周入职了微软", "我跳槽到了腾讯" (a time before it is dropped first)
 _ZH_JOINED_RE = re.compile(r"^我(?:已经|刚|刚刚|终于|正式)*(?:入职了?|跳槽到了?|跳槽去了?)(?P<org>[^，,]{2,20}?)(?:了|啦)?$")
-_ZH_ORG_BAD = frozenset("家 家里 这里 那里 外地 国外 公司 晚上 周末 办公室 现在 这 那 哪里 单位".split())
+_ZH_ORG_BAD = frozenset("家 家里 这里 那里 外地 国外 公司 晚上 周末 办公室 现在 这 那 哪里 单位 找 换 辞 丢 没 新".split())
 _ZH_JOBS = frozenset(
     """医生 老师 教师 学生 护士 律师 会计 司机 警察 销售 老板 翻译 编辑 记者 作家 演员 歌手 教授 主管 总监
     经理 博士 硕士 运营 画家 专家 厨师 农民 工人 商人 军人 公务员 程序员 工程师 设计师 产品经理 研究员 科学家

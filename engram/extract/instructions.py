@@ -164,8 +164,14 @@ _EN_INSTR_RE = re.compile(
 )
 _WHEN_YOU = r"when\s+you\s+(answer|reply|respond|write)"  # → "when it answers"
 _WHEN_YOU_RE = re.compile(rf"\b{_WHEN_YOU}\b", re.I)
+# "you" left inside the order ("type hints in code you give me"): the assistant, as "it"
+_YOU_VERB_RE = re.compile(r"\byou\s+(?P<v>[a-z]+)\b", re.I)
+_YOU_AUX = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "doesn't", "can": "can", "could": "could",
+            "will": "will", "would": "would", "should": "should", "might": "might", "must": "must"}
 # an order about every answer, with no "from now on": "Don't use emojis in your answers"
-_EN_ABOUT_ANSWERS_RE = re.compile(rf"\b(?:in\s+your\s+(?:answers|replies|responses|messages)|{_WHEN_YOU})\b", re.I)
+_EN_ABOUT_ANSWERS_RE = re.compile(
+    rf"\b(?:(?:in|keep)\s+your\s+(?:answers|replies|responses|messages)|{_WHEN_YOU})\b", re.I
+)
 _EN_STANDING_HINTS = ("always", "ever", "from now on", "going forward", "future", "by default", "every time",
                       "each time", "for this conversation", "from here on")
 _ZH_INSTR_RE = re.compile(
@@ -251,6 +257,7 @@ def instruction(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     neg = adv.startswith(("never", "don't", "do not"))
     rest = _WHEN_YOU_RE.sub(lambda w: "when it " + third_verb(w.group(1)), _YOUR_RE.sub("its", lcfirst(body)))
+    rest = _YOU_VERB_RE.sub(lambda w: "it " + _YOU_AUX.get(w.group("v").lower(), third_verb(w.group("v"))), rest)
     content = f"User wants the assistant to {'never' if neg else 'always'} {rest}."
     lm = _EN_LANG_RE.match(body)
     if lm:

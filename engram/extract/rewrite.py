@@ -174,6 +174,11 @@ def we_rest(s: str) -> str:
 _ZH_MY_KIN_RE = re.compile(rf"(?<=.)我(?=(?:{ZH_OWNED_RE})(?!的))")
 
 
+# a clause whose subject 我 comes after a short lead of time or manner ("明天", "每天晚上十点以后",
+# "周末"): the lead names no one, holds no 的 and does not end in a preposition ("跟我", "给我")
+_ZH_SUBJECT_AFTER_RE = re.compile(r"([^的，,。用]{1,12}?)(?<![跟和给对与让被把为帮同向替叫找陪带])用户(?!的)")
+
+
 def zh_third(clause: str, *, subject: bool = False) -> str:
     """Rewrite a first-person Chinese clause about "用户"; `subject` adds one when missing."""
     s = _ZH_MY_KIN_RE.sub("用户的", clause)  # "跟我妹妹" → "跟用户的妹妹", not "跟用户妹妹"
@@ -181,7 +186,8 @@ def zh_third(clause: str, *, subject: bool = False) -> str:
     if "你" in s or "您" in s:
         s = _ZH_YOU_RE.sub("助手", s)
     if subject and not s.startswith("用户"):
-        s = "用户" + s
+        lead = _ZH_SUBJECT_AFTER_RE.match(s)  # "明天我要去北京" → "用户明天要去北京", not "用户明天用户要去…"
+        s = "用户" + (lead.group(1) + s[lead.end():] if lead else s)
     return s
 
 

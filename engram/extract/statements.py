@@ -55,7 +55,8 @@ _EN_PEOPLE = frozenset(
     boss manager coworker coworkers co-worker colleague colleagues friend friends bestie roommate roommates
     neighbor neighbour neighbors neighbours grandma grandmother grandpa grandfather grandparents uncle aunt
     cousin cousins nephew niece family fam team teammates teacher doctor therapist classmate classmates
-    in-laws mentor students""".split()
+    in-laws mentor students teammate co-founder co-founders cofounder cofounders coach tutor landlord landlady
+    client clients""".split()
 )
 _EN_PETS = frozenset(
     """dog dogs puppy puppies pup cat cats kitten kittens pet pets parrot rabbit bunny hamster fish goldfish
@@ -733,7 +734,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
 # "我女儿小雨今年七岁": a name of up to three characters, before a word that goes on; none before
 # anything else ("我老婆怀孕了" is no name "怀孕了")
 _ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{ZH_OWNED_RE}))"
-                          rf"(?P<name>(?!今天|昨天|明天|最近|刚刚|已经|现在)[^\s，,的]{{1,3}}?"
+                          rf"(?P<name>(?!今天|昨天|明天|最近|刚刚|已经|现在|说|让|告诉|觉得)[^\s，,的我你他她它]{{1,3}}?"
                           rf"(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9])|)")
 _ZH_PRONOUNS = "她他它"
 # a clause that names its own subject: another person, a pronoun, the weather
@@ -741,7 +742,7 @@ _ZH_OWN_SUBJECT_RE = re.compile(
     rf"^(?:今天|昨天|明天|后来|现在|那天)?(?:他们|她们|它们|他|她|它|大家|别人|对方|人家|有人|{ZH_OWNED_RE}"
     rf"|下了?.{{0,3}}[雨雪]|刮.{{0,2}}风)")
 # what a clause without a subject may go on to say of the person or pet named before it
-_ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|[一二两三四五六七八九十\d]+岁)")
+_ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|考|学|读|喜欢|爱|住|[一二两三四五六七八九十\d]+岁)")
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ZH_PET_BREEDS, key=len, reverse=True))})")
 _ZH_HAS_WHO_RE = re.compile(rf"有(?:一|两|几)?[个位]?({ZH_OWNED_RE})$")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
@@ -753,7 +754,14 @@ _ZH_BODY_RE = re.compile(
     r"^(?:膝盖|腰|腿|脚踝|脚|手腕|手指|手|胳膊|肩膀|背|脖子|颈椎|头|胃|肚子|牙|眼睛|嗓子|喉咙)"
     r"(?:又|也|还|一直|有点|有些|最近|经常|老是)*(?:受伤|疼|痛|骨折|扭伤|扭了|肿|不舒服|发炎)"
 )
-_ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是)")
+# what a clause without a subject says of the user's own plans and particulars ("…，目标是浙江大学",
+# "…，专业是计算机"): the noun is one only a person has
+_ZH_ATTRIBUTE_RE = re.compile(
+    r"^(?:目标|梦想|理想|专业|职业|工作|爱好|计划|预算|生日|星座|血型|身高|体重|学校|母校|公司|老家|家乡|英文名|网名|小名)"
+    r"(?:是|在|定在|改成了?|换成了?)(?!什么|哪)"
+)
+_ZH_BUT_RE = re.compile(r"^(?:不过|但是|但|可是|而且|所以|然后)")
+_ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报]))")
 _ZH_CHATTER_RE = re.compile(
     rf"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想(?!{ZH_WANT_VERBS})|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
     r"是说|意思是|说|问|告诉|明白了|懂|懂了|看到了|听说|祝|谢谢|感谢|替你|为你|很高兴|高兴|开心|好开心|抱歉|对不起|"
@@ -815,8 +823,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         subject = "用户的" + own + name
         return _zh_finish(subject, body, ctx, other=own)
     m = _ZH_SUBJ_RE.match(s)
-    if m is None and (memo.get("last") == "用户" or memo.get("opens")) and _ZH_BODY_RE.match(s):
-        return _zh_finish("用户的", s, ctx, other=None)  # "…，膝盖受伤了": the user's knee
+    if m is None and (memo.get("last") == "用户" or memo.get("opens")) and (_ZH_BODY_RE.match(s) or _ZH_ATTRIBUTE_RE.match(s)):
+        return _zh_finish("用户的", s, ctx, other=None)  # "…，膝盖受伤了": the user's knee; "…，目标是浙大"
     if m is None and memo.get("last") == "用户" and _ZH_GO_ON_RE.match(s):
         body = re.sub(r"^(?:所以|并且|而且|然后|后来|但是|但|不过|可是)", "", s)  # "…，还做了一个碗": the user goes on
         if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body):
@@ -828,6 +836,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         prior = memo.get("other")  # named in an earlier clause ("我养了一只猫，叫咪咪"), not in this one
         one = _ZH_ONE_OF_RE.match(s)  # "我有两只猫，一只叫咪咪，一只叫球球": each of them
         rest = s[one.end():] if one and prior else s
+        if prior and (lead := _ZH_BUT_RE.match(rest)) and rest[lead.end():][:1] in _ZH_PRONOUNS:
+            rest = rest[lead.end():]  # "…，不过他考的是电子信息"
         if prior and rest[:1] in _ZH_PRONOUNS and (rest[0] == "它") == (prior in ZH_PETS):
             rest = rest[1:]  # "我妹妹来看我了，她是护士", "我养了一只狗，它三岁了"
         if prior and prior not in rest and _ZH_SAID_OF_RE.match(rest) and len(rest) <= 16:
