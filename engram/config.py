@@ -239,6 +239,11 @@ class Settings(BaseSettings):
     filler_factor: float = Field(
         default=0.3, ge=0.0, le=1.0, description="score share kept by filler turns ('Bye!', 'Take care!'); 1: off"
     )
+    other_subject_factor: float = Field(
+        default=0.4, ge=0.0, le=1.0,
+        description="score share kept by a fact about one of the user's people or pets when the question asks "
+        "about the user alone ('where do I live?' vs 'User's sister lives in Pune'); 1: off",
+    )
     diversity_session: float = Field(
         default=0.0, ge=0.0, description="top k: score taken per turn already picked from the same session; 0: off"
     )

@@ -36,6 +36,7 @@ from engram.store.base import MemoryRow, Scope, Store
 from engram.slots import fact_slots, question_slots, without_idioms
 from engram.text import detect_language, lexical_tokens
 from engram.when import TimeRange, find_ranges
+from engram.whose import about_someone_else, about_user_alone
 
 _MAX_RANGES = 3  # time expressions of one query searched within (more are rare and costly)
 _REPLACED_DEPTH = 10  # superseded memories searched, whose matches count for what replaced them
@@ -426,6 +427,9 @@ class Retriever:
             )
             scored.append((score, memory_id, signal))
         scored = dialogue_rank.adjust(scored, contents, said_by, s)
+        if s.other_subject_factor < 1.0 and about_user_alone(query):  # "我要考哪个学校？" vs 用户的室友…
+            scored = [(score * s.other_subject_factor if about_someone_else(contents[memory_id]) else score,
+                       memory_id, signal) for score, memory_id, signal in scored]
         scored = diversity.diversify(
             scored, contents, sessions, limit + spare, s.diversity_session, s.diversity_copy
         )

@@ -14,8 +14,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from engram.animals import ANIMALS_ZH
-from engram.relatives import KIN_EN, KIN_ZH
+from engram.whose import ABOUT_OTHERS_RE
 
 SLOT_PREFIX = "slot:"  # (lexical tokens are [a-z0-9.:] or CJK: no word said can make one)
 
@@ -52,16 +51,6 @@ _CUES: dict[str, str] = {
 }
 
 
-# a question about someone else (a relative, a pet, "she"): the user's own slots are not asked for
-_OTHERS = sorted({*KIN_EN, *ANIMALS_ZH}, key=len, reverse=True)
-_ABOUT_OTHERS_RE = re.compile(
-    r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:" + "|".join(map(re.escape, _OTHERS)) + r")(?:s|'s|’s)?\b"
-    r"|\b(?:he|she|his|her|him|they|their|them)\b"
-    "|" + "|".join(map(re.escape, sorted({*KIN_ZH, *ANIMALS_ZH.values(), "他", "她", "它"}, key=len, reverse=True))),
-    re.IGNORECASE,
-)
-
-
 # idioms that ask for a slot in words that mean something else ("living" is not where one lives)
 _IDIOMS_RE = re.compile(r"\b(?:do|does|did) for a living\b", re.IGNORECASE)
 
@@ -95,7 +84,7 @@ def question_slots(question: str) -> tuple[str, ...]:
     """The slot tokens a question about the user asks for, in the order of `_CUES` (a search
     asks several times, a repeated question again: kept)."""
     asked = {m.lastgroup for m in _ANY_CUE_RE.finditer(question)}
-    if not asked or _ABOUT_OTHERS_RE.search(question):
+    if not asked or ABOUT_OTHERS_RE.search(question):
         return ()
     return tuple(SLOT_PREFIX + slot for slot in _CUES if slot in asked)
 

@@ -139,7 +139,7 @@ LAYERS = {
         "engram.tokens", "engram.when", "engram.templates", "engram.records", "engram.display",
         "engram.services", "engram.user_state", "engram.validate", "engram.llm_calls", "engram.compat",
         "engram.dialogue", "engram.when_said", "engram.blas", "engram.at_exit", "engram.animals",
-        "engram.relatives", "engram.slots",
+        "engram.relatives", "engram.slots", "engram.whose",
     ),
     "features": (
         "engram.extract", "engram.reconcile", "engram.retrieve", "engram.lifecycle", "engram.capsule", "engram.context",

@@ -1,0 +1,62 @@
+"""Whose: who a question asks about, and who a fact is about (the user, or one of theirs).
+
+"我要考哪个学校？" asks about the user; "用户的室友小王也考浙大" is about the user's roommate,
+and shares the question's one content word (考) that the user's own "用户的目标是浙江大学"
+lacks, so by words alone the roommate's fact ranks first. A question about the user that names
+no one else ranks facts about someone else lower (`Retriever.search`, ``other_subject_factor``),
+and turns that speak only of someone else; a question that names a relative, a pet or "she" is
+left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from engram.animals import ANIMALS_ZH
+from engram.relatives import KIN_EN, KIN_ZH
+
+_OTHERS_EN = sorted({*KIN_EN, *ANIMALS_ZH}, key=len, reverse=True)
+_OTHERS_ZH = sorted({*KIN_ZH, *ANIMALS_ZH.values()}, key=len, reverse=True)
+
+# a question about someone else (a relative, a pet, "she"): not about the user alone
+ABOUT_OTHERS_RE = re.compile(
+    r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:" + "|".join(map(re.escape, _OTHERS_EN)) + r")(?:s|'s|’s)?\b"
+    r"|\b(?:he|she|his|her|him|they|their|them)\b"
+    "|" + "|".join(map(re.escape, sorted({*_OTHERS_ZH, "他", "她", "它"}, key=len, reverse=True))),
+    re.IGNORECASE,
+)
+_FIRST_PERSON_RE = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b|我(?!们)", re.IGNORECASE)
+
+# a fact whose subject is one of the user's people or animals ("User's roommate Jake plays
+# guitar.", "用户的室友小王也考浙大"), as the rules and the LLM prompts write them
+_OTHER_SUBJECT_RE = re.compile(
+    r"^(?:User's\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?:"
+    + "|".join(map(re.escape, _OTHERS_EN)) + r")(?:s|'s)?\b"
+    r"|用户的(?:" + "|".join(map(re.escape, _OTHERS_ZH)) + "))",
+    re.IGNORECASE,
+)
+
+# a turn that opens with one of the user's people or animals ("My roommate Jake plays guitar.",
+# "有，我室友小王也考浙大…"), after at most a word of answer
+_TURN_OTHER_RE = re.compile(
+    r"^(?:[^，,。.!?]{0,6}[，,]\s*)?(?:my\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?:"
+    + "|".join(map(re.escape, _OTHERS_EN)) + r")(?:s|'s)?\b"
+    r"|我家?的?(?:" + "|".join(map(re.escape, _OTHERS_ZH)) + "))",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1024)
+def about_user_alone(question: str) -> bool:
+    """The question asks about the user (I, my, 我) and names no one else."""
+    return _FIRST_PERSON_RE.search(question) is not None and ABOUT_OTHERS_RE.search(question) is None
+
+
+def about_someone_else(text: str) -> bool:
+    """A fact whose subject is one of the user's people or animals, or a turn that opens with
+    one and does not go on about the user ("My sister lives in Pune and I live in Porto" does)."""
+    if _OTHER_SUBJECT_RE.match(text) is not None:
+        return True
+    opening = _TURN_OTHER_RE.match(text)
+    return opening is not None and _FIRST_PERSON_RE.search(text, opening.end()) is None
