@@ -32,6 +32,7 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("你的猫叫什么名字？", "咪咪", "用户的猫叫咪咪"),
     ("你多大了？", "28", "用户28岁"),
     ("Nice. Which database are you using?", "Postgres, hosted on Render.", "User uses Postgres as their database."),
+    ("What's your target weight?", "70 kg.", "User's target weight is 70 kg."),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]
@@ -79,6 +80,7 @@ def test_yes_to_a_reminder_offer_is_a_reminder(memory):
     ("How many kids do you have?", "None."),
     ("What do you do for work?", "Nursing, night shifts."),  # an activity names no job
     ("When is your exam?", "Not sure yet."),  # no day
+    ("What's your plan for today?", "Gym at 5."),  # a plan is no number of the user's
     ("考试是什么时候？", "还没定。"),
 ])
 def test_anything_else_is_not_read_as_an_answer(question, answer):

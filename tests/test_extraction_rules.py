@@ -464,7 +464,7 @@ def test_a_chinese_clause_with_a_subject_of_its_own_is_not_the_users(text, facts
 
 
 def test_a_chinese_verb_left_alone_is_no_fact():
-    assert said("我以前抽烟，后来戒了。") == ["用户以前抽烟"]  # not "用户戒了": what was given up was said before
+    assert said("我以前抽烟，后来戒了。") == ["用户以前抽烟，后来戒了"]  # not "用户戒了": what was given up was said before
 
 
 @pytest.mark.parametrize(("text", "fact"), [
@@ -686,3 +686,19 @@ def test_colleagues_partners_and_what_others_say_of_the_user(text, facts):
 ])
 def test_an_order_about_the_assistants_answers_is_said_of_the_assistant(text, fact):
     assert said(text) == [fact]
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # advice the user was given is kept; what someone said happened is hearsay
+    ("My doctor told me to cut back on sugar.", ["User's doctor told them to cut back on sugar."]),
+    ("My boss told me not to work weekends.", ["User's boss told them not to work weekends."]),
+    ("My friend told me the cafe closed.", []),
+    # the owned noun may come second ("my target weight")
+    ("My target weight is 70 kg.", ["User's target weight is 70 kg."]),
+    ("My monthly rent is 1200 euros.", ["User's monthly rent is 1200 euros."]),
+    # a habit given up, said after it
+    ("I used to drink soda every day but I quit last month.", ["User used to drink soda every day but quit last month."]),
+    ("我以前抽烟，后来戒了。", ["用户以前抽烟，后来戒了"]),
+])
+def test_advice_two_word_particulars_and_habits_given_up(text, facts):
+    assert said(text) == facts

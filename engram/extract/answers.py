@@ -62,6 +62,18 @@ def _prefer(m: re.Match[str], np: str) -> str | None:
     return None
 
 
+def _measure(m: re.Match[str], np: str) -> str | None:
+    """"What's your target weight?" / "70 kg." → "My target weight is 70 kg.": any of the user's
+    own numbers (a weight, a height, a shoe size), not a plan or an answer to "what's your take?"."""
+    if not re.search(r"\d", np) or _NOT_A_MEASURE_RE.search(m.group("x")):
+        return None
+    return f"My {m.group('x').lower()} is {_lc(np)}."
+
+
+_NOT_A_MEASURE_RE = re.compile(r"\b(?:plan|plans|idea|question|problem|point|take|guess|excuse|secret|reason|number)\b",
+                               re.I)
+
+
 def _on(np: str) -> str:
     """A day as it follows "is": "December 23rd" → "on December 23rd"; "next Friday" as it is."""
     return np if re.match(r"^(?:on|in|at|next|this|tomorrow|today|tonight|the day)\b", np, re.I) else f"on {np}"
@@ -92,6 +104,7 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^what(?:'s| is) your (?P<x>favou?rite [\w -]{1,30}?|(?:[\w-]+'s )?(?:name|birthday|job|occupation"
                 r"|profession|major|hometown|nickname))\?$", re.I),
      lambda m, np: f"My {m.group('x')} is {np}."),
+    (re.compile(r"^what(?:'s| is) your (?P<x>[a-z][\w -]{1,30}?)\?$", re.I), _measure),
     (re.compile(r"^what are your (?P<x>[\w' -]{1,30}?)(?:'s)? names\?$", re.I),
      lambda m, np: f"My {m.group('x')}'s names are {np}."),
     (re.compile(r"^where do you (?P<v>live|work|study)(?: now| these days)?\?$", re.I),

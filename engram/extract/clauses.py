@@ -64,6 +64,26 @@ def joined_detail(text: str, lang: str) -> str | None:
     return ", " + en_rest(text)
 
 
+_EN_ENDED_RE = re.compile(
+    r"^(?:but\s+|and\s+)?(?:then\s+)?(?:i\s+)?(?:finally\s+)?(?:quit|stopped|gave\s+(?:it\s+|that\s+)?up)"
+    r"(?:\s+(?:it|that))?(?P<when>\s+(?:a|an|\w+)\s+(?:days?|weeks?|months?|years?)\s+ago|\s+last\s+\w+|\s+in\s+\d{4})?$",
+    re.I,
+)
+_ZH_ENDED_RE = re.compile(r"^(?:但是?|不过|可是)?(?P<when>后来|去年|上个?月|上周|前年|几年前|[0-9一二两三四五六七八九十]+年前)?(?:就)?"
+                          r"(?:戒了|戒掉了|不[喝吃抽玩打]了|停了)$")
+
+
+def ended_detail(text: str, lang: str) -> str | None:
+    """A habit the clause before said the user had, given up ("I used to drink soda every day
+    but I quit last month", "我以前抽烟，后来戒了"), as that statement should end; else None."""
+    text = text.strip()
+    if lang == "zh":
+        m = _ZH_ENDED_RE.match(text)
+        return f"，{m.group('when') or ''}戒了" if m else None
+    m = _EN_ENDED_RE.match(text)
+    return f" but quit{m.group('when') or ''}" if m else None
+
+
 _EN_PAIR_SUBJECT_RE = re.compile(r"^(?:my\s+[\w'-]+(?:\s+(?-i:[A-Z][a-z]+))?|[\w'-]+)\s+and\s+i(?=\s)", re.I)  # "My husband Raj and I"
 # "Me and my wife …", "My wife and me …": said the way "My wife and I …" is read
 _EN_ME_AND_RE = re.compile(r"^(?:(?:me|i)\s+and\s+my\s+(?P<a>[\w'-]+)|my\s+(?P<b>[\w'-]+)\s+and\s+me)(?=\s)", re.I)

@@ -137,6 +137,8 @@ def en_hedged(s: str) -> bool:
            for i, w in enumerate(words)):  # ("what you said": the assistant's words, not hearsay)
         return True
     padded = " " + " ".join(words) + " "
+    # "My doctor told me to cut back on sugar" is advice the user was given, not hearsay
+    padded = padded.replace(" told me to ", " ").replace(" told me not to ", " ")
     return any(p in padded for p in _EN_HEDGE_PHRASES)
 
 

@@ -69,7 +69,7 @@ from typing import Any
 
 from engram.extract.candidate import Ctx
 from engram.extract.changes import change
-from engram.extract.clauses import joined_detail, split_clauses
+from engram.extract.clauses import ended_detail, joined_detail, split_clauses
 from engram.extract.explicit import commands_apart, explicit_command
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
@@ -163,6 +163,10 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         if detail and last[0].kind is Kind.PREFERENCE:
             last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
             continue
+        ended = ended_detail(clause, ctx.lang) if not found and len(last) == 1 and _used_to(last[0]) else None
+        if ended:  # "I used to drink soda every day but I quit last month": a habit given up
+            last[0].content = last[0].content.rstrip(".。") + ended + ("" if ctx.lang == "zh" else ".")
+            continue
         if len(found) == 1 and found[0].reason == BARE_ROUTINE and len(last) == 1:
             found[0].content = _routine_of(last[0].content, found[0].content, ctx.lang)
         if len(found) == 1 and found[0].kind is Kind.PREFERENCE and not ctx.soft:
@@ -173,6 +177,11 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         out.extend(found)
         last = found
     return out
+
+
+def _used_to(said: Candidate) -> bool:
+    """A statement of what the user did once, as a habit ("User used to …", "用户以前…")."""
+    return said.content.startswith(("User used to ", "用户以前", "用户过去", "用户之前"))
 
 
 def _routine_of(before: str, routine: str, lang: str) -> str:

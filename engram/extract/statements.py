@@ -552,6 +552,10 @@ def _commented_on(found: list[Candidate] | None, ctx: Ctx) -> list[Candidate] | 
     return found
 
 
+# "my target weight is …", "my monthly rent was …": the owned noun is the second word
+_EN_TWO_WORD_OWN_RE = re.compile(r"^([a-z][a-z-]+)\s+(?=(?:is|are|was|were)\s+\S)", re.I)
+
+
 def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     # the clause opens its sentence (before "Also," was cut): a subject left out can only be "I"
     opens = s.strip()[:1].isupper() or bool(ctx.memo and ctx.memo.get("opens"))
@@ -653,6 +657,10 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 own = " ".join(more[: at + 1]).lower().strip(",.!")
                 head = own.split()[-1]
                 rest = s[m.start("own"):].split(None, at + 1)[-1] if len(more) > at + 1 else ""
+            elif (two := _EN_TWO_WORD_OWN_RE.match(rest)) is not None and head not in _EN_NOT_OWNED \
+                    and not m.group("own_s"):
+                own, head = f"{own} {two.group(1).lower()}", two.group(1).lower()  # "my target weight is 70 kg"
+                rest = rest[two.end():]
             elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS:
                 return None  # "my bad", "my god"; "my art is about …" goes on
         other = own
