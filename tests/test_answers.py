@@ -42,6 +42,8 @@ def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     ("When is your exam?", "December 23rd.", "User's exam is on December 23rd (2026-12-23)."),
     ("加油！考试是什么时候？", "十二月二十三号。", "用户的考试在十二月二十三号（2026-12-23）"),
     ("When's the wedding?", "June 14th!", "User's wedding is on June 14th (2027-06-14)."),
+    ("好的，哪天出发？", "下周二早上的航班。", "用户下周二早上要出发（2026-12-08）"),
+    ("你几号搬家？", "15号", "用户15号要搬家（2026-12-15）"),
 ])
 def test_a_day_answering_when_is_a_task_due_that_day(memory, question, answer, task):
     said = datetime(2026, 12, 2, 10, tzinfo=UTC)

@@ -286,6 +286,11 @@ def test_chinese_leaves_out_its_wo_and_the_sentence_is_still_the_users(text, fac
     ("对了，我换了目标，改考复旦了。", ["用户换了目标", "用户改考复旦了"]),  # 改考 goes on about the user
     # "他" after "不过" is still the roommate named before it
     ("我室友小王考浙大，不过他考的是电子信息。", ["用户的室友小王考浙大", "用户的室友考的是电子信息"]),
+    # a part of the day, then how the user goes on; a weekday before 我; 我们 with the one just named
+    ("我最近在减肥，晚上不吃主食。", ["用户最近在减肥", "用户晚上不吃主食"]),
+    ("我回家了，晚上下雨了。", ["用户回家了"]),
+    ("周三我和女朋友一起吃饭。", ["用户周三和女朋友一起吃饭"]),
+    ("我女朋友也在成都，周三晚上我们一起吃饭。", ["用户的女朋友在成都", "用户和女朋友周三晚上一起吃饭"]),
 ])
 def test_a_chinese_clause_that_goes_on_keeps_the_subject_of_the_one_before(text, facts):
     assert said(text) == facts

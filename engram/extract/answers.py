@@ -31,6 +31,7 @@ _CLAUSE_WORDS = frozenset("""i i'm i've we my our you your he she it it's its th
 _COUNT_RE = re.compile(r"^(?:about |around |maybe |roughly |over |under |nearly |almost )?(?:\d+|a few|a couple|two|three"
                        r"|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred)\b", re.I)
 _PREP_EN = re.compile(r"^(?:in|at|on|from|near|for)\s+", re.I)
+_ZH_BY_RE = re.compile(r"的(?:航班|飞机|火车|高铁|动车|车|船)$")  # "下周二早上的航班" → when it leaves
 _TAIL_ZH = re.compile(r"[。！!~～\s]+$|(?:吧|呀|啊|哈哈+|呢)+$")
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], str | None]]
@@ -148,6 +149,8 @@ _ZH_RULES: list[Rule] = [
      lambda m, a: f"我是{a.removeprefix('我是')}"),
     (re.compile(r"^(?:你的?)?(?P<x>[\u4e00-\u9fff]{1,6}?)(?:是|在)?(?:什么时候|哪天|哪一天|几号)[？?]$"),
      lambda m, a: f"我的{m.group('x')}在{a}" if ZH_DATE_RE.search(a) else None),
+    (re.compile(r"^你?(?:打算|准备|计划)?(?:哪天|什么时候|几号|几点)(?P<v>[\u4e00-\u9fff]{1,4}?)(?:呢|啊)?[？?]$"),
+     lambda m, a: f"我{_ZH_BY_RE.sub('', a)}要{m.group('v')}" if ZH_DATE_RE.search(a) else None),
     (re.compile(r"^你(?:现在)?用(?:的是)?(?:什么|哪个|哪款|哪种)(?P<x>[\u4e00-\u9fff]{1,6}?)[？?]$"),
      lambda m, a: f"我的{m.group('x')}用的是{a}"),
     (re.compile(r"^你是哪里人[？?]$"), lambda m, a: f"我是{a}" if a.endswith("人") else f"我是{a}人"),
@@ -192,8 +195,11 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
 
 
 def _first(rules: list[Rule], asked: str, said: str) -> str | None:
-    for pattern, read in rules:
-        m = pattern.match(asked)
-        if m is not None:
-            return read(m, said)
+    """The first rule whose question shape `asked` is, or its last clause ("好的，哪天出发？")."""
+    last = re.split(r"[，,]\s*", asked)[-1]
+    for question in (asked, last) if last != asked else (asked,):
+        for pattern, read in rules:
+            m = pattern.match(question)
+            if m is not None:
+                return read(m, said)
     return None

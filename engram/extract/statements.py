@@ -34,7 +34,7 @@ from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE, ZH_WANT_VER
 from engram.extract.habits import en_routine, zh_routine
 from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
-from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
+from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PEOPLE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
 from engram.extract.rewrite import (
     EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, third_verb, we_rest, zh_third,
 )
@@ -755,7 +755,10 @@ _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ZH_PET_BREEDS, key=
 _ZH_HAS_WHO_RE = re.compile(rf"有(?:一|两|几)?[个位]?({ZH_OWNED_RE})$")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
 _ZH_PRE_OK_RE = re.compile(
-    r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|明年|今年|下个月|下周|明天|后天|以后|将来|比起.{1,6}|跟.{1,4}比)"
+    r"(?:上周末|下周末|周末|最近|平时|现在|目前|这几天|那天|明年|今年|下个月|下周|明天|后天|以后|将来|比起.{1,6}|跟.{1,4}比"
+    # a weekday or a part of the day: "周三晚上我们一起吃饭", "明天早上我去跑步"
+    r"|(?:这|下|上|本)?个?(?:周|星期|礼拜)[一二三四五六日天](?:早上|上午|中午|下午|傍晚|晚上)?"
+    r"|(?:今天|明天|后天|每天)?(?:早上|上午|中午|下午|傍晚|晚上))"
 )
 # a body part that hurts, the subject left out: the user's ("膝盖受伤了", "腰一直疼")
 _ZH_BODY_RE = re.compile(
@@ -768,6 +771,8 @@ _ZH_ATTRIBUTE_RE = re.compile(
     r"^(?:目标|梦想|理想|专业|职业|工作|爱好|计划|预算|生日|星座|血型|身高|体重|学校|母校|公司|老家|家乡|英文名|网名|小名)"
     r"(?:是|在|定在|改成了?|换成了?)(?!什么|哪)"
 )
+# a part of the day or week, then how the user goes on ("…，晚上不吃主食", "…，周末也加班")
+_ZH_WHEN_GO_ON_RE = re.compile(r"^(?:早上|上午|中午|下午|傍晚|晚上|平时|周末|每天|白天|工作日)(?=[不没也还都就只常很])")
 _ZH_BUT_RE = re.compile(r"^(?:不过|但是|但|可是|而且|所以|然后)")
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报]))")
 _ZH_CHATTER_RE = re.compile(
@@ -833,7 +838,7 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ZH_SUBJ_RE.match(s)
     if m is None and (memo.get("last") == "用户" or memo.get("opens")) and (_ZH_BODY_RE.match(s) or _ZH_ATTRIBUTE_RE.match(s)):
         return _zh_finish("用户的", s, ctx, other=None)  # "…，膝盖受伤了": the user's knee; "…，目标是浙大"
-    if m is None and memo.get("last") == "用户" and _ZH_GO_ON_RE.match(s):
+    if m is None and memo.get("last") == "用户" and (_ZH_GO_ON_RE.match(s) or _ZH_WHEN_GO_ON_RE.match(s)):
         body = re.sub(r"^(?:所以|并且|而且|然后|后来|但是|但|不过|可是)", "", s)  # "…，还做了一个碗": the user goes on
         if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body):
             return None  # "…，但他很少回", "…，但是今天下了好大的雨": someone (or something) else
@@ -859,11 +864,14 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     body = s[m.end():]
     if _ZH_CHATTER_RE.match(body):
         return None
+    subject = "用户"
+    if m.group("subj") == "我们" and memo.get("other") in ZH_PEOPLE:
+        subject = "用户和" + memo["other"]  # "我女朋友也在成都，周三晚上我们一起吃饭"
     for w in _ZH_PET_OBJ_RE.findall(body)[-1:]:
         memo["other"] = w
         if ctx.memo is not None:
             ctx.memo["other"] = w
-    return _zh_finish("用户", pre + body, ctx, other=None)
+    return _zh_finish(subject, pre + body, ctx, other=None)
 
 
 def _zh_dropped_subject(s: str) -> bool:
