@@ -31,6 +31,7 @@ from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
 from engram.extract.answers import answer_as_statement
+from engram.extract.statements import last_referent, opens_with_pronoun
 from engram.graph import build as graph
 from engram.graph import kin
 from engram.models import Action, Candidate, Command, Event, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
@@ -158,7 +159,8 @@ class Writer:
             else:
                 answers = text
             owned = self._owned(scope, text) if message.role == "user" else None
-            found = extract_candidates(text, role=message.role, now=local, owned=owned)
+            referent = self._referent(said, messages, message, text) if message.role == "user" else None
+            found = extract_candidates(text, role=message.role, now=local, owned=owned, referent=referent)
             if answers and message.role == "user":  # "Coco." answering "What's your dog's name?"
                 stated = answer_as_statement(answers, text, lead_only=bool(found))
                 found += extract_candidates(stated, now=local, owned=owned) if stated else []
@@ -460,6 +462,18 @@ class Writer:
                     "status": Status.SUPERSEDED, "superseded_by": by.id, "valid_to": by.valid_from, "updated_at": now,
                 }))
         return out
+
+    def _referent(self, said: Said, messages: Sequence[Message], message: Message, text: str) -> str | None:
+        """Who "She loves jazz." is about: the last of the user's people the user's turn before
+        named ("My mom's birthday is next Saturday." → "mom"), in this call or, earlier in the
+        session, in working memory. Looked up only for a message that opens with a pronoun."""
+        if not opens_with_pronoun(text):
+            return None
+        before = [m.content for m in messages[: messages.index(message)] if m.role == "user"]
+        if not before and said.session_id is not None:
+            recent = self.services.store.turns_list(said.scope, said.session_id, last=3)
+            before = [t.content for t in recent if t.role == "user"]
+        return last_referent(before[-1], text) if before else None
 
     def _last_reply(self, said: Said) -> str | None:
         """The session's last turn when the assistant said it (working memory), else None."""

@@ -33,6 +33,8 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("你多大了？", "28", "用户28岁"),
     ("Nice. Which database are you using?", "Postgres, hosted on Render.", "User uses Postgres as their database."),
     ("What's your target weight?", "70 kg.", "User's target weight is 70 kg."),
+    ("Are you hosting?", "Yeah, at my place. Around 15 people.", "User is hosting."),
+    ("Are you vegetarian?", "Yep.", "User is vegetarian."),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]
@@ -83,6 +85,8 @@ def test_yes_to_a_reminder_offer_is_a_reminder(memory):
     ("What do you do for work?", "Nursing, night shifts."),  # an activity names no job
     ("When is your exam?", "Not sure yet."),  # no day
     ("What's your plan for today?", "Gym at 5."),  # a plan is no number of the user's
+    ("Do you play any instruments?", "Yeah, the piano."),  # "any": the yes says which, the rules do not
+    ("Are you sure?", "Yes."), ("Do you want me to book it?", "Yes please."),
     ("考试是什么时候？", "还没定。"),
 ])
 def test_anything_else_is_not_read_as_an_answer(question, answer):
@@ -101,3 +105,15 @@ def test_the_fact_points_back_to_the_answer_and_is_found_by_the_question(memory)
 def test_a_long_message_or_a_long_turn_before_it_costs_nothing_to_read():
     assert answer_as_statement("Blah blah. " * 500 + "What's your dog's name?", "Coco.") == "My dog's name is Coco."
     assert answer_as_statement("What's your dog's name?", "Coco. " * 10_000) is None
+
+
+def test_she_opening_a_turn_is_who_the_users_turn_before_named(memory):
+    memory.add("My mom's birthday is next Saturday and I have no idea what to get her.", user_id="u", session_id="s")
+    memory.add([{"role": "assistant", "content": "What does she like?"},
+                {"role": "user", "content": "She loves gardening and jazz."}], user_id="u", session_id="s")
+    kept = {m.content for m in facts(memory.get_all(user_id="u"))}
+    assert "User's mom loves gardening and jazz." in kept
+    # "she" is no brother: nothing is filed of the wrong person
+    memory.add("My brother is visiting.", user_id="v", session_id="s")
+    memory.add("She loves jazz.", user_id="v", session_id="s")
+    assert not any("jazz" in m.content for m in facts(memory.get_all(user_id="v")))

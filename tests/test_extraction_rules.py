@@ -707,3 +707,16 @@ def test_an_order_about_the_assistants_answers_is_said_of_the_assistant(text, fa
 ])
 def test_advice_two_word_particulars_and_habits_given_up(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # an open choice ("no idea what to get her") leaves the rest of the sentence a fact
+    ("My mom's birthday is December 12th and I have no idea what to get her.", ["User's mom's birthday is December 12th."]),
+    ("I'm not sure I'll move to Berlin.", []),  # doubt about the sentence itself
+    ("I have no idea what to cook, I'm vegetarian btw.", ["User is vegetarian."]),
+    # "for it" whose "it" was said before is left out, when enough is said without it
+    ("My brother Tom is flying in from Denver for it.", ["User's brother Tom is flying in from Denver."]),
+    ("I'm so ready for it.", []),
+])
+def test_open_choices_asides_and_a_trailing_for_it(text, facts):
+    assert said(text) == facts

@@ -135,7 +135,14 @@ _EN_RULES: list[Rule] = [
 _EN_YES_RULES: list[Rule] = [
     (re.compile(r"^(?:would you like|do you want|shall i|should i|want) (?:me to )?remind you (?P<rest>(?:to|about) .+?)\?$",
                 re.I), lambda m, _: f"Remind me {m.group('rest')}."),
+    # "Are you hosting?" / "Yeah, at my place." → "I'm hosting."; "Do you cook?" / "Yes." → "I cook."
+    (re.compile(r"^are you (?!sure|ok|okay|there|still|kidding|serious|joking|ready|free|around|available)"
+                r"(?P<x>(?![\w' -]*\b(?:any|ever|anything|anyone)\b)[a-z][\w' -]{2,40}?)\?$", re.I), lambda m, _: f"I'm {m.group('x')}."),
+    (re.compile(r"^do you (?!want|need|mind|think|know|agree|remember|see|mean|like it|understand)"
+                r"(?P<x>(?![\w' -]*\b(?:any|ever|anything|anyone)\b)[a-z][\w' -]{2,40}?)\?$", re.I),
+     lambda m, _: f"I {m.group('x')}."),
 ]
+_YES_LEAD_EN = re.compile(r"^(?:yes|yeah|yep|yup|definitely|absolutely|of course)\b\s*[,!.]", re.I)
 _ZH_RULES: list[Rule] = [
     (re.compile(r"^你叫什么(?:名字)?[？?]$"), lambda m, a: f"我叫{a}"),
     (re.compile(r"^你(?:的|家的?)?(?P<x>[\u4e00-\u9fff]{1,4}?)叫什么(?:名字)?[？?]$"), lambda m, a: f"我的{m.group('x')}叫{a}"),
@@ -188,7 +195,7 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
         if not short or len(short) > _MAX_ZH_CHARS or short.startswith("我") or re.search(r"[，,。？?！!]", short):
             return None
         return _first(_ZH_RULES, asked, short)
-    if _YES_EN.match(said):
+    if _YES_EN.match(said) or _YES_LEAD_EN.match(said):  # "Yes.", "Yeah, at my place."
         return _first(_EN_YES_RULES, asked, said)
     np = _en_np(said)
     return _first(_EN_RULES, asked, np) if np else None

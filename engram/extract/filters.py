@@ -196,8 +196,13 @@ def conditional(s: str, lang: str) -> bool:
         s = _zh_wish_as_plan(s)
         return any(h in s for h in _ZH_CONDITIONAL) or s.endswith("吧")
     words = _WORD_RE.findall(s.lower())
-    padded = " " + " ".join(words) + " "
+    padded = _NOT_UNSURE_RE.sub(" ", " " + " ".join(words) + " ")
     return any(w in _EN_CONDITIONAL for w in words) or any(p in padded for p in _EN_CONDITIONAL_PHRASES)
+
+
+# not doubt about the sentence: a choice still open ("… and I have no idea what to get her"),
+# advice given ("my doctor told me to …")
+_NOT_UNSURE_RE = re.compile(r" (?:no idea|not sure) (?=(?:what|where|how|which|who|when|why) )| told me (?:not )?to ")
 
 
 def hedged(s: str, lang: str) -> bool:

@@ -66,7 +66,7 @@ ZH_PARTICLES_RE = re.compile(rf"[{_ZH_PARTICLES}~]+$")
 # `(…+)+$` pattern: that one backtracked exponentially on a run of emoji or "!" before junk)
 _END_PUNCT = frozenset(" \t\n\r\f\v.!。,;:~…、)]\"'”’")
 _END_EMOJI_RE = re.compile(f"[{EMOJI}\uFE0F\u200d]")
-_END_WORD_RE = re.compile(r"\s(?:lol|lmao|haha[a-z]*|hehe|xd)$|(?::-?\)|:-?d|;-?\)|:p|<3|\^_?\^)$", re.I)
+_END_WORD_RE = re.compile(r"\s(?:lol|lmao|haha[a-z]*|hehe|xd|btw|tbh|fyi)$|(?::-?\)|:-?d|;-?\)|:p|<3|\^_?\^)$", re.I)
 _END_WORD_WINDOW = 16  # the longest piece `_END_WORD_RE` takes, with room for "hahahaha…"
 _EN_END_JUNK = ("lol", "lmao", "xd", "hehe", "ha", ":d", ":p")
 

@@ -145,6 +145,13 @@ _ZH_MALE = frozenset(w for w, relation in KIN_ZH.items() if relation in _MALE)
 _ZH_PRONOUN_RE = re.compile(r"(?<![其])(?P<p>[他她])(?![们])")
 
 
+def pronoun_fits(pronoun: str, prior: str) -> bool:
+    """Whether "she"/"he" (她/他) can stand for the user's `prior` ("mom", "妈妈"): not the
+    other gender's kin word; a word of no gender ("friend", "朋友") fits either."""
+    wrong = {"she": _EN_MALE, "he": _EN_FEMALE, "她": _ZH_MALE, "他": _ZH_FEMALE}.get(pronoun.lower(), frozenset())
+    return prior.lower() not in wrong
+
+
 def zh_objects_named(said: str, prior: str) -> str:
     """"给她买礼物" → "给妈妈买礼物", once a clause before named the user's 妈妈 (`prior`); a
     pronoun of the other gender is left as said."""

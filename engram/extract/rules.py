@@ -145,6 +145,7 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
             if found is not None:
                 return found
     per_clause = False  # hedged somewhere, not as a whole: each clause is judged on its own
+    plain = ctx  # for a clause with no hedge of its own, in a sentence hedged elsewhere
     if hedged(core, ctx.lang):
         if not soft_hedged(core, ctx.lang) and conditional(core, ctx.lang):
             return []
@@ -158,7 +159,10 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         main = main_part(strip_end(clause), ctx.lang)
         if per_clause and hedged(main, ctx.lang) and not soft_hedged(main, ctx.lang):
             continue  # "…, we'd go …" is hedged; "I used to ride with my dad" beside it is not
-        found = _mine_clause(strip_end(clause), ctx)
+        # "My mom's birthday is next Saturday and I have no idea what to get her": the first
+        # clause is read by every rule, as if said alone
+        unhedged = per_clause and not hedged(main, ctx.lang)
+        found = _mine_clause(strip_end(clause), plain if unhedged else ctx)
         detail = joined_detail(clause, ctx.lang) if not found and len(last) == 1 else None
         if detail and last[0].kind is Kind.PREFERENCE:
             last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
@@ -199,6 +203,7 @@ def _mine_command(clause: str, ctx: Ctx) -> list[Candidate]:
 
 def extract_candidates(
     text: str, *, role: str = "user", now: datetime | None = None, owned: Mapping[str, str] | None = None,
+    referent: str | None = None,
 ) -> list[Candidate]:
     """Candidate memories in one message; only the user's own words are mined.
 
@@ -206,6 +211,8 @@ def extract_candidates(
     resolves "Friday" in its own time zone, and `due_at` comes back in UTC.
     `owned`: the user's people and pets by name, with what the user calls them ("Anna":
     "sister"); a sentence that starts with one is about it (engram.graph.kin).
+    `referent`: who the user's turn before was about ("mom"), for a "She loves jazz." that
+    opens this one (`engram.extract.statements.last_referent`).
     """
     if role != "user" or not text or not text.strip():
         return []
@@ -214,7 +221,7 @@ def extract_candidates(
     out: list[Candidate] = []
     seen: set[tuple[str | None, str | None, str]] = set()
     greeted = False
-    memo: dict[str, Any] = {}
+    memo: dict[str, Any] = {"other": referent} if referent else {}
     sentences = split_sentences(prepared)
     if owned:
         sentences = [as_owned(sentence, owned) for sentence in sentences]

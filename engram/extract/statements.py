@@ -36,13 +36,14 @@ from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PEOPLE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
 from engram.extract.rewrite import (
-    EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, third_verb, we_rest, zh_third,
+    EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, pronoun_fits, third_verb, we_rest,
+    zh_third,
 )
 from engram.models import Candidate, Kind
 from engram.text import content_words
 from engram.when import find_range
 
-__all__ = ["statement"]
+__all__ = ["last_referent", "opens_with_pronoun", "statement"]
 
 _MAX_EN_WORDS = 22
 _MAX_ZH_CHARS = 32
@@ -182,12 +183,18 @@ def _they(s: str) -> str:
     return _THEY_AGREE_RE.sub(lambda m: "they were" if m.group("was") else "they are" if m.group("is") else "they have", s)
 
 
+_EN_FOR_IT_RE = re.compile(r"\s+for\s+(?:it|that|this)$", re.I)
+
+
 def _en_concise(rest: str, *, comment: bool = False) -> str:
     """The statement without its aside, reason or trailing fillers; with `comment`, a short
     comment on it is kept ("…; it's been a great way to express myself")."""
     cut = _EN_CUT_RE.search(rest)
     parts = [rest] if cut is None else [rest[: cut.start()], rest[cut.end():]]
     main = trim_fillers(_EN_TRAIL_VOCATIVE_RE.sub("", parts[0].strip(" ,"))).strip(" ,")
+    shorter = _EN_FOR_IT_RE.sub("", main)  # "flying in from Denver for it": what "it" was is said before
+    if shorter != main and len(content_words(shorter)) >= 2:  # ("so ready for it" says nothing without it)
+        main = shorter
     if comment and cut is not None and _EN_REASON_RE.search(cut.group()):
         reason = _en_comment(parts[1].strip(" ,"))  # "…, 'cause nature brings such peace": the reason, when short
         if reason and not re.match(r"(?:i|i'm|i've|we|you)\b", parts[1].strip(), re.I):
@@ -683,8 +690,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         else:
             alive = prior in _EN_PEOPLE or prior in _EN_PETS
             many = alive and prior in EN_PLURAL_OWNED
-            if (pron == "they" and not many) or pron == "it" or (pron in ("he", "she") and (not alive or many)):
-                return None  # "it" is no person; "he"/"she" is no car
+            if (pron == "they" and not many) or pron == "it" or (pron in ("he", "she") and (not alive or many)) \
+                    or not pronoun_fits(pron, prior):
+                return None  # "it" is no person; "he"/"she" is no car; "she" is no brother
             subject = f"User's {prior}"
             if pc == "'ll":  # "she'll study law"
                 rest = "will " + rest
@@ -970,6 +978,28 @@ def about_other(s: str, lang: str) -> bool:
         return _ZH_OTHER_RE.match(s) is not None
     m = _EN_REFERENT_RE.match(s)
     return m is not None and m.group("w").lower() in _EN_OWNED
+
+
+_EN_MY_OWNED_RE = re.compile(r"\bmy\s+(?:(?:old|new|little|big|younger|older|best)\s+)?([a-z-]+)", re.I)
+_ZH_MY_OWNED_RE = re.compile(rf"我(?:家|们家)?的?({ZH_OWNED_RE})")
+_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they)\b|[她他])", re.I)
+
+
+def opens_with_pronoun(said: str) -> bool:
+    """"She loves jazz.", "他下个月结婚": who it is was said before."""
+    return _OPENS_WITH_PRONOUN_RE.match(said) is not None
+
+
+def last_referent(previous: str, said: str) -> str | None:
+    """Who "she"/"他" opening `said` may stand for: the last of the user's people or animals
+    that `previous` (the user's turn before) named, "my mom" → "mom", "我妹妹" → "妹妹"."""
+    if not opens_with_pronoun(said):
+        return None
+    if re.search(r"[\u4e00-\u9fff]", said):
+        named = [w for w in _ZH_MY_OWNED_RE.findall(previous) if w not in ("公司", "团队", "部门", "学校", "小区")]
+    else:
+        named = [w.lower() for w in _EN_MY_OWNED_RE.findall(previous) if w.lower() in _EN_PEOPLE | _EN_PETS]
+    return named[-1] if named else None
 
 
 def note_referent(s: str, ctx: Ctx) -> None:
