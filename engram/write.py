@@ -30,7 +30,7 @@ from engram.embed_behind import EmbedBehind
 from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
-from engram.extract.answers import answer_as_statement
+from engram.extract.answers import answer_as_statement, asks_of_pronoun
 from engram.extract.statements import last_referent, opens_with_pronoun
 from engram.graph import build as graph
 from engram.graph import kin
@@ -89,6 +89,10 @@ class AddOutcome:
 _NAME_FIRST_RE = re.compile(
     r"(?:^|[.!?]\s+)(?!(?:I|My|The|We|It|This|That|There|Our|Your|You|He|She|They|A|An|And|But|So)\b)[A-Z][a-z]+ [a-z]"
 )
+
+
+_SPEAKS_OF_RE = re.compile(r"\b(?:he|she|him|her|his)\b|[他她]", re.IGNORECASE)
+_REFERENT_TURNS = 6  # working-memory turns looked back through for who "she" is (three exchanges)
 
 
 class Writer:
@@ -159,10 +163,10 @@ class Writer:
             else:
                 answers = text
             owned = self._owned(scope, text) if message.role == "user" else None
-            referent = self._referent(said, messages, message, text) if message.role == "user" else None
+            referent = self._referent(said, messages, message, text, answers) if message.role == "user" else None
             found = extract_candidates(text, role=message.role, now=local, owned=owned, referent=referent)
             if answers and message.role == "user":  # "Coco." answering "What's your dog's name?"
-                stated = answer_as_statement(answers, text, lead_only=bool(found))
+                stated = answer_as_statement(answers, text, lead_only=bool(found), referent=referent)
                 found += extract_candidates(stated, now=local, owned=owned) if stated else []
             rules += found
             for candidate in found:
@@ -463,17 +467,22 @@ class Writer:
                 }))
         return out
 
-    def _referent(self, said: Said, messages: Sequence[Message], message: Message, text: str) -> str | None:
-        """Who "She loves jazz." is about: the last of the user's people the user's turn before
-        named ("My mom's birthday is next Saturday." → "mom"), in this call or, earlier in the
-        session, in working memory. Looked up only for a message that opens with a pronoun."""
-        if not opens_with_pronoun(text):
-            return None
+    def _referent(self, said: Said, messages: Sequence[Message], message: Message, text: str,
+                  answers: str | None) -> str | None:
+        """Who "She loves jazz." (or the "他" of "他多大了？" it answers) is about: the last of the
+        user's people the user's turns just before named ("My mom's birthday is next Saturday."
+        → "mom"), in this call or, earlier in the session, in working memory. Looked up only
+        when there is a pronoun to read."""
+        if not (answers and asks_of_pronoun(answers)) and not (
+            opens_with_pronoun(text) and (answers is None or _SPEAKS_OF_RE.search(answers))
+        ):
+            return None  # (an assistant turn between that speaks of no "her" may have named someone else)
         before = [m.content for m in messages[: messages.index(message)] if m.role == "user"]
         if not before and said.session_id is not None:
-            recent = self.services.store.turns_list(said.scope, said.session_id, last=3)
+            recent = self.services.store.turns_list(said.scope, said.session_id, last=_REFERENT_TURNS)
             before = [t.content for t in recent if t.role == "user"]
-        return last_referent(before[-1], text) if before else None
+        zh = any("\u4e00" <= ch <= "\u9fff" for ch in text + (answers or ""))
+        return next((r for turn in reversed(before) if (r := last_referent(turn, zh))), None)
 
     def _last_reply(self, said: Said) -> str | None:
         """The session's last turn when the assistant said it (working memory), else None."""

@@ -117,3 +117,27 @@ def test_she_opening_a_turn_is_who_the_users_turn_before_named(memory):
     memory.add("My brother is visiting.", user_id="v", session_id="s")
     memory.add("She loves jazz.", user_id="v", session_id="s")
     assert not any("jazz" in m.content for m in facts(memory.get_all(user_id="v")))
+
+
+def test_he_in_the_assistants_question_is_who_the_user_spoke_of(memory):
+    memory.add("还行，就是有点累。我儿子今天发烧了，带他去了医院。", user_id="u", session_id="s")
+    memory.add([{"role": "assistant", "content": "希望他早日康复。他多大了？"}, {"role": "user", "content": "五岁。"}],
+               user_id="u", session_id="s")
+    memory.add("他对青霉素过敏，医生开了别的药。", user_id="u", session_id="s")  # still the son
+    kept = {m.content for m in facts(memory.get_all(user_id="u"))}
+    assert {"用户的儿子五岁", "用户的儿子对青霉素过敏"} <= kept
+    assert answer_as_statement("How old is she?", "Five.", referent="son") is None  # a she is no son
+
+
+def test_yes_with_when_to_a_reminder_offer_is_a_reminder_at_those_times(memory):
+    events = memory.add([{"role": "assistant", "content": "辛苦了！需要我提醒你给孩子吃药吗？"},
+                         {"role": "user", "content": "要，每天早上八点和晚上八点。"}], user_id="u")
+    (kept,) = [e.memory for e in events if e.memory is not None and e.memory.kind is Kind.TASK]
+    assert "给孩子吃药" in kept.content and kept.recurrence == "daily"
+
+
+def test_he_after_an_assistant_turn_that_named_someone_else_is_not_the_users_pet(memory):
+    memory.add("And yup, I do- Oscar, my guinea pig. He's been great.", user_id="u", session_id="s")
+    memory.add([{"role": "assistant", "content": "They're good, we got another cat named Bailey. Here's a pic of Oliver."},
+                {"role": "user", "content": "He's so cute!"}], user_id="u", session_id="s")
+    assert not any("cute" in m.content for m in facts(memory.get_all(user_id="u")))

@@ -720,3 +720,29 @@ def test_advice_two_word_particulars_and_habits_given_up(text, facts):
 ])
 def test_open_choices_asides_and_a_trailing_for_it(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我是做会计的。", ["用户是做会计的"]),  # the trade is the job (fact:occupation 会计, below)
+    ("每天早上八点和晚上八点。", []),  # times, and no act: no routine
+    ("每天早上八点和晚上八点吃药。", ["用户每天早上八点和晚上八点吃药"]),
+])
+def test_a_trade_is_a_job_and_times_alone_are_no_routine(text, facts):
+    assert said(text) == facts
+
+
+def test_the_trade_fills_the_occupation_slot():
+    (job,) = extract_candidates("对了，我是做会计的，月底特别忙。", now=NOW)
+    assert (job.key, job.value) == ("fact:occupation", "会计")
+    (habit,) = extract_candidates("每天早上八点和晚上八点吃药。", now=NOW)
+    assert habit.key == "habit:吃药"
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("I'm passionate about dancing.", "User is passionate about dancing."),
+    ("I'm keen on counseling.", "User is keen on counseling."),
+    ("I'm a big fan of jazz.", "User likes jazz."),
+])
+def test_a_strong_liking_is_kept_in_the_users_words_and_keyed_as_a_like(text, fact):
+    (c,) = extract_candidates(text, now=NOW)
+    assert (c.content, c.value) == (fact, "like")

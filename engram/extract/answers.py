@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
+from engram.extract.rewrite import pronoun_fits
 from engram.text import split_sentences
 
 _MAX_EN_WORDS = 8
@@ -113,7 +114,7 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^where are you (?:from|originally from)\?$", re.I), lambda m, np: f"I'm from {_PREP_EN.sub('', np)}."),
     (re.compile(r"^how old are you\?$", re.I), lambda m, np: f"I'm {np}." if re.match(r"^\d{1,3}\b", np) else None),
     (re.compile(r"^how old (?:is your (?P<x>[\w-]+)|are your (?P<xs>[\w-]+))\?$", re.I),
-     lambda m, np: f"My {m.group('x')} is {np}." if m.group("x") else f"My {m.group('xs')} are {np}."),
+     lambda m, np: f"My {m.group('x')} is {_lc(np)}." if m.group("x") else f"My {m.group('xs')} are {_lc(np)}."),
     (re.compile(r"^how many (?P<x>[a-z -]{2,30}?) (?:are you expecting|do you expect)\?$", re.I),
      lambda m, np: f"I'm expecting {_lc(np)} {m.group('x')}." if _COUNT_RE.match(np) else None),
     (re.compile(r"^how many (?P<x>[a-z -]{2,30}?) do you have\?$", re.I),
@@ -152,6 +153,9 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"^你(?:现在)?在哪(?:里|儿)?(?:工作|上班)[？?]$"), lambda m, a: f"我在{a.removeprefix('在')}工作"),
     (re.compile(r"^你(?:今年)?(?:多大|几岁)(?:了)?[？?]$"),
      lambda m, a: f"我{a}" if a.endswith("岁") else f"我{a}岁" if re.fullmatch(r"[0-9]{1,3}|[一二三四五六七八九十]{1,3}", a) else None),
+    (re.compile(r"^你(?:的|家的?)(?P<x>[\u4e00-\u9fff]{1,4}?)(?:今年)?(?:多大|几岁)(?:了)?[？?]$"),
+     lambda m, a: f"我的{m.group('x')}今年{a}" if a.endswith("岁")
+     else f"我的{m.group('x')}今年{a}岁" if re.fullmatch(r"[0-9]{1,3}|[一二三四五六七八九十]{1,3}", a) else None),
     (re.compile(r"^你是做什么(?:工作)?的[？?]$|^你做什么工作[？?]$|^你的工作是什么[？?]$"),
      lambda m, a: f"我是{a.removeprefix('我是')}"),
     (re.compile(r"^(?:你的?)?(?P<x>[\u4e00-\u9fff]{1,6}?)(?:是|在)?(?:什么时候|哪天|哪一天|几号)[？?]$"),
@@ -164,12 +168,45 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"^你(?:平时|平常|业余)?(?:有什么|有哪些|的)爱好(?:吗|是什么)?[？?]$|^你(?:平时|平常)?喜欢做什么[？?]$"),
      lambda m, a: None if a.startswith(("没", "不")) else f"我喜欢{a}"),
 ]
+_YES_LEAD_ZH = re.compile(r"^(?:好的?|要|需要|可以|行|嗯|是的?)[，,]\s*(?P<rest>[^，,。？?！!]{2,20})[。！!]?$")
 _ZH_YES_RULES: list[Rule] = [
-    (re.compile(r"^(?:要不要|需不需要|需要|要)我(?:到时候)?提醒你(?P<rest>.+?)(?:吗)?[？?]$"), lambda m, _: f"提醒我{m.group('rest')}"),
+    (re.compile(r"^(?:要不要|需不需要|需要|要)我(?:到时候)?提醒你(?P<rest>.+?)(?:吗)?[？?]$"),
+     lambda m, when: f"提醒我{when}{m.group('rest')}"),
 ]
 
 
-def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = False) -> str | None:
+_PRONOUN_EN_RE = re.compile(r"\b(?P<p>he|she)\b", re.I)
+_PRONOUN_ZH_RE = re.compile(r"^(?P<p>他|她)(?!们)")
+
+
+def _asked(question_turn: str) -> str | None:
+    """The last question of the assistant's turn (the question is at its end)."""
+    tail = question_turn[-_MAX_QUESTION_CHARS:]
+    return next((s.strip() for s in reversed(split_sentences(tail)) if s.strip().endswith(("?", "？"))), None)
+
+
+def asks_of_pronoun(question_turn: str) -> bool:
+    """The assistant's last question asks about "he"/"她" ("希望他早日康复。他多大了？")."""
+    asked = _asked(question_turn) if question_turn else None
+    return asked is not None and bool(_PRONOUN_EN_RE.search(asked) or _PRONOUN_ZH_RE.match(re.split(r"[，,]", asked)[-1]))
+
+
+def _named(asked: str, referent: str) -> str:
+    """"他多大了？" → "你的儿子多大了？", "How old is he?" → "How old is your son?", when the
+    pronoun can stand for the user's `referent` (engram.extract.rewrite.pronoun_fits)."""
+    def zh(m: re.Match[str]) -> str:
+        return f"你的{referent}" if pronoun_fits(m.group("p"), referent) else m.group()
+
+    def en(m: re.Match[str]) -> str:
+        return f"your {referent}" if pronoun_fits(m.group("p"), referent) else m.group()
+
+    parts = re.split(r"([，,])", asked)
+    parts[-1] = _PRONOUN_ZH_RE.sub(zh, parts[-1])
+    return _PRONOUN_EN_RE.sub(en, "".join(parts))
+
+
+def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = False,
+                        referent: str | None = None) -> str | None:
     """`answer` read with the last question of `question_turn` as the user's own statement, or
     None when it is no short answer to a question of a shape this knows.
 
@@ -182,15 +219,18 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
         if len(sentences) < 2:
             return None
         answer = sentences[0]
-    tail = question_turn[-_MAX_QUESTION_CHARS:]  # the question is at the end of what was said
-    asked = next((s.strip() for s in reversed(split_sentences(tail)) if s.strip().endswith(("?", "？"))), None)
+    asked = _asked(question_turn)
     if asked is None:
         return None
+    if referent:  # "他多大了？" after the user spoke of their son
+        asked = _named(asked, referent)
     zh = re.search(r"[\u4e00-\u9fff]", asked) is not None
     said = answer.strip()
     if zh:
-        if _YES_ZH.match(said):
-            return _first(_ZH_YES_RULES, asked, said)
+        pure = _YES_ZH.match(said) is not None
+        lead = None if pure else _YES_LEAD_ZH.match(said)  # "要，每天早上八点和晚上八点。": yes, and when
+        if pure or lead:
+            return _first(_ZH_YES_RULES, asked, _TAIL_ZH.sub("", lead.group("rest")) if lead else "")
         short = _TAIL_ZH.sub("", said)
         if not short or len(short) > _MAX_ZH_CHARS or short.startswith("我") or re.search(r"[，,。？?！!]", short):
             return None

@@ -45,6 +45,7 @@ _ZH_JOBS = frozenset(
 _ZH_JOB_SUFFIX_RE = re.compile(r"(?:师|员|者|家|生)$")
 _ZH_JOB_BAD_RE = re.compile(r"[了不很在是的吗呢吧说我你他她]")
 _ZH_JOB_RE = re.compile(r"^我(?:现在|目前|也|还|其实)*是(?:一名|一个|一位|个|名|位)?(?P<job>.+)$")
+_ZH_DO_TRADE_RE = re.compile(r"(?:做|干|搞)(?P<x>(?!什么|啥)[^，,的]{1,6})的")
 _ZH_ORG_JOB_RE = re.compile(r"^我(?:现在|目前|也|还)*是(?P<org>[^，,的]{2,12})的(?:一名|一个|一位)?(?P<job>.{2,10})$")
 _ZH_RELATIONS = {
     "猫": "cat", "小猫": "cat", "狗": "dog", "小狗": "dog", "狗狗": "dog", "猫咪": "cat", "宠物": "pet",
@@ -163,8 +164,9 @@ def _zh_job(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ZH_JOB_RE.match(s)
     if m is None:
         return None
-    job = zh_object(m.group("job"))
-    if not _zh_job_ok(job):
+    trade = _ZH_DO_TRADE_RE.fullmatch(m.group("job"))  # "我是做会计的", "我是做外贸的": the trade is the job
+    job = trade.group("x") if trade else zh_object(m.group("job"))
+    if not trade and not _zh_job_ok(job):
         return None
     return [candidate(ctx, Kind.FACT, zh_third(s), "fact:occupation", slot_value(job), "用户的职业")]
 

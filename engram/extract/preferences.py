@@ -47,6 +47,7 @@ _EN_PREF2_RE = re.compile(
     r"|crazy\s+about|passionate\s+about|keen\s+on)\s+(?P<obj>.+)$",
     re.I,
 )
+_EN_STRONG_RE = re.compile(r"passionate\s+about|obsessed\s+with|crazy\s+about|keen\s+on", re.I)
 _EN_NEG_VERBS = frozenset(("hate", "dislike", "detest", "loathe", "despise", "can't stand", "cannot stand",
                            "can not stand", "can't bear"))
 _EN_PREFER_SPLIT_RE = re.compile(r"\s+(?:over|rather\s+than|instead\s+of|more\s+than|to)\s+", re.I)
@@ -137,7 +138,8 @@ def preference(s: str, ctx: Ctx) -> list[Candidate] | None:
         m = _EN_PREF2_RE.match(s)
         if m is None:
             return None
-        verb = "like"
+        strong = _EN_STRONG_RE.search(m.group("verb"))  # "passionate about", "keen on": said as said
+        verb = WS_RE.sub(" ", strong.group().lower()) if strong and not m.group("neg") else "like"
         polarity = -1 if m.group("neg") else 1
     obj = trim_fillers(_cut_list(m.group("obj"))).strip()
     words = obj.split()
@@ -159,6 +161,8 @@ def preference(s: str, ctx: Ctx) -> list[Candidate] | None:
         content = f"User dislikes {said}."
     elif verb in ("like", "love", "enjoy", "adore", "prefer"):
         content = f"User {third_verb(verb)} {said}."
+    elif _EN_STRONG_RE.fullmatch(verb):
+        content = f"User is {verb} {said}."
     else:
         content = f"User likes {said}."
     return [candidate(ctx, Kind.PREFERENCE, content, "preference:" + slug, "like" if polarity > 0 else "dislike",

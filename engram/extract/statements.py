@@ -758,7 +758,7 @@ _ZH_OWN_SUBJECT_RE = re.compile(
     rf"^(?:今天|昨天|明天|后来|现在|那天)?(?:他们|她们|它们|他|她|它|大家|别人|对方|人家|有人|{ZH_OWNED_RE}"
     rf"|下了?.{{0,3}}[雨雪]|刮.{{0,2}}风)")
 # what a clause without a subject may go on to say of the person or pet named before it
-_ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|考|学|读|喜欢|爱|住|[一二两三四五六七八九十\d]+岁)")
+_ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|考|学|读|喜欢|爱|住|对(?![方面手])|[一二两三四五六七八九十\d]+岁)")
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ZH_PET_BREEDS, key=len, reverse=True))})")
 _ZH_HAS_WHO_RE = re.compile(rf"有(?:一|两|几)?[个位]?({ZH_OWNED_RE})$")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
@@ -990,12 +990,11 @@ def opens_with_pronoun(said: str) -> bool:
     return _OPENS_WITH_PRONOUN_RE.match(said) is not None
 
 
-def last_referent(previous: str, said: str) -> str | None:
-    """Who "she"/"他" opening `said` may stand for: the last of the user's people or animals
-    that `previous` (the user's turn before) named, "my mom" → "mom", "我妹妹" → "妹妹"."""
-    if not opens_with_pronoun(said):
-        return None
-    if re.search(r"[\u4e00-\u9fff]", said):
+def last_referent(previous: str, zh: bool) -> str | None:
+    """Who a "she"/"他" in the user's next turn (or in the question it answers) may stand for:
+    the last of the user's people or animals that `previous` named, "my mom" → "mom",
+    "我妹妹" → "妹妹"."""
+    if zh:
         named = [w for w in _ZH_MY_OWNED_RE.findall(previous) if w not in ("公司", "团队", "部门", "学校", "小区")]
     else:
         named = [w.lower() for w in _EN_MY_OWNED_RE.findall(previous) if w.lower() in _EN_PEOPLE | _EN_PETS]

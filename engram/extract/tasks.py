@@ -276,6 +276,10 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         act = rest[mm.end():] if mm else rest
     act = _ZH_ACT_LEAD_RE.sub("", act)
     act = ZH_PARTICLES_RE.sub("", act[:-1] if act[-1:] in ("了", "的") else act).strip(" ,，")
+    if not ZH_TIME_RE.sub("", act).strip("和跟与及、，, "):
+        return None  # "每天早上八点和晚上八点": times, and no act
+    if act[:1] in "和及与、" and (more := ZH_TIME_RE.match(act, 1)) is not None:
+        act = act[more.end():]  # "每天早上八点和晚上八点吃药": the second time is the act's too
     if (len(act) < 2 and not (rec and _ZH_BARE_ACT_RE.fullmatch(act))) or ZH_OBJ_BAD_RE.match(act):
         return None  # (a bare "去" stays for the clause before it to name: `BARE_ROUTINE`)
     body = zh_third(s, subject=not deadline) if s.startswith("我") or not deadline else "用户的" + zh_third(s)
