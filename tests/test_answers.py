@@ -35,6 +35,13 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("What's your target weight?", "70 kg.", "User's target weight is 70 kg."),
     ("Are you hosting?", "Yeah, at my place. Around 15 people.", "User is hosting."),
     ("Are you vegetarian?", "Yep.", "User is vegetarian."),
+    ("Hi! Where are you headed?", "Lisbon in May with my partner Alex.",
+     "User is going to Lisbon in May with their partner Alex."),
+    ("Fun! How long are you staying?", "Ten days.", "User is staying for ten days."),
+    ("How long have you been learning Spanish?", "About two years.",
+     "User has been learning Spanish for about two years."),
+    ("Noted. What's your budget per night for hotels?", "Under 150 euros.",
+     "User's budget is under 150 euros per night for hotels."),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]
@@ -87,6 +94,7 @@ def test_yes_to_a_reminder_offer_is_a_reminder(memory):
     ("What's your plan for today?", "Gym at 5."),  # a plan is no number of the user's
     ("Do you play any instruments?", "Yeah, the piano."),  # "any": the yes says which, the rules do not
     ("Are you sure?", "Yes."), ("Do you want me to book it?", "Yes please."),
+    ("How long are you staying?", "Not sure."),  # no length of time
     ("考试是什么时候？", "还没定。"),
 ])
 def test_anything_else_is_not_read_as_an_answer(question, answer):

@@ -746,3 +746,8 @@ def test_the_trade_fills_the_occupation_slot():
 def test_a_strong_liking_is_kept_in_the_users_words_and_keyed_as_a_like(text, fact):
     (c,) = extract_candidates(text, now=NOW)
     assert (c.content, c.value) == (fact, "like")
+
+
+def test_how_long_the_user_has_been_learning_is_no_part_of_what():
+    (c,) = extract_candidates("I've been learning Spanish for about two years.", now=NOW)
+    assert (c.key, c.content) == ("fact:learning_spanish", "User has been learning Spanish for about two years.")

@@ -27,10 +27,12 @@ _YES_EN = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|definitely|abs
 _YES_ZH = re.compile(r"^(?:好的?|要|需要|可以|行|嗯|是的?|麻烦(?:你)?了|谢谢)(?:[，,！!。\s]*(?:谢谢|麻烦了|好的?|要))*[！!。\s]*$")
 _LEAD_EN = re.compile(r"^(?:(?:oh|um+|uh+|well|hmm+|haha|lol|it's|its|that's|that would be|definitely|probably)[\s,]+)+", re.I)
 _TAIL_EN = re.compile(r"\s*,\s*(?:always|definitely|of course|for sure|obviously|haha|lol|I think|I guess)\b.*$|[\s!.~]+$", re.I)
-_CLAUSE_WORDS = frozenset("""i i'm i've we my our you your he she it it's its they their her his him them me is are was
+_CLAUSE_WORDS = frozenset("""i i'm i've we you your he she it it's its they their her his him them me is are was
     were am be been has have had do does did don't doesn't didn't can can't will won't""".split())
 _COUNT_RE = re.compile(r"^(?:about |around |maybe |roughly |over |under |nearly |almost )?(?:\d+|a few|a couple|two|three"
                        r"|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred)\b", re.I)
+_DURATION_RE = re.compile(r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple(?: of)?|several)"
+                          r"\s+(?:days?|nights?|weeks?|months?|years?|hours?)\b", re.I)
 _PREP_EN = re.compile(r"^(?:in|at|on|from|near|for)\s+", re.I)
 _ZH_BY_RE = re.compile(r"的(?:航班|飞机|火车|高铁|动车|车|船)$")  # "下周二早上的航班" → when it leaves
 _TAIL_ZH = re.compile(r"[。！!~～\s]+$|(?:吧|呀|啊|哈哈+|呢)+$")
@@ -106,7 +108,6 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^what(?:'s| is) your (?P<x>favou?rite [\w -]{1,30}?|(?:[\w-]+'s )?(?:name|birthday|job|occupation"
                 r"|profession|major|hometown|nickname))\?$", re.I),
      lambda m, np: f"My {m.group('x')} is {np}."),
-    (re.compile(r"^what(?:'s| is) your (?P<x>[a-z][\w -]{1,30}?)\?$", re.I), _measure),
     (re.compile(r"^what are your (?P<x>[\w' -]{1,30}?)(?:'s)? names\?$", re.I),
      lambda m, np: f"My {m.group('x')}'s names are {np}."),
     (re.compile(r"^where do you (?P<v>live|work|study)(?: now| these days)?\?$", re.I),
@@ -119,8 +120,15 @@ _EN_RULES: list[Rule] = [
      lambda m, np: f"I'm expecting {_lc(np)} {m.group('x')}." if _COUNT_RE.match(np) else None),
     (re.compile(r"^how many (?P<x>[a-z -]{2,30}?) do you have\?$", re.I),
      lambda m, np: f"I have {_lc(np)} {m.group('x')}." if _COUNT_RE.match(np) else None),
-    (re.compile(r"^(?:do you have a|what(?:'s| is) your) budget(?P<for> for [\w -]{1,30}?)?(?: in mind)?\?$", re.I),
-     lambda m, np: f"My budget{m.group('for') or ''} is {_lc(np)}." if re.search(r"\d", np) else None),
+    (re.compile(r"^(?:do you have a|what(?:'s| is) your) budget(?P<per> per [a-z]+)?(?P<for> for [\w -]{1,30}?)?"
+                r"(?: in mind)?\?$", re.I),
+     lambda m, np: f"My budget is {_lc(np)}{m.group('per') or ''}{m.group('for') or ''}." if re.search(r"\d", np) else None),
+    (re.compile(r"^where are you (?:headed|heading|going|off to|travell?ing|flying)(?: to)?(?: next| this time)?\?$", re.I),
+     lambda m, np: f"I'm going to {_PREP_EN.sub('', np)}."),
+    (re.compile(r"^how long (?P<have>have you been|are you|will you be) (?P<v>[a-z]+ing(?: [a-z ]{1,20}?)?)\?$", re.I),
+     lambda m, np: (f"I've been {m.group('v')} for {_lc(np)}." if m.group("have").lower().startswith("have")
+                    else f"I'm {m.group('v')} for {_lc(np)}.") if _DURATION_RE.search(np) else None),
+    (re.compile(r"^what(?:'s| is) your (?P<x>[a-z][\w -]{1,30}?)\?$", re.I), _measure),  # last: any other number
     (re.compile(r"^do you prefer (?P<a>[\w-]+) or (?P<b>[\w-]+)(?: (?P<noun>[\w-]+))?\?$", re.I), _prefer),
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) do you (?P<v>like|prefer|love|enjoy)\?$", re.I),
      lambda m, np: f"I {m.group('v').lower()} {np}."),

@@ -404,6 +404,13 @@ def _en_age(s: str, ctx: Ctx) -> list[Candidate] | None:
                       valid_from=ctx.now)]
 
 
+_FOR_A_WHILE_RE = re.compile(
+    r"\s+(?:for|since)\s+(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?(?:\d+|a|an|one|two|three|four|five|six"
+    r"|seven|eight|nine|ten|a\s+few|a\s+couple\s+of|several)\s+(?:days?|weeks?|months?|years?)$",
+    re.I,
+)
+
+
 def _en_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
     """"I started learning Japanese", "I'm learning to play the piano" → fact:learning_<x>."""
     m = _EN_LEARN_RE.match(s)
@@ -413,6 +420,9 @@ def _en_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
         obj, start = m.group("lesson").strip(), m.start("lesson")
     else:
         obj, start = _HOW_RE.sub("", trim_time(trim_fillers(cut_clause(m.group("obj")))).strip()), m.start("obj")
+    lasting = _FOR_A_WHILE_RE.search(obj)  # "Spanish for about two years": Spanish, for about two years
+    if lasting:
+        obj = obj[: lasting.start()]
     words = obj.lower().split()
     if not words or len(words) > 5 or words[0] in _LEARN_BAD_FIRST or pronoun_led(obj) \
             or CONTEXT_WORDS.intersection(words):
@@ -420,7 +430,8 @@ def _en_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
     slug = slugify(obj, consume=True, limit=4)
     if not slug:
         return []
-    content = en_third(s[:start] + obj + (s[m.end("lesson"):] if m.group("lesson") else ""))
+    content = en_third(s[:start] + obj + (lasting.group() if lasting else "")
+                       + (s[m.end("lesson"):] if m.group("lesson") else ""))
     return [candidate(ctx, Kind.FACT, content, "fact:learning_" + slug, slug.replace("_", " "),
                       "what the user is learning", entities=entities_of(obj) if obj[:1].isupper() else [])]
 
