@@ -31,6 +31,7 @@ from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
 from engram.extract.answers import answer_as_statement, asks_of_pronoun
+from engram.extract.corrections import LOOK_BACK, corrected, correction, says
 from engram.extract.statements import last_referent, opens_with_pronoun
 from engram.graph import build as graph
 from engram.graph import kin
@@ -168,6 +169,11 @@ class Writer:
             if answers and message.role == "user":  # "Coco." answering "What's your dog's name?"
                 stated = answer_as_statement(answers, text, lead_only=bool(found), referent=referent)
                 found += extract_candidates(stated, now=local, owned=owned) if stated else []
+            if not found and message.role == "user" and (fix := correction(text)) is not None:
+                event = self._correct(source, text, fix, local, written)  # "actually it's June, not May"
+                if event is not None:
+                    out.events.append(event)
+                    written.add(event.memory.id)
             rules += found
             for candidate in found:
                 event = self.add_candidate(source, candidate, text, written)
@@ -227,12 +233,24 @@ class Writer:
         return self.add_candidate(Said(scope, session_id, metadata, said_at, idempotency_key), candidate, said)
 
     # -- privacy -> reconcile -> store, for one candidate ----------------------------
+    def _correct(self, said: Said, text: str, fix: tuple[str, str], now: datetime, written: set[str]) -> Event | None:
+        """The user's latest memory that says the word a correction takes back, said right
+        (it supersedes the old one; history keeps both); None when no recent memory says it."""
+        new, old = fix
+        recent = self.services.store.list(said.scope, LIVE, limit=LOOK_BACK)
+        target = next((m for m in recent if m.kind is not Kind.TURN and says(m.content, old)), None)
+        if target is None:
+            return None
+        return self.add_candidate(said, corrected(target, new, old, now), text, written, replaces=target)
+
     def add_candidate(
-        self, said: Said, candidate: Candidate, text: str, written: set[str] | None = None
+        self, said: Said, candidate: Candidate, text: str, written: set[str] | None = None,
+        replaces: MemoryItem | None = None,
     ) -> Event | None:
         """Filter `candidate` for secrets, reconcile it with what is stored, write the outcome.
         `written`: the memories this message already added; a candidate that restates one of
-        them ("User has a cat named Biscuit." / "User's cat is named Biscuit.") is no event."""
+        them ("User has a cat named Biscuit." / "User's cat is named Biscuit.") is no event.
+        `replaces`: the memory the user just corrected; the candidate supersedes it."""
         s = self.services
         safe = safe_candidate(candidate, text, s.privacy)  # engram.sanitize: no secret gets through
         if safe is None:
@@ -258,6 +276,8 @@ class Writer:
         judge = self.llm_tasks.judge(scope)
 
         def decided() -> Decision:
+            if replaces is not None:
+                return Decision(Action.SUPERSEDE, replaces, candidate.reason)
             return decide(
                 candidate,
                 said=text,

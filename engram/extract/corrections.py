@@ -1,0 +1,88 @@
+"""A correction of something just said: "Oh wait, actually it's June not May", "I meant Alex, not
+Sam", "不对，是六月，不是五月". It names no statement of its own, only a word to put in place of
+another; `corrected` writes the user's latest memory that says the old word with the new one
+(engram.write supersedes it with that).
+
+Why: people correct themselves in the next breath. Without this, "Lisbon in May" stays the trip's
+month after "actually it's June", and the correction itself is kept only as a turn.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE, date_suffix, due_datetime, resolve_en, resolve_zh
+from engram.models import Candidate, MemoryItem, Source
+
+_WORDS_EN = r"[\w'-]+(?:\s+[\w'-]+){0,3}?"
+_LEAD_EN = r"^(?:(?:oh|um|uh|no|sorry|wait|oops|my bad)[\s,!.]+)*(?:actually[\s,]+)?"
+_EN_RE = re.compile(
+    rf"{_LEAD_EN}(?:it's|it is|it was|i meant|i mean|make that|that's|that should be|should be|sorry,)\s+"
+    rf"(?P<new>{_WORDS_EN}),?\s+not\s+(?P<old>{_WORDS_EN})[\s.!]*$"
+    rf"|{_LEAD_EN}not\s+(?P<old2>{_WORDS_EN}),\s*(?:it's\s+|but\s+|i\s+meant\s+)?(?P<new2>{_WORDS_EN})[\s.!]*$",
+    re.I,
+)
+_ZH_LEAD = r"^(?:不对|说错了|哦不|错了|等等|抱歉|对不起)?[，,！!]?(?:其实)?"
+_ZH_RE = re.compile(
+    rf"{_ZH_LEAD}(?:是|应该是|我是说)(?P<new>[^，,。！!？?]{{1,10}}?)[，,]?(?:而)?不是(?P<old>[^，,。！!？?]{{1,10}}?)[。！!]?$"
+    rf"|{_ZH_LEAD}不是(?P<old2>[^，,。！!？?]{{1,10}}?)[，,](?:而)?是(?P<new2>[^，,。！!？?]{{1,10}}?)[。！!]?$"
+)
+_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
+# a word that says the sentence takes something back, or a name, a month, a number on both sides
+_MARKED_RE = re.compile(r"\b(?:actually|wait|sorry|oops|my bad|i meant|i mean|make that|should be)\b", re.I)
+_NAMED_RE = re.compile(r"^(?:[A-Z\d]|the\s+\d)")
+_DATE_SUFFIX_RE = re.compile(r"\s*[（(]\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?[)）]")
+# the user's memories a correction may reach: the latest few (what was just said)
+LOOK_BACK = 30
+
+
+def correction(text: str) -> tuple[str, str] | None:
+    """(new, old) when `text` corrects a word just said, else None."""
+    said = text.strip()
+    m = _ZH_RE.match(said) if re.search(r"[\u4e00-\u9fff]", said) else _EN_RE.match(said)
+    if m is None:
+        return None
+    new, old = (m.group("new") or m.group("new2")).strip(), (m.group("old") or m.group("old2")).strip()
+    if not new or not old or new.lower() == old.lower():
+        return None
+    if not _CJK_RE.search(said) and not _MARKED_RE.search(said) and not (_NAMED_RE.match(new) and _NAMED_RE.match(old)):
+        return None  # "It's fine, not great" is a judgement; "That's Paris, not London" a correction
+    return new, old
+
+
+def says(content: str, word: str) -> bool:
+    """`content` says `word` (as a whole word, in Latin script)."""
+    if re.search(r"[\u4e00-\u9fff]", word):
+        return word in content
+    return re.search(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", content, re.I) is not None
+
+
+def corrected(target: MemoryItem, new: str, old: str, now: datetime) -> Candidate:
+    """`target` with `old` put right as `new`; a task's day is read again from the new words
+    ("actually it's Friday, not Thursday")."""
+    def put_right(text: str) -> str:
+        if re.search(r"[\u4e00-\u9fff]", old):
+            return text.replace(old, new)
+        return re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", new, text, flags=re.I)
+
+    content = put_right(target.content)
+    due = target.due_at
+    if due is not None and target.recurrence is None:
+        zh = target.language == "zh"
+        m = (ZH_DATE_RE if zh else EN_DATE_RE).search(new)
+        if m is not None:
+            day, at = (resolve_zh if zh else resolve_en)(m, now.date())
+            was = due.astimezone(now.tzinfo) if now.tzinfo else due
+            if at is None and (was.hour, was.minute) != (23, 59):
+                at = was.time().replace(tzinfo=None)  # "下周三下午两点" → "下周四": still at two
+            due = due_datetime(day, at, now) or due
+            if due != target.due_at and _DATE_SUFFIX_RE.search(content):
+                content = _DATE_SUFFIX_RE.sub("", content).rstrip("。.") + date_suffix(due, at, zh) + ("" if zh else ".")
+    return Candidate(
+        content=content, kind=target.kind, key=target.key,
+        value=put_right(target.value) if target.value else None,
+        polarity=int(target.metadata.get("polarity", 0)), importance=target.importance, language=target.language,
+        source=Source.RULE, reason=f"corrected by the user: {old} → {new}", entities=list(target.entities),
+        due_at=due, recurrence=target.recurrence, valid_from=target.valid_from,
+    )
