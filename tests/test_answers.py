@@ -149,3 +149,9 @@ def test_he_after_an_assistant_turn_that_named_someone_else_is_not_the_users_pet
     memory.add([{"role": "assistant", "content": "They're good, we got another cat named Bailey. Here's a pic of Oliver."},
                 {"role": "user", "content": "He's so cute!"}], user_id="u", session_id="s")
     assert not any("cute" in m.content for m in facts(memory.get_all(user_id="u")))
+
+
+def test_we_in_the_next_turn_is_the_user_and_who_they_just_named(memory):
+    memory.add("I just broke up with my boyfriend Jake.", user_id="u", session_id="s")
+    memory.add("We were together for three years.", user_id="u", session_id="s")
+    assert "User and their boyfriend were together for three years." in {m.content for m in facts(memory.get_all(user_id="u"))}

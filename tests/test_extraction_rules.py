@@ -751,3 +751,22 @@ def test_a_strong_liking_is_kept_in_the_users_words_and_keyed_as_a_like(text, fa
 def test_how_long_the_user_has_been_learning_is_no_part_of_what():
     (c,) = extract_candidates("I've been learning Spanish for about two years.", now=NOW)
     assert (c.key, c.content) == ("fact:learning_spanish", "User has been learning Spanish for about two years.")
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My new apartment is in Brooklyn.", ["User's new apartment is in Brooklyn."]),  # fact:location (below)
+    # "we" after the person just named is the user and them, not "User were …"
+    ("I just broke up with my boyfriend Jake. We were together for three years.",
+     ["User just broke up with their boyfriend Jake.", "User and their boyfriend were together for three years."]),
+    # an object no clause before named
+    ("I don't want to think about him.", []),
+    ("My mom lives in Pune and I call her every Sunday.",
+     ["User's mom lives in Pune.", "User calls their mom every Sunday."]),
+])
+def test_homes_we_and_unnamed_objects(text, facts):
+    assert said(text) == facts
+
+
+def test_a_home_in_a_place_is_where_the_user_lives():
+    (c,) = extract_candidates("My new apartment is in Brooklyn.", now=NOW)
+    assert (c.key, c.value) == ("fact:location", "brooklyn")

@@ -31,6 +31,7 @@ _EN_LOC_RE = re.compile(
     rf"|(?:'ve|\s+have)\s+{EN_ADV}(?P<v3>moved|relocated)\s+(?:back\s+)?to)\s+(?P<place>.+)$",
     re.I,
 )
+_EN_HOME_IN_RE = re.compile(r"^my\s+(?P<new>new\s+)?(?:apartment|flat|house|home|place)\s+is\s+in\s+(?P<place>.+)$", re.I)
 _EN_FROM_RE = re.compile(
     r"^i(?:(?:'m|\s+am)\s+(?:originally\s+)?(?P<from>from)|\s+(?:grew\s+up|was\s+raised|was\s+born\s+and\s+raised)\s+in"
     r"|\s+was\s+born\s+in)\s+(?P<place>.+)$",
@@ -331,6 +332,14 @@ _NOT_A_NOUN_RE = re.compile(r"\b(?:i|i'm|my|it|is|are|was|be|been|have|has|so|bu
 
 
 def _en_my(s: str, ctx: Ctx) -> list[Candidate] | None:
+    home = _EN_HOME_IN_RE.match(s)  # "My new apartment is in Brooklyn": where the user lives
+    if home is not None:
+        place = _en_place(home.group("place"))
+        if not _place_ok(place) or place[:1].islower():
+            return None
+        return [candidate(ctx, Kind.FACT, as_sentence("User's " + s[3: home.start("place")] + place), "fact:location",
+                          slot_value(place), "where the user lives (home)", entities=entities_of(place),
+                          valid_from=ctx.now if home.group("new") else None)]
     m = _EN_MY_RE.match(s)
     if m is None:
         m = _EN_MY_S_RE.match(s)

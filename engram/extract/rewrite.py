@@ -145,6 +145,12 @@ _ZH_MALE = frozenset(w for w, relation in KIN_ZH.items() if relation in _MALE)
 _ZH_PRONOUN_RE = re.compile(r"(?<![其])(?P<p>[他她])(?![们])")
 
 
+def unnamed_object(said: str) -> bool:
+    """A "him"/"her"/"them" as an object that no clause before named ("User doesn't want to think
+    about him"): a statement that cannot say who it is about."""
+    return _EN_OBJECT_PRONOUN_RE.search(said) is not None
+
+
 def pronoun_fits(pronoun: str, prior: str) -> bool:
     """Whether "she"/"he" (她/他) can stand for the user's `prior` ("mom", "妈妈"): not the
     other gender's kin word; a word of no gender ("friend", "朋友") fits either."""

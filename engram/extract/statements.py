@@ -36,8 +36,8 @@ from engram.extract.keys import EMOJI
 from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PEOPLE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
 from engram.extract.rewrite import (
-    EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, pronoun_fits, third_verb, we_rest,
-    zh_third,
+    EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, pronoun_fits, third_verb,
+    unnamed_object, we_rest, zh_third,
 )
 from engram.models import Candidate, Kind
 from engram.text import content_words
@@ -654,6 +654,12 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             pred = _en_predicate_after_i(rest, contr)
         if pred is None:
             return None
+        with_whom = memo.get("other") if m.group("we") else None
+        if with_whom in _EN_PEOPLE or with_whom in _EN_PETS:  # "…my boyfriend Jake. We were together for three years."
+            subject = f"User and their {with_whom}"
+            pred = {"'re": "are ", "'ve": "have ", "'ll": "will "}.get((m.group("wc") or "").lower(), "") + rest
+        elif m.group("we") and pred.lower().startswith("were "):
+            pred = "was " + pred[5:]  # (no one named: "User was …", not "User were …")
     elif m.group("poss"):
         own = m.group("own").lower()
         head = own.split()[-1]
@@ -713,6 +719,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     pred = _they(pred)
     if other is None and memo.get("other"):  # "My mom lives in Pune and I call her every Sunday"
         pred = en_objects_named(pred, memo["other"])
+    if other is None and unnamed_object(pred):
+        return None  # "I don't want to think about him": who he is was not said
     if ctx.memo and ctx.memo.get("place") and re.search(r"\bthere\b", pred):  # "…to Tokyo, I'll be there …"
         place = ctx.memo["place"]
         pred = _EN_THERE_RE.sub(lambda m: f"{m.group('to')} to {place}" if m.group("to") else f"in {place}", pred, count=1)
@@ -982,7 +990,7 @@ def about_other(s: str, lang: str) -> bool:
 
 _EN_MY_OWNED_RE = re.compile(r"\bmy\s+(?:(?:old|new|little|big|younger|older|best)\s+)?([a-z-]+)", re.I)
 _ZH_MY_OWNED_RE = re.compile(rf"我(?:家|们家)?的?({ZH_OWNED_RE})")
-_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they)\b|[她他])", re.I)
+_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they|we)\b|[她他]|我们)", re.I)
 
 
 def opens_with_pronoun(said: str) -> bool:
