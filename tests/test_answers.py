@@ -35,6 +35,8 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("What's your target weight?", "70 kg.", "User's target weight is 70 kg."),
     ("Are you hosting?", "Yeah, at my place. Around 15 people.", "User is hosting."),
     ("Are you vegetarian?", "Yep.", "User is vegetarian."),
+    ("Do you prefer Nike or Asics?", "Asics.", "User prefers Asics."),  # the brand as written
+    ("Any budget?", "Max 150 dollars.", "User's budget is max 150 dollars."),
     ("Hi! Where are you headed?", "Lisbon in May with my partner Alex.",
      "User is going to Lisbon in May with their partner Alex."),
     ("Fun! How long are you staying?", "Ten days.", "User is staying for ten days."),

@@ -62,7 +62,7 @@ def _prefer(m: re.Match[str], np: str) -> str | None:
     for option in (m.group("a"), m.group("b")):
         if option.lower().split()[0] == first:
             noun = m.group("noun")
-            return f"I prefer {option.lower()}{' ' + noun if noun else ''}."
+            return f"I prefer {option}{' ' + noun if noun else ''}."  # as the question wrote it: "Asics", "aisle"
     return None
 
 
@@ -120,7 +120,7 @@ _EN_RULES: list[Rule] = [
      lambda m, np: f"I'm expecting {_lc(np)} {m.group('x')}." if _COUNT_RE.match(np) else None),
     (re.compile(r"^how many (?P<x>[a-z -]{2,30}?) do you have\?$", re.I),
      lambda m, np: f"I have {_lc(np)} {m.group('x')}." if _COUNT_RE.match(np) else None),
-    (re.compile(r"^(?:do you have a|what(?:'s| is) your) budget(?P<per> per [a-z]+)?(?P<for> for [\w -]{1,30}?)?"
+    (re.compile(r"^(?:any|do you have a|what(?:'s| is) your) budget(?P<per> per [a-z]+)?(?P<for> for [\w -]{1,30}?)?"
                 r"(?: in mind)?\?$", re.I),
      lambda m, np: f"My budget is {_lc(np)}{m.group('per') or ''}{m.group('for') or ''}." if re.search(r"\d", np) else None),
     (re.compile(r"^where are you (?:headed|heading|going|off to|travell?ing|flying)(?: to)?(?: next| this time)?\?$", re.I),
