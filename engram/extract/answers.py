@@ -172,6 +172,10 @@ _ZH_RULES: list[Rule] = [
      lambda m, a: f"我{_ZH_BY_RE.sub('', a)}要{m.group('v')}" if ZH_DATE_RE.search(a) else None),
     (re.compile(r"^你(?:现在)?用(?:的是)?(?:什么|哪个|哪款|哪种)(?P<x>[\u4e00-\u9fff]{1,6}?)[？?]$"),
      lambda m, a: f"我的{m.group('x')}用的是{a}"),
+    (re.compile(r"^你(?:现在)?(?:多重|体重多少)[？?]$"),
+     lambda m, a: f"我的体重是{a}" if re.search(r"\d|[一二三四五六七八九十百]", a) else None),
+    (re.compile(r"^你的(?P<x>目标|梦想|专业|爱好|预算|计划|职业|星座|血型|身高|体重)(?:是什么|是多少|是啥)[？?]$"),
+     lambda m, a: f"我的{m.group('x')}是{a}"),
     (re.compile(r"^你是哪里人[？?]$"), lambda m, a: f"我是{a}" if a.endswith("人") else f"我是{a}人"),
     (re.compile(r"^你(?:平时|平常|业余)?(?:有什么|有哪些|的)爱好(?:吗|是什么)?[？?]$|^你(?:平时|平常)?喜欢做什么[？?]$"),
      lambda m, a: None if a.startswith(("没", "不")) else f"我喜欢{a}"),
@@ -240,6 +244,8 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
         if pure or lead:
             return _first(_ZH_YES_RULES, asked, _TAIL_ZH.sub("", lead.group("rest")) if lead else "")
         short = _TAIL_ZH.sub("", said)
+        if re.search(r"[，,]", short) and not re.search(r"[。？?！!]", short):
+            short = _TAIL_ZH.sub("", re.split(r"[，,]", short)[0])  # "减脂，想在夏天前减掉十斤": the answer comes first
         if not short or len(short) > _MAX_ZH_CHARS or short.startswith("我") or re.search(r"[，,。？?！!]", short):
             return None
         return _first(_ZH_RULES, asked, short)

@@ -790,7 +790,7 @@ _ZH_ATTRIBUTE_RE = re.compile(
 # a part of the day or week, then how the user goes on ("…，晚上不吃主食", "…，周末也加班")
 _ZH_WHEN_GO_ON_RE = re.compile(r"^(?:早上|上午|中午|下午|傍晚|晚上|平时|周末|每天|白天|工作日)(?=[不没也还都就只常很])")
 _ZH_BUT_RE = re.compile(r"^(?:不过|但是|但|可是|而且|所以|然后)")
-_ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报]))")
+_ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报])|不能|没法|不敢)")
 _ZH_CHATTER_RE = re.compile(
     rf"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想(?!{ZH_WANT_VERBS})|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
     r"是说|意思是|说|问|告诉|明白了|懂|懂了|看到了|听说|祝|谢谢|感谢|替你|为你|很高兴|高兴|开心|好开心|抱歉|对不起|"
@@ -852,6 +852,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         subject = "用户的" + own + name
         return _zh_finish(subject, body, ctx, other=own)
     m = _ZH_SUBJ_RE.match(s)
+    if s.startswith("我的") and _ZH_ATTRIBUTE_RE.match(s[2:]):  # "我的目标是减脂", "我的体重是75公斤"
+        return _zh_finish("用户的", s[2:], ctx, other=None)
     if m is None and (memo.get("last") == "用户" or memo.get("opens")) and (_ZH_BODY_RE.match(s) or _ZH_ATTRIBUTE_RE.match(s)):
         return _zh_finish("用户的", s, ctx, other=None)  # "…，膝盖受伤了": the user's knee; "…，目标是浙大"
     if m is None and memo.get("last") == "用户" and (_ZH_GO_ON_RE.match(s) or _ZH_WHEN_GO_ON_RE.match(s)):
