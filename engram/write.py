@@ -163,17 +163,14 @@ class Writer:
                     source = replace(said, metadata={**said.metadata, EPISODE_KEY: episode.item.id}, unwritten=[episode])
             else:
                 answers = text
-            owned = self._owned(scope, text) if message.role == "user" else None
-            referent = self._referent(said, messages, message, text, answers) if message.role == "user" else None
-            found = extract_candidates(text, role=message.role, now=local, owned=owned, referent=referent)
-            if answers and message.role == "user":  # "Coco." answering "What's your dog's name?"
-                stated = answer_as_statement(answers, text, lead_only=bool(found), referent=referent)
-                found += extract_candidates(stated, now=local, owned=owned) if stated else []
-            if not found and message.role == "user" and (fix := correction(text)) is not None:
-                event = self._correct(source, text, fix, local, written)  # "actually it's June, not May"
-                if event is not None:
-                    out.events.append(event)
-                    written.add(event.memory.id)
+            fix = correction(text) if message.role == "user" else None
+            fixed = self._correct(source, text, fix, local, written) if fix is not None else None
+            if fixed is not None:  # "actually it's June, not May": the correction is all it says
+                out.events.append(fixed)
+                written.add(fixed.memory.id)
+                found = []
+            else:
+                found = self._read(said, messages, message, text, answers, local)
             rules += found
             for candidate in found:
                 event = self.add_candidate(source, candidate, text, written)
@@ -233,6 +230,19 @@ class Writer:
         return self.add_candidate(Said(scope, session_id, metadata, said_at, idempotency_key), candidate, said)
 
     # -- privacy -> reconcile -> store, for one candidate ----------------------------
+    def _read(self, said: Said, messages: Sequence[Message], message: Message, text: str, answers: str | None,
+              local: datetime) -> list[Candidate]:
+        """What the rules read in one message: its own statements, and a short answer read with
+        the assistant's question ("Coco." answering "What's your dog's name?")."""
+        user = message.role == "user"
+        owned = self._owned(said.scope, text) if user else None
+        referent = self._referent(said, messages, message, text, answers) if user else None
+        found = extract_candidates(text, role=message.role, now=local, owned=owned, referent=referent)
+        if answers and user:
+            stated = answer_as_statement(answers, text, lead_only=bool(found), referent=referent)
+            found += extract_candidates(stated, now=local, owned=owned) if stated else []
+        return found
+
     def _correct(self, said: Said, text: str, fix: tuple[str, str], now: datetime, written: set[str]) -> Event | None:
         """The user's latest memory that says the word a correction takes back, said right
         (it supersedes the old one; history keeps both); None when no recent memory says it."""

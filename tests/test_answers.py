@@ -159,3 +159,9 @@ def test_we_in_the_next_turn_is_the_user_and_who_they_just_named(memory):
     memory.add("I just broke up with my boyfriend Jake.", user_id="u", session_id="s")
     memory.add("We were together for three years.", user_id="u", session_id="s")
     assert "User and their boyfriend were together for three years." in {m.content for m in facts(memory.get_all(user_id="u"))}
+
+
+def test_it_opening_a_turn_is_the_pet_the_user_brought_in_before(memory):
+    memory.add("我养了一条柯基，叫豆包。", user_id="u", session_id="s")
+    memory.add("它特别爱吃鸡胸肉。", user_id="u", session_id="s")
+    assert "用户的柯基特别爱吃鸡胸肉" in {m.content for m in facts(memory.get_all(user_id="u"))}

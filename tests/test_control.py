@@ -52,6 +52,8 @@ def assert_gone(db_path, texts, kept=()):
         ("show my memories", "view", None),
         ("忘记我刚才说的关于咖啡的事", "forget", "咖啡"),
         ("忘掉关于周报的事情", "forget", "周报"),
+        ("把关于阿杰的都忘了吧。", "forget", "阿杰"),
+        ("把阿杰的事都删掉", "forget", "阿杰"),
         ("/删除记忆 我喜欢蓝色", "forget", "我喜欢蓝色"),
         ("忘记我刚才说的话", "forget_last", None),
         ("删除我所有的偏好", "delete_kind", "preference"),
@@ -72,7 +74,7 @@ def test_commands_are_recognised_in_english_and_chinese(text, name, target):
 
 @pytest.mark.parametrize(
     "text",
-    ["I forgot my keys.", "Don't forget to call mom.", "Forget it.", "What do you know about physics?",
+    ["I forgot my keys.", "Don't forget to call mom.", "Forget it.", "我把钥匙忘了", "把这个忘了吧", "What do you know about physics?",
      "Remember that I like tea.", "I paused the movie.", "我忘记带钥匙了", "别忘了明天开会", "请记住我喜欢咖啡",
      "我暂停了健身"],
 )

@@ -42,6 +42,13 @@ def test_a_tasks_day_moves_with_the_correction_and_keeps_its_time(memory):
     assert (interview.due_at.day, interview.due_at.hour) == (10, 14)
 
 
+def test_a_correction_that_says_it_was_wrong_first_is_still_only_a_correction(memory):
+    memory.add("我现在住在杭州西湖区。", user_id="z", timestamp=SAID)
+    memory.add("我刚才说错了，是滨江区，不是西湖区。", user_id="z", timestamp=SAID)
+    (home,) = [m for m in memory.get_all(user_id="z") if m.kind is not Kind.TURN]  # no "用户刚才说错了"
+    assert (home.content, home.key, home.value) == ("用户现在住在杭州滨江区", "fact:location", "杭州滨江区")
+
+
 def test_a_name_is_put_right_in_its_slot(memory):
     memory.add("My partner's name is Sam.", user_id="u", timestamp=SAID)
     memory.add("Sorry, I meant Alex, not Sam.", user_id="u", timestamp=SAID)
@@ -63,6 +70,7 @@ def test_nothing_to_correct_keeps_everything_as_it_was(memory):
     ("That's Paris, not London.", ("Paris", "London")),
     ("不对，是六月，不是五月。", ("六月", "五月")),
     ("不是周四，是周五", ("周五", "周四")),
+    ("我刚才说错了，是滨江区，不是西湖区。", ("滨江区", "西湖区")),
     ("It's fine, not great.", None),
     ("It's not that bad.", None),
     ("it's a cat not a dog", None),

@@ -16,14 +16,14 @@ from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE, date_suffix, due_dateti
 from engram.models import Candidate, MemoryItem, Source
 
 _WORDS_EN = r"[\w'-]+(?:\s+[\w'-]+){0,3}?"
-_LEAD_EN = r"^(?:(?:oh|um|uh|no|sorry|wait|oops|my bad)[\s,!.]+)*(?:actually[\s,]+)?"
+_LEAD_EN = r"^(?:(?:oh|um|uh|no|sorry|wait|oops|my bad|i misspoke|i said it wrong)[\s,!.]+)*(?:actually[\s,]+)?"
 _EN_RE = re.compile(
     rf"{_LEAD_EN}(?:it's|it is|it was|i meant|i mean|make that|that's|that should be|should be|sorry,)\s+"
     rf"(?P<new>{_WORDS_EN}),?\s+not\s+(?P<old>{_WORDS_EN})[\s.!]*$"
     rf"|{_LEAD_EN}not\s+(?P<old2>{_WORDS_EN}),\s*(?:it's\s+|but\s+|i\s+meant\s+)?(?P<new2>{_WORDS_EN})[\s.!]*$",
     re.I,
 )
-_ZH_LEAD = r"^(?:不对|说错了|哦不|错了|等等|抱歉|对不起)?[，,！!]?(?:其实)?"
+_ZH_LEAD = r"^(?:(?:我)?(?:刚才|刚刚)?说错了|不对|哦不|错了|等等|抱歉|对不起)?[，,！!]?(?:其实)?"
 _ZH_RE = re.compile(
     rf"{_ZH_LEAD}(?:是|应该是|我是说)(?P<new>[^，,。！!？?]{{1,10}}?)[，,]?(?:而)?不是(?P<old>[^，,。！!？?]{{1,10}}?)[。！!]?$"
     rf"|{_ZH_LEAD}不是(?P<old2>[^，,。！!？?]{{1,10}}?)[，,](?:而)?是(?P<new2>[^，,。！!？?]{{1,10}}?)[。！!]?$"

@@ -869,7 +869,7 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         rest = s[one.end():] if one and prior else s
         if prior and (lead := _ZH_BUT_RE.match(rest)) and rest[lead.end():][:1] in _ZH_PRONOUNS:
             rest = rest[lead.end():]  # "…，不过他考的是电子信息"
-        if prior and rest[:1] in _ZH_PRONOUNS and (rest[0] == "它") == (prior in ZH_PETS):
+        if prior and rest[:1] in _ZH_PRONOUNS and (rest[0] == "它") == (prior in ZH_PETS or prior in ZH_PET_BREEDS):
             rest = rest[1:]  # "我妹妹来看我了，她是护士", "我养了一只狗，它三岁了"
         if prior and prior not in rest and _ZH_SAID_OF_RE.match(rest) and len(rest) <= 16:
             return _zh_finish("用户的" + prior, rest, ctx, other=prior)
@@ -992,7 +992,7 @@ def about_other(s: str, lang: str) -> bool:
 
 _EN_MY_OWNED_RE = re.compile(r"\bmy\s+(?:(?:old|new|little|big|younger|older|best)\s+)?([a-z-]+)", re.I)
 _ZH_MY_OWNED_RE = re.compile(rf"我(?:家|们家)?的?({ZH_OWNED_RE})")
-_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they|we)\b|[她他]|我们)", re.I)
+_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they|we)\b|[她他它]|我们)", re.I)
 
 
 def opens_with_pronoun(said: str) -> bool:
@@ -1004,8 +1004,11 @@ def last_referent(previous: str, zh: bool) -> str | None:
     """Who a "she"/"他" in the user's next turn (or in the question it answers) may stand for:
     the last of the user's people or animals that `previous` named, "my mom" → "mom",
     "我妹妹" → "妹妹"."""
-    if zh:
-        named = [w for w in _ZH_MY_OWNED_RE.findall(previous) if w not in ("公司", "团队", "部门", "学校", "小区")]
+    if zh:  # "我妹妹…", and a pet brought in anywhere ("我养了一条柯基")
+        pets = [(m.start(), m.group()) for m in _ZH_PET_OBJ_RE.finditer(previous)]
+        mine = [(m.start(1), m.group(1)) for m in _ZH_MY_OWNED_RE.finditer(previous)
+                if m.group(1) not in ("公司", "团队", "部门", "学校", "小区")]
+        named = [w for _, w in sorted(mine + pets)]
     else:
         named = [w.lower() for w in _EN_MY_OWNED_RE.findall(previous) if w.lower() in _EN_PEOPLE | _EN_PETS]
     return named[-1] if named else None
