@@ -5,7 +5,7 @@ from datetime import UTC, datetime
 import pytest
 
 from engram.extract import extract_candidates
-from engram.models import Kind
+from engram.models import Kind, Source
 
 NOW = datetime(2026, 5, 8, 12, 0, tzinfo=UTC)
 
@@ -772,3 +772,17 @@ def test_homes_we_and_unnamed_objects(text, facts):
 def test_a_home_in_a_place_is_where_the_user_lives():
     (c,) = extract_candidates("My new apartment is in Brooklyn.", now=NOW)
     assert (c.key, c.value) == ("fact:location", "brooklyn")
+
+
+@pytest.mark.parametrize("text", [
+    "I'm allergic to penicillin, please remember that.", "I'm allergic to penicillin. Please remember that.",
+    "I'm allergic to penicillin, remember that!", "我对青霉素过敏，请记住。",
+])
+def test_remember_that_after_a_statement_keeps_the_statement_as_asked(text):
+    (c,) = extract_candidates(text, now=NOW)  # not a fact "That."
+    assert c.key in ("fact:allergy_penicillin", "fact:allergy_青霉素")
+    assert c.source is Source.EXPLICIT and c.confidence == 1.0
+
+
+def test_remember_that_alone_keeps_nothing():
+    assert said("Remember that.") == []

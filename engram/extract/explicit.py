@@ -107,8 +107,8 @@ def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
     if polite:
         clause = _POLITE_TAIL_RE.sub("", clause).strip()
         clause = strip_end(clause)
-    if not clause or _EN_REJECT_CLAUSE_RE.match(clause):
-        return []
+    if not clause or _EN_REJECT_CLAUSE_RE.match(clause) or _EN_CONTEXT_ONLY_RE.fullmatch(clause):
+        return []  # ("remember that.": what "that" is, only what was said before says)
     if not zh and not remind and m.groupdict().get("verb", "").lower() == "note" and not _NOTE_SEP_RE.fullmatch(m.group("sep")):
         return None  # "note the date" is not a memory command
     if is_question(clause, ctx.lang) and not polite:
@@ -127,13 +127,43 @@ def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
         found = mine(clause, inner)
         if not found:
             found = _fallback(clause, inner, imperative=m.groupdict().get("verb") in _ZH_IMPERATIVE_VERBS)
-    verb = m.groupdict().get("verb") or "remind me"
+    return as_explicit(found, m.groupdict().get("verb") or "remind me")
+
+
+def as_explicit(found: list[Candidate], verb: str) -> list[Candidate]:
+    """What the user asked to be remembered: kept as asked (`Source.EXPLICIT`), at full confidence."""
     for c in found:
+        if c.source is Source.EXPLICIT:
+            continue
         c.source = Source.EXPLICIT
         c.importance = max(c.importance, _EXPLICIT_IMPORTANCE)
         c.confidence = 1.0
         c.reason = f"explicit request ({verb!s}); {c.reason}" if c.reason else f"explicit request ({verb})"
     return found
+
+
+# "…, please remember that.", "记住这个": what to remember was said before it
+_EN_BACK_RE = re.compile(
+    r"^(?:(?:please|pls|and|so)\s+)*(?:remember|note|keep\s+in\s+mind|don't\s+forget)\s+(?:that|this|it)"
+    r"(?:\s+(?:please|for\s+me|for\s+next\s+time|ok|okay))*[\s.!~]*$",
+    re.I,
+)
+_ZH_BACK_RE = re.compile(r"^(?:请|麻烦|你)?(?:帮我)?(?:记住|记下|记一下|记好|记得)(?:这个|这点|这一点|这件事|了|哦|啊|吧|一下)*[。！!~～\s]*$")
+
+
+_ZH_BACK_TAIL_RE = re.compile(r"[，,]\s*(?:请|麻烦你?|你)?(?:帮我)?(?:记住|记下|记一下|记好)(?:这个|这点|这一点|了|哦|啊|吧|一下)*[。！!~～\s]*$")
+
+
+def asked_to_keep(sentence: str) -> tuple[str, bool]:
+    """`sentence` without a trailing "，请记住" and whether it had one ("我对青霉素过敏，请记住。")."""
+    m = _ZH_BACK_TAIL_RE.search(sentence)
+    return (sentence[: m.start()], True) if m and m.start() > 0 else (sentence, False)
+
+
+def refers_back(sentence: str) -> bool:
+    """A sentence that asks to remember what the user just said ("please remember that")."""
+    said = sentence.strip()
+    return bool(_ZH_BACK_RE.match(said) if re.search(r"[\u4e00-\u9fff]", said) else _EN_BACK_RE.match(said))
 
 
 def _fallback(clause: str, ctx: Ctx, *, imperative: bool = False) -> list[Candidate]:

@@ -70,7 +70,7 @@ from typing import Any
 from engram.extract.candidate import Ctx
 from engram.extract.changes import change
 from engram.extract.clauses import ended_detail, joined_detail, split_clauses
-from engram.extract.explicit import commands_apart, explicit_command
+from engram.extract.explicit import as_explicit, asked_to_keep, commands_apart, explicit_command, refers_back
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
 from engram.extract.filters import (
@@ -228,11 +228,16 @@ def extract_candidates(
     for index, sentence in enumerate(
         part for whole in sentences for named in with_it_named(name_beside_kin(whole)) for part in commands_apart(named)
     ):
+        if out and refers_back(sentence):  # "I'm allergic to penicillin, please remember that."
+            as_explicit(out, "remember")
+            continue
         memo["first"] = index == 0  # "I'm Tom." opening a message introduces the user
         ctx = Ctx(now, "en", greeted=greeted, memo=memo)
         rest, greeted = strip_fillers(sentence.strip(), "en")
         greeted = greeted and not strip_end(rest)  # "Hi!" alone: the next sentence may be a name
-        for c in _mine_sentence(sentence, ctx):
+        sentence, keep = asked_to_keep(sentence)
+        mined = _mine_sentence(sentence, ctx)
+        for c in as_explicit(mined, "记住") if keep else mined:
             sig = (c.key, c.value, c.content)
             if sig not in seen:
                 seen.add(sig)
