@@ -786,3 +786,12 @@ def test_remember_that_after_a_statement_keeps_the_statement_as_asked(text):
 
 def test_remember_that_alone_keeps_nothing():
     assert said("Remember that.") == []
+
+
+@pytest.mark.parametrize(("text", "place"), [
+    ("We live in Austin.", "austin"), ("My husband and I live in Austin.", "austin"),
+    ("We're based in Berlin.", "berlin"), ("We live in Austin but we're thinking about moving to Denver.", "austin"),
+])
+def test_where_we_live_is_where_the_user_lives(text, place):
+    (c,) = extract_candidates(text, now=NOW)
+    assert (c.key, c.value) == ("fact:location", place)

@@ -31,6 +31,7 @@ _EN_LOC_RE = re.compile(
     rf"|(?:'ve|\s+have)\s+{EN_ADV}(?P<v3>moved|relocated)\s+(?:back\s+)?to)\s+(?P<place>.+)$",
     re.I,
 )
+_EN_WE_RE = re.compile(r"^(?:we|(?:my\s+[\w'-]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)\s+and\s+i)(?=\s|'re\b)", re.I)
 _EN_HOME_IN_RE = re.compile(r"^my\s+(?P<new>new\s+)?(?:apartment|flat|house|home|place)\s+is\s+in\s+(?P<place>.+)$", re.I)
 _EN_FROM_RE = re.compile(
     r"^i(?:(?:'m|\s+am)\s+(?:originally\s+)?(?P<from>from)|\s+(?:grew\s+up|was\s+raised|was\s+born\s+and\s+raised)\s+in"
@@ -448,6 +449,12 @@ def _en_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
 def en_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
     """The first fact rule that matches an English clause starting with "I" or "my"."""
     low = s[:2].lower()
+    together = _EN_WE_RE.match(s)
+    if together is not None:  # "We live in Austin", "My husband and I moved to Denver": the user lives there too
+        rest = s[together.end():]
+        found = _en_location("I" + ("'m" + rest[3:] if rest.lower().startswith("'re") else
+                                    " am" + rest[4:] if rest.lower().startswith(" are") else rest), ctx)
+        return found or None
     if low.startswith("my"):
         return _en_my(s, ctx)
     if not low.startswith("i"):
