@@ -32,6 +32,7 @@ _EN_LOC_RE = re.compile(
     re.I,
 )
 _EN_WE_RE = re.compile(r"^(?:we|(?:my\s+[\w'-]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)\s+and\s+i)(?=\s|'re\b)", re.I)
+_EN_WE_LIVE_RE = re.compile(rf"^(?:'re|\s+are)?\s+{EN_ADV}(?:live|reside|living|based|residing|located)\s", re.I)
 _EN_HOME_IN_RE = re.compile(r"^my\s+(?P<new>new\s+)?(?:apartment|flat|house|home|place)\s+is\s+in\s+(?P<place>.+)$", re.I)
 _EN_FROM_RE = re.compile(
     r"^i(?:(?:'m|\s+am)\s+(?:originally\s+)?(?P<from>from)|\s+(?:grew\s+up|was\s+raised|was\s+born\s+and\s+raised)\s+in"
@@ -450,8 +451,10 @@ def en_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
     """The first fact rule that matches an English clause starting with "I" or "my"."""
     low = s[:2].lower()
     together = _EN_WE_RE.match(s)
-    if together is not None:  # "We live in Austin", "My husband and I moved to Denver": the user lives there too
-        rest = s[together.end():]
+    if together is not None:  # "We live in Austin", "My husband and I live in Austin": the user lives there too
+        rest = s[together.end():]  # (not "we moved to …": a family's move may be long ago, "when I was five")
+        if not _EN_WE_LIVE_RE.match(rest):
+            return None
         found = _en_location("I" + ("'m" + rest[3:] if rest.lower().startswith("'re") else
                                     " am" + rest[4:] if rest.lower().startswith(" are") else rest), ctx)
         return found or None
