@@ -795,3 +795,11 @@ def test_remember_that_alone_keeps_nothing():
 def test_where_we_live_is_where_the_user_lives(text, place):
     (c,) = extract_candidates(text, now=NOW)
     assert (c.key, c.value) == ("fact:location", place)
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("We use Python and Go mostly.", ["User uses Python and Go mostly."]),  # a team's tools
+    ("We use plan B.", []),  # a group's decision
+])
+def test_what_we_use_by_name_is_a_fact(text, facts):
+    assert said(text) == facts

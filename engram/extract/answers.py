@@ -133,6 +133,8 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) do you (?P<v>like|prefer|love|enjoy)\?$", re.I),
      lambda m, np: f"I {m.group('v').lower()} {np}."),
     (re.compile(r"^what do you do(?: for (?:a living|work))?\?$", re.I), _job),
+    (re.compile(r"^what are you working on(?: these days| now| right now| lately| at the moment)?\?$", re.I),
+     lambda m, np: f"I'm working on {_lc(np)}."),
     (re.compile(r"^(?:which|what) (?P<x>[a-z][\w -]{1,30}?) (?:are you using|do you use|are you on)(?: now| these days)?\?$",
                 re.I), lambda m, np: f"I use {np} as my {m.group('x').lower()}."),
     (re.compile(r"^when(?:'s| is) (?:your|the) (?P<x>[a-z][\w -]{1,30}?)\?$|^when do you (?P<v>[a-z][\w -]{1,30}?)\?$",
@@ -220,25 +222,26 @@ def _named(asked: str, referent: str) -> str:
 def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = False,
                         referent: str | None = None) -> str | None:
     """`answer` read with the last question of `question_turn` as the user's own statement, or
-    None when it is no short answer to a question of a shape this knows.
-
-    `lead_only`: the rules found something in the message, so only a short answer that opens
-    it, as a sentence of its own, is read ("Spaces, 4 of them. And please use type hints.")."""
+    None when it is no short answer to a question of a shape this knows. A short answer may
+    open a longer message, as a sentence of its own ("A fraud detection system. It has to be
+    live by Q1."); with `lead_only` (the rules found something in the message) only that is read."""
     if not question_turn or not answer or not answer.strip() or len(answer) > _MAX_ANSWER_CHARS:
         return None  # (a long message is no short answer: nothing to read, whatever its length)
-    if lead_only:
-        sentences = [s for s in split_sentences(answer) if s.strip()]
-        if len(sentences) < 2:
-            return None
-        answer = sentences[0]
     asked = _asked(question_turn)
     if asked is None:
         return None
     if referent:  # "他多大了？" after the user spoke of their son
         asked = _named(asked, referent)
-    zh = re.search(r"[\u4e00-\u9fff]", asked) is not None
-    said = answer.strip()
-    if zh:
+    whole = None if lead_only else _read(asked, answer.strip())
+    if whole is not None:
+        return whole
+    sentences = [s for s in split_sentences(answer) if s.strip()]
+    return _read(asked, sentences[0].strip()) if len(sentences) > 1 else None
+
+
+def _read(asked: str, said: str) -> str | None:
+    """`said` as the answer to `asked`, in the user's own words, or None."""
+    if re.search(r"[\u4e00-\u9fff]", asked):
         pure = _YES_ZH.match(said) is not None
         lead = None if pure else _YES_LEAD_ZH.match(said)  # "要，每天早上八点和晚上八点。": yes, and when
         if pure or lead:

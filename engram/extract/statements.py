@@ -732,8 +732,10 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if other is None and _negates_slot(_en_concise(s), ctx):
         return None
     kind, why = _en_kind(pred)
-    if m.group("we") and kind is Kind.FACT and not we_habit and (pred.split() or [""])[0].lower() in _EN_WE_DECIDE:
-        return None  # "we go with plan B": a group's decision, not the user's fact
+    words = pred.split()
+    if m.group("we") and kind is Kind.FACT and not we_habit and (words or [""])[0].lower() in _EN_WE_DECIDE \
+            and not (words[0].lower() in ("use", "uses") and len(words) > 1 and words[1][:1].isupper()):
+        return None  # "we go with plan B": a group's decision, not the user's fact ("we use Python": a fact)
     if kind is not Kind.EVENT and EN_TRANSIENT_RE.search(pred):
         return None  # "I'm so tired today": a mood of the moment
     pred, valid_from = _en_valid_from(pred, ctx)
