@@ -146,9 +146,10 @@ _ZH_PRONOUN_RE = re.compile(r"(?<![其])(?P<p>[他她])(?![们])")
 
 
 def unnamed_object(said: str) -> bool:
-    """A "him"/"her"/"them" as an object that no clause before named ("User doesn't want to think
-    about him"): a statement that cannot say who it is about."""
-    return _EN_OBJECT_PRONOUN_RE.search(said) is not None
+    """A "him" or "her" as an object in the user's own words ("I don't want to think about him"):
+    who it is, only a clause before could say. ("them" is left alone: it is as often the kids or
+    the paintings just named in the sentence.)"""
+    return any(m.group("p").lower() in ("him", "her") for m in _EN_OBJECT_PRONOUN_RE.finditer(said))
 
 
 def pronoun_fits(pronoun: str, prior: str) -> bool:

@@ -655,7 +655,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if pred is None:
             return None
         with_whom = memo.get("other") if m.group("we") else None
-        if with_whom in _EN_PEOPLE or with_whom in _EN_PETS:  # "…my boyfriend Jake. We were together for three years."
+        if with_whom in _EN_PEOPLE:  # "…my boyfriend Jake. We were together for three years." (a pet is no "we")
             subject = f"User and their {with_whom}"
             pred = {"'re": "are ", "'ve": "have ", "'ll": "will "}.get((m.group("wc") or "").lower(), "") + rest
         elif m.group("we") and pred.lower().startswith("were "):
@@ -719,7 +719,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     pred = _they(pred)
     if other is None and memo.get("other"):  # "My mom lives in Pune and I call her every Sunday"
         pred = en_objects_named(pred, memo["other"])
-    if other is None and unnamed_object(pred):
+    if other is None and not memo.get("other") and unnamed_object(s):
         return None  # "I don't want to think about him": who he is was not said
     if ctx.memo and ctx.memo.get("place") and re.search(r"\bthere\b", pred):  # "…to Tokyo, I'll be there …"
         place = ctx.memo["place"]
