@@ -55,6 +55,7 @@ ZH_DATE_RE = re.compile(
     | (?P<dom2>{_ZH_DAY_RE})号(?![线楼房门床车位码机台桌电球])
     | (?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})
     | (?P<n>{_ZH_NUM_RE})(?P<unit>天|个星期|周|个月)(?:后|以后|之后)
+    | (?P<tampm>上午|早上|中午|下午|傍晚|晚上)(?P<thh>{_ZH_NUM_RE})点(?:(?P<thalf>半)|(?P<tmm>[0-9]{{1,2}})分?)?
     )(?:(?P<ampm>上午|早上|中午|下午|晚上)?(?P<hh>{_ZH_NUM_RE})点(?:(?P<half>半)|(?P<mm>[0-9]{{1,2}})分?)?)?""",
     re.X,
 )
@@ -239,6 +240,8 @@ def resolve_zh(m: re.Match[str], today: date) -> tuple[date | None, time | None]
         return _iso(g, t)
     if g["n"]:
         return _after(today, zh_int(g["n"]), _ZH_UNITS[g["unit"]]), t
+    if g["thh"]:  # "下午三点要开组会": today, at that time
+        return today, _hm(g["thh"], "30" if g["thalf"] else g["tmm"], None, g["tampm"])
     return None, None
 
 

@@ -102,14 +102,14 @@ _EN_HABIT_RE = re.compile(rf"^i\s+{EN_ADV}(?P<verb>[a-z]+)\b", re.I)
 _HABIT_BAD_VERBS = frozenset("am feel think was were get seem hope wish want like love hate know guess".split())
 _ZH_MODAL_RE = re.compile(r"一定要|必须|需要|得要|应该|记得|要|得")
 _ZH_TASK_SUBJECT_RE = re.compile(
-    r"^(?:我(?!们)|每|周|星期|礼拜|今|明|后天|下|这|本|月|年底|\d|[一二三四五六七八九十]+(?:天|个))"
+    r"^(?:我(?!们)|每|周|星期|礼拜|今|明|后天|下|这|本|月|年底|\d|[一二三四五六七八九十]+(?:天|个)|上午|早上|中午|傍晚|晚上)"
 )
 _ZH_DEADLINE_WORD_RE = re.compile(r"的?(?:截止日期|截止时间|截止|deadline|ddl|DDL)(?:是|在|为|到)?")
 _DIGIT_RE = re.compile(r"[0-9]")
 _EN_DATE_HINTS = ("day", "tonight", "tomorrow", "week", "month", "year", "eod", "eow", "jan", "feb", "mar",
                   "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _EN_REC_HINTS = ("every", "each", "daily", "nightly", "weekly", "monthly", "yearly", "annually", "days")
-_ZH_DATE_HINT_RE = re.compile(r"[周星礼天今明月年号日0-9]")
+_ZH_DATE_HINT_RE = re.compile(r"[周星礼天今明月年号日点0-9]")
 _DANGLING_PREP_RE = re.compile(r"\s+(?:by|before|on|until|till|due|at)\s*$", re.I)
 _ZH_ACT_LEAD_RE = re.compile(r"^(?:我的?|都|就|还|也|会|要|得|在|上午|早上|早晨|中午|下午|傍晚|晚上|，|,)+")
 _ZH_SPAN_TAIL_RE = re.compile(r"(?:之前|以前|前|之内|以内|内|以后|之后|后)")
@@ -259,7 +259,7 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         rec, due = resolve_recurrence(rm, t, ctx.now)
     modal = _ZH_MODAL_RE.search(s)
     event = _ZH_MY_EVENT_RE.match(s) if dm else None
-    if not (modal or deadline or rm or event or ctx.relaxed or (dm and dm.group("hh"))):
+    if not (modal or deadline or rm or event or ctx.relaxed or (dm and (dm.group("hh") or dm.group("thh")))):
         return None
     rest = s
     for span in sorted((x for x in (dm, rm, tm) if x), key=lambda x: -x.start()):
