@@ -148,10 +148,9 @@ _EN_BACK_RE = re.compile(
     r"(?:\s+(?:please|for\s+me|for\s+next\s+time|ok|okay))*[\s.!~]*$",
     re.I,
 )
-_ZH_BACK_RE = re.compile(r"^(?:请|麻烦|你)?(?:帮我)?(?:记住|记下|记一下|记好|记得)(?:这个|这点|这一点|这件事|了|哦|啊|吧|一下)*[。！!~～\s]*$")
-
-
-_ZH_BACK_TAIL_RE = re.compile(r"[，,]\s*(?:请|麻烦你?|你)?(?:帮我)?(?:记住|记下|记一下|记好)(?:这个|这点|这一点|了|哦|啊|吧|一下)*[。！!~～\s]*$")
+_ZH_KEEP_IT = r"(?:请|麻烦你?|你)?(?:帮我)?(?:记住|记下|记一下|记好|记得)(?:这个|这点|这一点|这件事|了|哦|啊|吧|一下)*[。！!~～\s]*$"
+_ZH_BACK_RE = re.compile("^" + _ZH_KEEP_IT)
+_ZH_BACK_TAIL_RE = re.compile(r"[，,]\s*" + _ZH_KEEP_IT)  # "我对青霉素过敏，请记住。"
 
 
 def asked_to_keep(sentence: str) -> tuple[str, bool]:
