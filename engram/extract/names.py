@@ -37,6 +37,30 @@ _ZH_NAME_RE = re.compile(r"^我(?:的名字|名字)?(?:叫做|叫|是)(?P<name>.
 _ZH_NAME_BAD_RE = re.compile(r"[了过着的你他她它人车外卖不很在是吗呢吧啊个一]")
 
 
+# "I'm John, 29, software developer from Toronto": an introduction, its parts set off by commas
+_EN_INTRO_RE = re.compile(
+    r"^(?:(?i:hi|hey|hello))?[\s,!]*(?:I'm|I\s+am)\s+(?P<name>[A-Z][a-z]+),\s*(?P<age>\d{1,2})(?:\s*(?:years\s+old|y/?o))?"
+    r"(?:,\s*(?:(?:an?)\s+)?(?P<job>[a-z][a-z -]{1,40}?))?(?:,?\s+(?:from|in)\s+(?P<place>[\w][\w .'-]{1,40}?))?[.!]?$"
+)
+
+
+def intro_apart(sentence: str) -> list[str]:
+    """An introduction said in one breath, as the statements it makes: "I'm John, 29, software
+    developer from Toronto" → "My name is John." "I'm 29 years old." "I'm a software developer."
+    "I'm from Toronto."; any other sentence as it is."""
+    m = _EN_INTRO_RE.match(sentence.strip())
+    if m is None or not valid_en_name(m.group("name")):
+        return [sentence]
+    said = [f"My name is {m.group('name')}.", f"I'm {m.group('age')} years old."]
+    if m.group("job"):
+        job = m.group("job").strip()
+        said.append(f"I'm {'an' if job[:1] in 'aeiou' else 'a'} {job}.")
+    if m.group("place"):
+        place = m.group("place").strip()
+        said.append(f"I'm from {place[:1].upper() + place[1:]}.")
+    return said
+
+
 def valid_en_name(name: str) -> bool:
     """One to three name-like words ("Bob", "Mary Ann"), not "fine" or "tired"."""
     words = name.split()

@@ -69,6 +69,7 @@ from typing import Any
 
 from engram.extract.candidate import Ctx
 from engram.extract.changes import change
+from engram.extract.casual import formal
 from engram.extract.clauses import ended_detail, joined_detail, split_clauses
 from engram.extract.explicit import as_explicit, asked_to_keep, commands_apart, explicit_command, refers_back
 from engram.extract.facts_en import en_fact
@@ -79,7 +80,7 @@ from engram.extract.filters import (
 from engram.extract.habits import habit
 from engram.extract.instructions import identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
-from engram.extract.names import user_name
+from engram.extract.names import intro_apart, user_name
 from engram.extract.owned import as_owned
 from engram.extract.phrases import strip_aside, strip_end
 from engram.extract.preferences import favourite, preference
@@ -217,7 +218,7 @@ def extract_candidates(
     if role != "user" or not text or not text.strip():
         return []
     now = utcnow() if now is None else (now if now.tzinfo else now.replace(tzinfo=UTC))
-    prepared = prepare_text(text)
+    prepared = formal(prepare_text(text))  # "i'm john, 29" as "I'm John, 29" (engram.extract.casual)
     out: list[Candidate] = []
     seen: set[tuple[str | None, str | None, str]] = set()
     greeted = False
@@ -226,7 +227,8 @@ def extract_candidates(
     if owned:
         sentences = [as_owned(sentence, owned) for sentence in sentences]
     for index, sentence in enumerate(
-        part for whole in sentences for named in with_it_named(name_beside_kin(whole)) for part in commands_apart(named)
+        part for whole in sentences for named in with_it_named(name_beside_kin(whole))
+        for piece in commands_apart(named) for part in intro_apart(piece)
     ):
         if out and refers_back(sentence):  # "I'm allergic to penicillin, please remember that."
             as_explicit(out, "remember")

@@ -622,6 +622,11 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         said = _en_dropped_subject(s) if opens else None
         if said is None:
             return _commented_on(_en_about_me(s, ctx), ctx)
+        from engram.extract.facts_en import en_fact  # (facts_en reads statements: imported here, as above)
+
+        keyed = en_fact(said, ctx)  # "Just moved to Vancouver for work": where the user lives now
+        if keyed:
+            return keyed
         s = said
         m = _EN_SUBJ_RE.match(s)
     rest = s[m.end():].strip()

@@ -112,6 +112,7 @@ _EN_REC_HINTS = ("every", "each", "daily", "nightly", "weekly", "monthly", "year
 _ZH_DATE_HINT_RE = re.compile(r"[周星礼天今明月年号日点0-9]")
 _DANGLING_PREP_RE = re.compile(r"\s+(?:by|before|on|until|till|due|at)\s*$", re.I)
 _ZH_ACT_LEAD_RE = re.compile(r"^(?:我的?|都|就|还|也|会|要|得|在|上午|早上|早晨|中午|下午|傍晚|晚上|，|,)+")
+_ZH_USUALLY_RE = re.compile(r"平时|平常|一般|通常|经常|总是|常常|往往|习惯")
 _ZH_SPAN_TAIL_RE = re.compile(r"(?:之前|以前|前|之内|以内|内|以后|之后|后)")
 
 
@@ -243,6 +244,8 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     rm = find_recurrence(ZH_REC_RE, s) if "每" in s or "工作日" in s or "天天" in s else None
     dm = ZH_DATE_RE.search(s)
+    if dm and dm.group("thh") and _ZH_USUALLY_RE.search(s):
+        return None  # "我平时早上六点跑步": a routine (engram.extract.habits), not today's task
     if rm and dm and overlaps(dm, rm):
         dm = None  # "每周五" is a recurrence, not a date
     if not rm and not dm:

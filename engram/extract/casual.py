@@ -1,0 +1,68 @@
+"""Chat as people type it: "i'm john, 29", "im moving to vancouver tho", "gf is sarah, shes a nurse".
+
+The English rules read "I", "I'm", "don't" and whole words; typed fast, a message has "i",
+"im", "dont", "gf" and "tho" instead, and the rules then read nothing of it. `formal` writes
+those few forms the usual way before the rules read a message: the pronoun "i" and its
+contractions, contractions typed without their apostrophe (only in a message that has no
+apostrophe at all, where "dont" cannot be a word of its own), the common abbreviations of
+chat, and a capital at the start of each sentence. It changes nothing else: a word it does not
+know stays as typed, and a message with any Chinese in it is left alone.
+"""
+
+from __future__ import annotations
+
+import re
+
+_I_RE = re.compile(r"\bi\b(?=(?:'(?:m|ve|ll|d))?\b)")
+_NO_APOSTROPHE = {
+    "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't",
+    "isnt": "isn't", "arent": "aren't", "wasnt": "wasn't", "werent": "weren't", "havent": "haven't",
+    "hasnt": "hasn't", "wouldnt": "wouldn't", "couldnt": "couldn't", "shouldnt": "shouldn't", "shes": "she's",
+    "hes": "he's", "thats": "that's", "whats": "what's", "theres": "there's", "theyre": "they're",
+    "youre": "you're", "weve": "we've", "theyve": "they've",
+}
+_NO_APOSTROPHE_RE = re.compile(r"\b(" + "|".join(_NO_APOSTROPHE) + r")\b", re.I)
+_CHAT = {
+    "gf": "girlfriend", "bf": "boyfriend", "bff": "best friend", "bc": "because", "cuz": "because", "coz": "because",
+    "tho": "though", "rn": "right now", "ppl": "people", "pls": "please", "plz": "please", "thx": "thanks",
+    "u": "you", "ur": "your", "bday": "birthday", "yrs": "years", "w/": "with", "mgr": "manager", "dev": "developer",
+}
+_CHAT_RE = re.compile(r"(?<![\w'])(" + "|".join(map(re.escape, _CHAT)) + r")(?![\w'])", re.I)
+_SENTENCE_START_RE = re.compile(r"(^|[.!?]\s+)([a-z])")
+# a name typed in lower case, after the words that introduce one ("a cat called pixel", "i'm john,")
+_KIN = r"(?:girlfriend|boyfriend|wife|husband|partner|fiancee?|son|daughter|sister|brother|mom|dad|best friend)"
+_NAME_AFTER_RE = re.compile(
+    rf"\b(called|named|name is|name's|call me|I'm|{_KIN} is|{_KIN}'s)\s+([a-z]{{2,}})(?=\s*(?:,|\.|!|$|and\b))"
+)
+# "allergic to shellfish btw", "vegan lol": said of oneself, without "I'm"
+_BARE_STATE_RE = re.compile(
+    r"(^|[.!?]\s+)((?:allergic|lactose intolerant|gluten intolerant|vegan|vegetarian|pescatarian|married|engaged"
+    r"|divorced|pregnant|retired|left-handed|right-handed)"
+    r"(?=\s*(?:[,.!]|$)|\s+(?:to|with|since|for|now|too|btw|lol|though|and)\b))",  # (not "Retired teacher here")
+    re.I,
+)
+# "gf is sarah": the user's own, said without "my"
+_BARE_KIN_RE = re.compile(rf"(^|[.!?]\s+)({_KIN})(?=\s+(?:is|'s|works|lives|loves)\b)", re.I)
+_NOT_NAMES = frozenset("""fine good ok okay tired sure sorry here back home done ready busy happy sad excited so
+    very not just really also still glad new single married""".split())
+_CJK_RE = re.compile(r"[\u3400-\u9fff]")
+
+
+def formal(text: str) -> str:
+    """`text` with chat's shorthand written out (see the module docstring); unchanged when it has none."""
+    if _CJK_RE.search(text):
+        return text
+    out = _I_RE.sub("I", text)
+    if "'" not in out:
+        out = _NO_APOSTROPHE_RE.sub(lambda m: _keep_case(m.group(), _NO_APOSTROPHE[m.group().lower()]), out)
+    out = _CHAT_RE.sub(lambda m: _CHAT[m.group().lower()], out)
+    out = _BARE_KIN_RE.sub(lambda m: m.group(1) + "my " + m.group(2), out)
+    out = _BARE_STATE_RE.sub(lambda m: m.group(1) + "I'm " + m.group(2), out)
+    if not any(ch.isupper() for ch in text):  # all in lower case: the names too
+        out = _NAME_AFTER_RE.sub(lambda m: m.group(1) + " " + (m.group(2) if m.group(2) in _NOT_NAMES
+                                                              else m.group(2).capitalize()), out)
+    return _SENTENCE_START_RE.sub(lambda m: m.group(1) + m.group(2).upper(), out)
+
+
+def _keep_case(said: str, written: str) -> str:
+    return written[0].upper() + written[1:] if said[:1].isupper() else written
