@@ -803,3 +803,13 @@ def test_where_we_live_is_where_the_user_lives(text, place):
 ])
 def test_what_we_use_by_name_is_a_fact(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I'm a bit worried.", []),  # a mood with nothing it is about
+    ("She's really shy, so I'm a bit worried.", []),
+    ("I'm worried about my daughter starting school.", ["User is worried about their daughter starting school."]),
+    ("I'm nervous about the interview.", ["User is nervous about the interview."]),
+])
+def test_a_feeling_is_kept_with_what_it_is_about(text, facts):
+    assert said(text) == facts

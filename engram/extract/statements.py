@@ -84,7 +84,8 @@ _EN_CHATTER_ADJ = frozenset(
     done game interested touched moved inspired speechless tired exhausted busy hungry bored sleepy stressed
     stuck lost late early free available online offline home outside away""".split()
 )
-_EN_EMOTIONS = frozenset("excited thrilled proud grateful thankful inspired".split())
+_EN_EMOTIONS = frozenset("""excited thrilled proud grateful thankful inspired worried nervous anxious scared afraid stressed
+    upset sad angry frustrated bored lonely overwhelmed terrified annoyed""".split())
 _EN_FIRM = re.compile(r"^i\s+(?:firmly|strongly|truly|really|deeply|honestly)\s+believe\s+(?:that\s+)?(?P<rest>.+)$", re.I)
 # past verbs a speaker starts a sentence with, subject dropped ("Took a trip…", "Finished my thesis")
 _EN_DROPPED_SUBJECT_VERBS = frozenset(
