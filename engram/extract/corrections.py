@@ -76,7 +76,7 @@ def corrected(target: MemoryItem, new: str, old: str, now: datetime) -> Candidat
             was = due.astimezone(now.tzinfo) if now.tzinfo else due
             if at is None and (was.hour, was.minute) != (23, 59):
                 at = was.time().replace(tzinfo=None)  # "下周三下午两点" → "下周四": still at two
-            due = due_datetime(day, at, now) or due
+            due = due_datetime(day, at, now, m) or due
             if due != target.due_at and _DATE_SUFFIX_RE.search(content):
                 content = _DATE_SUFFIX_RE.sub("", content).rstrip("。.") + date_suffix(due, at, zh) + ("" if zh else ".")
     return Candidate(

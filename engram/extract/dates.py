@@ -37,7 +37,9 @@ EN_DATE_RE = re.compile(
     | (?:at|by|before)\s+(?P<th>\d{{1,2}})(?::(?P<tm>\d{{2}}))?\s*(?P<tap>a\.?m\.?|p\.?m\.?)
         (?:\s+(?:on\s+)?(?:(?P<tmod>this|next|coming)\s+)?(?P<tday>the\ day\ after\ tomorrow|tomorrow|today|tonight
         |{_WD_EN_RE}))?
-    )\b(?:\s*(?:at|by|before)?\s*(?P<hh>\d{{1,2}})(?::(?P<mm>\d{{2}}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)(?!\w))?""",
+    )\b(?:\s*(?:at|by|before)?\s*(?P<hh>\d{{1,2}})(?::(?P<mm>\d{{2}}))?\s*(?P<ap>a\.?m\.?|p\.?m\.?)(?!\w)
+        | \s+(?:at|by|before)\s+(?P<bare>\d{{1,2}})(?::(?P<bmm>\d{{2}}))?(?=\s*(?:[,.!?;]|$|and\b|for\b|with\b))
+        | \s+(?:at|by|before)?\s*(?P<noon>noon|midday|midnight))?""",
     re.I | re.X,
 )
 _ZH_NUM_RE = "[0-9]+|[零一二两三四五六七八九十]+"
@@ -180,10 +182,23 @@ def _hm(hh: str | None, mm: str | None, ap: str | None, zh_ampm: str | None = No
     return time(h, m)
 
 
+def _bare_hour(hh: str, mm: str | None) -> time | None:
+    """"Wednesday at 10": an appointment's hour without am/pm, 7-11 in the morning, 12 at noon,
+    1-6 in the afternoon (as people book them); a 24-hour time as written."""
+    h = int(hh)
+    if h > 23:
+        return None
+    return _hm(str(h), mm, "pm" if 1 <= h <= 6 else None)
+
+
 def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]:
     """The day and time an `EN_DATE_RE` match names; (None, None) when it names none."""
     g = m.groupdict()
     t = _hm(g["hh"], g["mm"], g["ap"])
+    if g["bare"]:
+        t = _bare_hour(g["bare"], g["bmm"])
+    elif g["noon"]:
+        t = time(0, 0) if g["noon"].lower() == "midnight" else time(12, 0)
     if g["rel"]:
         resolve = _RELATIVE.get(g["rel"].lower().replace("the ", "").replace("this ", ""))
         return (resolve(today), t) if resolve else (None, None)
@@ -245,14 +260,22 @@ def resolve_zh(m: re.Match[str], today: date) -> tuple[date | None, time | None]
     return None, None
 
 
-def due_datetime(d: date | None, t: time | None, now: datetime) -> datetime | None:
-    """Deadline on day `d`: at the time said, else at the end of that day (user's zone = now's)."""
+def due_datetime(d: date | None, t: time | None, now: datetime, m: re.Match[str] | None = None) -> datetime | None:
+    """Deadline on day `d`: at the time said, else at the end of that day (user's zone = now's).
+    A time already past today is the next one: "by 9am" said at noon is tomorrow's, "Wednesday
+    at 10" said on Wednesday at noon next Wednesday's (`m`, the date said, names a weekday)."""
     if d is None:
         return None
     due = datetime.combine(d, t or time(23, 59), tzinfo=now.tzinfo)
     if t and d == now.date() and due < now:
-        due += timedelta(days=1)  # "by 9am" said at noon: tomorrow
+        due += timedelta(days=7 if m is not None and names_weekday(m) else 1)
     return due
+
+
+def names_weekday(m: re.Match[str]) -> bool:
+    """The date said is a day of the week ("Friday", "at 6pm on Friday", "周三")."""
+    g = m.groupdict()
+    return bool(g.get("wd") or (g.get("tday") and g["tday"].lower() in _WD_EN))
 
 
 def date_suffix(due: datetime | None, t: time | None, zh: bool) -> str:
@@ -324,7 +347,11 @@ def resolve_recurrence(m: re.Match[str], t: time | None, now: datetime) -> tuple
     rule, days = _recurrence(m)
     today = now.date()
     if days:
-        return rule, due_datetime(min(_upcoming(today, d) for d in days), t, now)
+        first = min(_upcoming(today, d) for d in days)
+        due = due_datetime(first, t, now)
+        if due is not None and due.date() != first:  # today's time has passed: the next of its days
+            due = due_datetime(min(_upcoming(today + timedelta(days=1), d) for d in days), t, now)
+        return rule, due
     return rule, due_datetime(today, t, now) if t and rule == "daily" else None
 
 

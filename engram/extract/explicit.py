@@ -182,7 +182,7 @@ def _task_from_command(clause: str, ctx: Ctx, *, reminder: bool = False, about: 
     if about:
         dm = EN_DATE_RE.search(clause)
         when = resolve_en(dm, ctx.now.date()) if dm else (None, None)
-        due = due_datetime(*when, ctx.now) if dm else None
+        due = due_datetime(*when, ctx.now, dm) if dm else None
         content = as_sentence("User wants to be reminded about " + en_rest(strip_end(clause)) + date_suffix(due, when[1], False))
         return [candidate(ctx, Kind.TASK, content, "task:" + slugify(clause, consume=True), None, "reminder requested",
                           entities=entities_of(clause), due_at=due)]

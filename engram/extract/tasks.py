@@ -154,7 +154,7 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     due = t = None
     if dm:
         d, t = resolve_en(dm, today)
-        due = due_datetime(d, t, ctx.now)
+        due = due_datetime(d, t, ctx.now, dm)
         if due is None:
             dm = None
     if rm and dm and overlaps(dm, rm):
@@ -253,7 +253,7 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     due = t = None
     if dm:
         d, t = resolve_zh(dm, today)
-        due = due_datetime(d, t, ctx.now)
+        due = due_datetime(d, t, ctx.now, dm)
     rec = tm = None
     if rm:
         if t is None:  # "每天早上六点": the time of a routine, on its own
