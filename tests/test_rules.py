@@ -403,6 +403,13 @@ D = datetime
          "User needs to call mom at 5pm tomorrow (2024-10-24 17:00)."),
         ("I need to submit the report by 6pm on Friday", "task:submit_report", D(2024, 10, 25, 18, 0, tzinfo=UTC),
          "User needs to submit the report by 6pm on Friday (2024-10-25 18:00)."),
+        # an hour without am/pm after a day, as appointments are booked; noon; a weekday's hour past today
+        ("I have a meeting on Friday at 3", "task:meeting", D(2024, 10, 25, 15, 0, tzinfo=UTC),
+         "User has a meeting on Friday at 3 (2024-10-25 15:00)."),
+        ("I need to finish the Q4 report by Friday noon", "task:finish_q4_report", D(2024, 10, 25, 12, 0, tzinfo=UTC),
+         "User needs to finish the Q4 report by Friday noon (2024-10-25 12:00)."),
+        ("I have a doctor's appointment Wednesday at 10", "task:doctor_appointment", D(2024, 10, 30, 10, 0, tzinfo=UTC),
+         "User has a doctor's appointment Wednesday at 10 (2024-10-30 10:00)."),  # said Wednesday at noon
         # the user's own event on a day, said as "we" or "our"; and when it moves
         ("We launch on March 15th.", "task:launch", D(2025, 3, 15, 23, 59, tzinfo=UTC),
          "User's launch is on March 15th (2025-03-15)."),
