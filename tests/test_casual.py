@@ -45,6 +45,11 @@ def test_chat_shorthand_is_written_out_and_nothing_else(typed, written):
     ("im vegan", [("fact:diet", "User is vegan.")]),
     ("just moved to vancouver for work tho", [("fact:location", "User moved to vancouver.")]),
     ("Retired teacher here.", []),  # an adjective before a noun says no state on its own
+    ("我叫小明，25岁，程序员，北京人。", [
+        ("fact:name", "用户叫小明"), ("fact:age", "用户25岁"), ("fact:occupation", "用户是程序员"),
+        ("fact:hometown", "用户是北京人"),
+    ]),
+    ("我叫小明，今天好累。", [("fact:name", "用户叫小明")]),  # a mood of the day is no part of who one is
 ])
 def test_what_is_typed_fast_is_read_like_what_is_said_properly(text, facts):
     assert kept(text) == facts

@@ -45,6 +45,11 @@ _EN_INTRO_RE = re.compile(
 
 
 def intro_apart(sentence: str) -> list[str]:
+    """`_en_intro_apart` or `zh_intro_apart`, by the script of `sentence`."""
+    return zh_intro_apart(sentence) if CJK_RE.search(sentence) else _en_intro_apart(sentence)
+
+
+def _en_intro_apart(sentence: str) -> list[str]:
     """An introduction said in one breath, as the statements it makes: "I'm John, 29, software
     developer from Toronto" → "My name is John." "I'm 29 years old." "I'm a software developer."
     "I'm from Toronto."; any other sentence as it is."""
@@ -58,6 +63,33 @@ def intro_apart(sentence: str) -> list[str]:
     if m.group("place"):
         place = m.group("place").strip()
         said.append(f"I'm from {place[:1].upper() + place[1:]}.")
+    return said
+
+
+# "我叫小明，25岁，程序员，北京人": an introduction in Chinese, its parts set off by commas
+_ZH_INTRO_RE = re.compile(r"^(?:你好|大家好|嗨)?[，,！!]?我叫(?P<name>[\u4e00-\u9fff]{2,4})[，,](?P<rest>[^。！!？?]+)[。！!]?$")
+_ZH_AGE_PART_RE = re.compile(r"^(?:今年)?(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})岁$")
+_ZH_FROM_PART_RE = re.compile(r"^[\u4e00-\u9fff]{2,4}人$")
+_ZH_JOB_PART_RE = re.compile(r"^(?:一名|一个|一位)?[\u4e00-\u9fff]{1,5}(?:员|师|生|家|工|士|者|手|长|警|官|计)$")
+
+
+def zh_intro_apart(sentence: str) -> list[str]:
+    """"我叫小明，25岁，程序员，北京人" → "我叫小明" "我25岁" "我是程序员" "我是北京人"; any other
+    part is read as said, after "我" ("刚毕业" → "我刚毕业")."""
+    m = _ZH_INTRO_RE.match(sentence.strip())
+    if m is None or not valid_zh_name(m.group("name")):
+        return [sentence]
+    said = [f"我叫{m.group('name')}"]
+    for part in re.split(r"[，,、]", m.group("rest")):
+        part = part.strip()
+        if not part:
+            continue
+        if _ZH_AGE_PART_RE.match(part) or _ZH_FROM_PART_RE.match(part) or part.startswith(("在", "住", "是", "做", "今年")):
+            said.append(("我是" if _ZH_FROM_PART_RE.match(part) else "我") + part)
+        elif _ZH_JOB_PART_RE.match(part):
+            said.append("我是" + part)  # "程序员", "一名护士"
+        else:
+            said.append(part if part.startswith(("我", "你", "他", "她")) else "我" + part)
     return said
 
 
