@@ -36,7 +36,7 @@ from engram.store.base import MemoryRow, Scope, Store
 from engram.slots import fact_slots, question_slots, without_idioms
 from engram.text import detect_language, lexical_tokens
 from engram.when import TimeRange, find_ranges
-from engram.whose import about_someone_else, about_user_alone
+from engram.whose import about_someone_else, about_someone_named, about_user_alone, users_own
 
 _MAX_RANGES = 3  # time expressions of one query searched within (more are rare and costly)
 _REPLACED_DEPTH = 10  # superseded memories searched, whose matches count for what replaced them
@@ -401,6 +401,7 @@ class Retriever:
         scored: list[tuple[float, str, tuple[float, float, float, float]]] = []
         contents: dict[str, str] = {}
         sessions: dict[str, str | None] = {}
+        keys: dict[str, str | None] = {}
         # the time a query names counts for memories said then or about then, give or take
         # a few days, in proportion to how well they match otherwise (a date alone, maybe
         # off by a session, must not pull up a whole day's chatter)
@@ -410,6 +411,7 @@ class Retriever:
         best = max((found[i].fused for i in shortlist), default=1.0) or 1.0
         for memory_id, signals in self.store.signals(shortlist).items():
             contents[memory_id], sessions[memory_id] = signals.content, signals.session_id
+            keys[memory_id] = signals.key
             signal = (
                 decayed_importance(signals, now, s),
                 recency_score(signals, now, s.recency_half_life_days),
@@ -427,9 +429,8 @@ class Retriever:
             )
             scored.append((score, memory_id, signal))
         scored = dialogue_rank.adjust(scored, contents, said_by, s)
-        if s.other_subject_factor < 1.0 and about_user_alone(query):  # "我要考哪个学校？" vs 用户的室友…
-            scored = [(score * s.other_subject_factor if about_someone_else(contents[memory_id]) else score,
-                       memory_id, signal) for score, memory_id, signal in scored]
+        if s.other_subject_factor < 1.0:
+            scored = _whose_first(scored, query, contents, keys, s.other_subject_factor)
         scored = diversity.diversify(
             scored, contents, sessions, limit + spare, s.diversity_session, s.diversity_copy
         )
@@ -472,3 +473,20 @@ class Retriever:
             span = (s.relevance_cosine_full - s.relevance_cosine_floor) or 1.0
             similar = min(1.0, max(0.0, (found.dense - s.relevance_cosine_floor) / span))
         return round(max(covered, similar), 4)
+
+
+def _whose_first(
+    scored: list[tuple[float, str, tuple[float, float, float, float]]], query: str, contents: dict[str, str],
+    keys: dict[str, str | None], factor: float,
+) -> list[tuple[float, str, tuple[float, float, float, float]]]:
+    """`factor` of the score for a memory about someone the question is not about (engram.whose):
+    what is said of the user's roommate, asked about the user alone ("我要考哪个学校？"); the user's
+    own particulars, asked about someone of theirs ("what's my niece's name?")."""
+    alone, other = about_user_alone(query), about_someone_named(query)
+    if not alone and not other:
+        return scored
+    return [
+        (score * factor if (alone and about_someone_else(contents[memory_id])) or (other and users_own(keys[memory_id]))
+         else score, memory_id, signal)
+        for score, memory_id, signal in scored
+    ]

@@ -4,8 +4,8 @@
 and shares the question's one content word (考) that the user's own "用户的目标是浙江大学"
 lacks, so by words alone the roommate's fact ranks first. A question about the user that names
 no one else ranks facts about someone else lower (`Retriever.search`, ``other_subject_factor``),
-and turns that speak only of someone else; a question that names a relative, a pet or "she" is
-left alone.
+and turns that speak only of someone else; a question that names a relative, a pet or "she"
+ranks the user's own particulars lower ("what's my niece's name?" is not "User's name is Lena.").
 """
 
 from __future__ import annotations
@@ -45,6 +45,31 @@ _TURN_OTHER_RE = re.compile(
     r"|我家?的?(?:" + "|".join(map(re.escape, _OTHERS_ZH)) + "))",
     re.IGNORECASE,
 )
+
+
+# the slots of the user's own particulars: a question about their niece or dog asks for none of them
+_USERS_OWN_KEYS = frozenset("""fact:name fact:age fact:birthday fact:location fact:hometown fact:occupation
+    fact:employer fact:work_location fact:school fact:diet preference:nickname""".split())
+
+
+# the user's own person or animal, named as theirs ("my niece", "我的狗")
+_MY_OTHERS_RE = re.compile(
+    r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:" + "|".join(map(re.escape, _OTHERS_EN)) + r")(?:s|'s|’s)?\b"
+    r"|我(?:家|们家)?的?(?:" + "|".join(map(re.escape, _OTHERS_ZH)) + ")",
+    re.IGNORECASE,
+)
+
+
+@lru_cache(maxsize=1024)
+def about_someone_named(question: str) -> bool:
+    """The question names one of the user's people or animals as theirs ("what's my niece's name?",
+    "我的狗叫什么？"); a bare "she" may be the person a third-person question is about."""
+    return _MY_OTHERS_RE.search(question) is not None
+
+
+def users_own(key: str | None) -> bool:
+    """A keyed fact of the user's own particulars ("User's name is Lena.": ``fact:name``)."""
+    return key in _USERS_OWN_KEYS
 
 
 @lru_cache(maxsize=1024)

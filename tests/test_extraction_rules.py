@@ -813,3 +813,17 @@ def test_what_we_use_by_name_is_a_fact(text, facts):
 ])
 def test_a_feeling_is_kept_with_what_it_is_about(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "key", "fact"), [
+    ("I hate when people are late.", "preference:when_people_are_late", "User hates it when people are late."),
+    ("I love when my kids laugh.", "preference:when_kids_laugh", "User loves it when their kids laugh."),
+    ("I teach high school chemistry in Munich.", "fact:occupation", "User teaches high school chemistry in Munich."),
+])
+def test_pet_peeves_and_teaching(text, key, fact):
+    (c,) = extract_candidates(text, now=NOW)
+    assert (c.key, c.content) == (key, fact)
+
+
+def test_teaching_ones_own_kids_is_no_job():
+    assert all(c.key != "fact:occupation" for c in extract_candidates("I teach my kids to swim.", now=NOW))

@@ -79,3 +79,13 @@ def test_a_moved_event_replaces_its_first_day(memory):
     # the same day said again is no change
     again = memory.add("The launch moved to April 2nd.", user_id="u", timestamp=said)
     assert all(e.action is Action.NOOP for e in again if e.memory is not None and e.memory.kind is Kind.TASK)
+
+
+def test_a_question_about_someone_of_the_users_ranks_the_users_own_particulars_lower(use):
+    from engram import Memory
+
+    with Memory(":memory:", embedder=use) as memory:
+        _said(memory, ["I'm Lena. I teach high school chemistry in Munich.",
+                       "My sister Eva just had a baby girl named Mila!"])
+        assert "Mila" in memory.search("what's my niece's name?", user_id="u", limit=1)[0].memory.content
+        assert memory.search("what's my name?", user_id="u", limit=1)[0].memory.content == "User's name is Lena."

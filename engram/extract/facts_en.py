@@ -238,7 +238,7 @@ def _job_ok(job: str) -> bool:
 def _en_job(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _EN_JOB_RE.match(s)
     if m is None:
-        return None
+        return _en_teach(s, ctx)
     job = trim_fillers(m.group("job")).strip()
     if not _job_ok(job):
         return None
@@ -257,6 +257,19 @@ def _en_job(s: str, ctx: Ctx) -> list[Candidate] | None:
                 out.append(candidate(ctx, Kind.FACT, f"User works {prep} {org}.", "fact:employer", slot_value(org),
                                      "user's employer", entities=entities_of(org)))
     return out
+
+
+# "I teach high school chemistry in Munich": a teacher, said by what is taught
+_EN_TEACH_RE = re.compile(r"^I\s+(?:currently\s+|still\s+)?teach\s+(?P<what>[a-z][\w -]{2,40}?)"
+                          r"(?:\s+(?:at|in)\s+(?P<where>[A-Z][\w .'-]{1,40}?))?$")
+
+
+def _en_teach(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _EN_TEACH_RE.match(s)
+    if m is None or pronoun_led(m.group("what")) or m.group("what").split()[0].lower() in ("myself", "my", "them", "him", "her"):
+        return None  # ("I teach my kids to swim": not a job)
+    return [candidate(ctx, Kind.FACT, as_sentence(en_third(s)), "fact:occupation", "teacher", "user's occupation",
+                      entities=entities_of(m.group("where")) if m.group("where") else [])]
 
 
 def _en_diet(s: str, ctx: Ctx) -> list[Candidate] | None:

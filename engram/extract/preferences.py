@@ -22,7 +22,7 @@ from engram.extract.phrases import (
     trim_fillers,
     zh_object,
 )
-from engram.extract.rewrite import en_third, third_verb, zh_third
+from engram.extract.rewrite import en_rest, en_third, third_verb, zh_third
 from engram.models import Candidate, Kind
 
 _EN_FAV_RE = re.compile(
@@ -141,6 +141,9 @@ def preference(s: str, ctx: Ctx) -> list[Candidate] | None:
         strong = _EN_STRONG_RE.search(m.group("verb"))  # "passionate about", "keen on": said as said
         verb = WS_RE.sub(" ", strong.group().lower()) if strong and not m.group("neg") else "like"
         polarity = -1 if m.group("neg") else 1
+    when = _EN_WHEN_RE.match(m.group("obj"))
+    if when is not None and verb in ("like", "love", "enjoy", "hate", "dislike", "can't stand") and not m.group("neg"):
+        return _when_it_happens(when.group("what"), polarity, ctx)  # "I hate when people are late"
     obj = trim_fillers(_cut_list(m.group("obj"))).strip()
     words = obj.split()
     if not words or len(words) > 8 or pronoun_led(obj):
@@ -168,6 +171,24 @@ def preference(s: str, ctx: Ctx) -> list[Candidate] | None:
     return [candidate(ctx, Kind.PREFERENCE, content, "preference:" + slug, "like" if polarity > 0 else "dislike",
                       f"{'likes' if polarity > 0 else 'dislikes'} {key_obj}", polarity=polarity,
                       entities=entities_of(key_obj))]
+
+
+_EN_WHEN_RE = re.compile(r"^(?:it\s+)?when\s+(?P<what>(?:people|someone|others|my\s+\w+|\w+)\s+.{3,60})$", re.I)
+
+
+def _when_it_happens(what: str, polarity: int, ctx: Ctx) -> list[Candidate] | None:
+    """"I hate when people are late" → "User hates it when people are late." (a pet peeve, or a
+    joy), keyed by what happens."""
+    what = trim_fillers(what).strip(" .!")
+    if CONTEXT_WORDS.intersection(what.lower().split()) or len(what.split()) > 10:
+        return None
+    slug = slugify(what, limit=4)
+    if not slug:
+        return None
+    said = en_rest(what)
+    content = f"User {'hates' if polarity < 0 else 'loves'} it when {said}."
+    return [candidate(ctx, Kind.PREFERENCE, content, "preference:when_" + slug, "like" if polarity > 0 else "dislike",
+                      f"{'likes' if polarity > 0 else 'dislikes'} it when {what}", polarity=polarity)]
 
 
 def _zh_preference(s: str, ctx: Ctx) -> list[Candidate] | None:
