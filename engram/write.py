@@ -92,6 +92,7 @@ _NAME_FIRST_RE = re.compile(
 )
 
 
+_OBJECT_PRONOUN_RE = re.compile(r"\b(?:him|her)\b|(?<=[带陪给跟和让叫])[他她]", re.IGNORECASE)  # "带他去公园"
 _SPEAKS_OF_RE = re.compile(r"\b(?:he|she|him|her|his)\b|[他她]", re.IGNORECASE)
 _REFERENT_TURNS = 6  # working-memory turns looked back through for who "she" is (three exchanges)
 
@@ -504,7 +505,7 @@ class Writer:
         → "mom"), in this call or, earlier in the session, in working memory. Looked up only
         when there is a pronoun to read."""
         if not (answers and asks_of_pronoun(answers)) and not (
-            opens_with_pronoun(text) and (answers is None or _SPEAKS_OF_RE.search(answers))
+            (opens_with_pronoun(text) or _OBJECT_PRONOUN_RE.search(text)) and (answers is None or _SPEAKS_OF_RE.search(answers))
         ):
             return None  # (an assistant turn between that speaks of no "her" may have named someone else)
         before = [m.content for m in messages[: messages.index(message)] if m.role == "user"]

@@ -167,3 +167,9 @@ def test_it_opening_a_turn_is_the_pet_the_user_brought_in_before(memory):
     memory.add("我养了一条柯基，叫豆包。", user_id="u", session_id="s")
     memory.add("它特别爱吃鸡胸肉。", user_id="u", session_id="s")
     assert "用户的柯基特别爱吃鸡胸肉" in {m.content for m in facts(memory.get_all(user_id="u"))}
+
+
+def test_him_in_the_next_turn_is_the_son_the_user_spoke_of(memory):
+    memory.add("我儿子今年上小学一年级，在实验小学。", user_id="u", session_id="s")
+    memory.add("周末一般带他去公园踢球。", user_id="u", session_id="s")
+    assert "用户周末一般带儿子去公园踢球" in {m.content for m in facts(memory.get_all(user_id="u"))}

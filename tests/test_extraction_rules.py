@@ -827,3 +827,12 @@ def test_pet_peeves_and_teaching(text, key, fact):
 
 def test_teaching_ones_own_kids_is_no_job():
     assert all(c.key != "fact:occupation" for c in extract_candidates("I teach my kids to swim.", now=NOW))
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("医生让我少喝咖啡，下午之后别喝茶。", ["医生让用户少喝咖啡"]),  # advice the user was given
+    ("我老公是医生，经常值夜班。", ["用户的老公是医生", "用户的老公经常值夜班"]),
+    ("周末一般去爬山。", ["用户周末一般去爬山"]),
+])
+def test_chinese_advice_and_what_goes_on_about_someone(text, facts):
+    assert said(text) == facts

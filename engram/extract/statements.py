@@ -37,7 +37,7 @@ from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PEOPLE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
 from engram.extract.rewrite import (
     EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, pronoun_fits, third_verb,
-    unnamed_object, we_rest, zh_third,
+    unnamed_object, we_rest, zh_objects_named, zh_third,
 )
 from engram.models import Candidate, Kind
 from engram.text import content_words
@@ -774,7 +774,7 @@ _ZH_OWN_SUBJECT_RE = re.compile(
     rf"^(?:今天|昨天|明天|后来|现在|那天)?(?:他们|她们|它们|他|她|它|大家|别人|对方|人家|有人|{ZH_OWNED_RE}"
     rf"|下了?.{{0,3}}[雨雪]|刮.{{0,2}}风)")
 # what a clause without a subject may go on to say of the person or pet named before it
-_ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|考|学|读|喜欢|爱|住|对(?![方面手])|[一二两三四五六七八九十\d]+岁)")
+_ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|考|学|读|喜欢|爱|住|对(?![方面手])|经常|常常|总是|一直|平时|[一二两三四五六七八九十\d]+岁)")
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ZH_PET_BREEDS, key=len, reverse=True))})")
 _ZH_HAS_WHO_RE = re.compile(rf"有(?:一|两|几)?[个位]?({ZH_OWNED_RE})$")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
@@ -797,6 +797,9 @@ _ZH_ATTRIBUTE_RE = re.compile(
 )
 # a part of the day or week, then how the user goes on ("…，晚上不吃主食", "…，周末也加班")
 _ZH_WHEN_GO_ON_RE = re.compile(r"^(?:早上|上午|中午|下午|傍晚|晚上|平时|周末|每天|白天|工作日)(?=[不没也还都就只常很])")
+_ZH_ADVISED_RE = re.compile(
+    r"^(?:我的)?(?P<who>医生|大夫|牙医|营养师|心理医生|咨询师|教练|老师|导师)(?P<how>让|叫|建议|嘱咐|要求|说让|劝)我(?P<what>.+)$"
+)
 _ZH_BUT_RE = re.compile(r"^(?:不过|但是|但|可是|而且|所以|然后)")
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报])|不能|没法|不敢)")
 _ZH_CHATTER_RE = re.compile(
@@ -849,6 +852,13 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if len(rest) < 3:
             return None
         return [candidate(ctx, Kind.PREFERENCE, "用户坚信" + rest, None, None, "坚定的看法")]
+    advised = _ZH_ADVISED_RE.match(s)
+    if advised:  # "医生让我少喝咖啡": advice the user was given ("my doctor told me to …")
+        what = _zh_concise(advised.group("what"))
+        if len(what) < 2:
+            return None
+        return [candidate(ctx, Kind.FACT, f"{advised.group('who')}{advised.group('how')}用户{what}", None, None,
+                          f"给用户的建议（{advised.group('who')}）")]
     om = _ZH_OTHER_RE.match(s)
     if om:
         own = om.group("own")
@@ -881,8 +891,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             rest = rest[1:]  # "我妹妹来看我了，她是护士", "我养了一只狗，它三岁了"
         if prior and prior not in rest and _ZH_SAID_OF_RE.match(rest) and len(rest) <= 16:
             return _zh_finish("用户的" + prior, rest, ctx, other=prior)
-        if memo.get("opens") and _zh_dropped_subject(s):
-            return _zh_finish("用户", s, ctx, other=None)  # "昨天去了海边": Chinese leaves out its 我
+        if memo.get("opens") and _zh_dropped_subject(s):  # "昨天去了海边": Chinese leaves out its 我
+            return _zh_finish("用户", zh_objects_named(s, prior) if prior in ZH_PEOPLE else s, ctx, other=None)
         return None
     pre = m.group("pre")
     if pre and not find_range(pre, ctx.now) and not _ZH_PRE_OK_RE.fullmatch(pre):
@@ -933,7 +943,7 @@ def _zh_dropped_subject(s: str) -> bool:
 
 
 _ZH_ONE_OF_RE = re.compile(r"^(?:另外|另)?一[只个条匹]|^(?:大的|小的|老大|老二|老三)")
-_ZH_LEAD_WORDS = frozenset("最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末 在家".split())
+_ZH_LEAD_WORDS = frozenset("最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末 在家 一般 平时 经常 通常".split())
 _ZH_PREPOSITIONS = frozenset("从 在 跟 和 给 把 对 为 替 陪 同".split())
 _ZH_VERB_TAGS = ("v", "vq", "vd")
 _ZH_NOT_DEEDS = frozenset("希望 祝 谢谢 感谢 觉得 认为 知道 听说 记得 忘了 看来 好像 似乎 是 笑死 笑 哭 累死 困死 饿死 气死 吓死 醉".split())
