@@ -173,3 +173,12 @@ def test_him_in_the_next_turn_is_the_son_the_user_spoke_of(memory):
     memory.add("我儿子今年上小学一年级，在实验小学。", user_id="u", session_id="s")
     memory.add("周末一般带他去公园踢球。", user_id="u", session_id="s")
     assert "用户周末一般带儿子去公园踢球" in {m.content for m in facts(memory.get_all(user_id="u"))}
+
+
+def test_her_in_the_next_turn_is_the_mom_the_user_spoke_of_never_a_brother(memory):
+    memory.add("My mom lives in Pune.", user_id="u", session_id="s")
+    memory.add("I call her every Sunday.", user_id="u", session_id="s")
+    assert "User calls their mom every Sunday." in {m.content for m in facts(memory.get_all(user_id="u"))}
+    memory.add("My brother lives in Pune.", user_id="v", session_id="s")
+    memory.add("I call her every Sunday.", user_id="v", session_id="s")
+    assert not any("brother every" in m.content for m in facts(memory.get_all(user_id="v")))
