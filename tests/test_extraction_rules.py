@@ -760,6 +760,9 @@ def test_how_long_the_user_has_been_learning_is_no_part_of_what():
     # "we" after the person just named is the user and them, not "User were …"
     ("I just broke up with my boyfriend Jake. We were together for three years.",
      ["User just broke up with their boyfriend Jake.", "User and their boyfriend were together for three years."]),
+    # "we" who do something to him are not him
+    ("My son Max turns 5 next week. We're throwing him a dinosaur party.",
+     ["User's son Max turns 5 next week.", "User is throwing their son a dinosaur party."]),
     # an object no clause before named
     ("I don't want to think about him.", []),
     ("My mom lives in Pune and I call her every Sunday.",

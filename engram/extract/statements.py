@@ -661,7 +661,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if pred is None:
             return None
         with_whom = memo.get("other") if m.group("we") else None
-        if with_whom in _EN_PEOPLE:  # "…my boyfriend Jake. We were together for three years." (a pet is no "we")
+        if with_whom in _EN_PEOPLE and not re.search(r"\b(?:him|her|them)\b", rest, re.I):  # ("we're throwing him a party")  # "…my boyfriend Jake. We were together for three years." (a pet is no "we")
             subject = f"User and their {with_whom}"
             pred = {"'re": "are ", "'ve": "have ", "'ll": "will "}.get((m.group("wc") or "").lower(), "") + rest
         elif m.group("we") and pred.lower().startswith("were "):
