@@ -839,3 +839,7 @@ def test_teaching_ones_own_kids_is_no_job():
 ])
 def test_chinese_advice_and_what_goes_on_about_someone(text, facts):
     assert said(text) == facts
+
+
+def test_and_before_a_clause_with_its_own_subject_splits_it():
+    assert said("I'm vegetarian, and the cello is my thing.") == ["User is vegetarian."]

@@ -57,7 +57,7 @@ def formal(text: str) -> str:
         out = _NO_APOSTROPHE_RE.sub(lambda m: _keep_case(m.group(), _NO_APOSTROPHE[m.group().lower()]), out)
     out = _CHAT_RE.sub(lambda m: _CHAT[m.group().lower()], out)
     out = _BARE_KIN_RE.sub(lambda m: m.group(1) + "my " + m.group(2), out)
-    out = _BARE_STATE_RE.sub(lambda m: m.group(1) + "I'm " + m.group(2), out)
+    out = _BARE_STATE_RE.sub(lambda m: m.group(1) + "I'm " + m.group(2).lower(), out)
     if not any(ch.isupper() for ch in text):  # all in lower case: the names too
         out = _NAME_AFTER_RE.sub(lambda m: m.group(1) + " " + (m.group(2) if m.group(2) in _NOT_NAMES
                                                               else m.group(2).capitalize()), out)

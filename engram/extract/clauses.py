@@ -20,7 +20,7 @@ _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces s
     r"(?<!\s)(?:\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my|we|she|he)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's)\b)"
     r"|\s*[-–—]+\s+(?=(?:i|my|we)\b)|\s*,?\s+(?:because|'cause|cause|since|so)\s+(?=(?:i|my)\b)"
     r"|\s+when\s+(?=my\s)"
-    r"|\s*,\s*but\s+(?=[a-z]+(?:\s+[a-z]+)?\s+(?:(?:is|are|was|were)\s+(?:\w+\s+){0,3}my|(?:has|have)\s+\w+\s+me)\b))",
+    r"|\s*,\s*(?:but|and)\s+(?=[a-z]+(?:\s+[a-z]+)?\s+(?:(?:is|are|was|were)\s+(?:\w+\s+){0,3}my|(?:has|have)\s+\w+\s+me)\b))",
     re.I
 )
 _EN_SPLIT_WORDS = (" and ", " but ", " plus ", "- ", "– ", "— ", "because ", "cause ", " since ", " so ")
