@@ -37,6 +37,7 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("Are you vegetarian?", "Yep.", "User is vegetarian."),
     ("Do you prefer Nike or Asics?", "Asics.", "User prefers Asics."),  # the brand as written
     ("Any budget?", "Max 150 dollars.", "User's budget is max 150 dollars."),
+    ("Sounds fun! Do you hike often?", "Every other weekend or so.", "User hikes every other weekend."),
     ("Nice! What are you working on these days?", "A fraud detection system. It has to be live by end of Q1.",
      "User is working on a fraud detection system."),  # the answer opens the message
     ("你好，我是你的健身助手。你的目标是什么？", "减脂，想在夏天前减掉十斤。", "用户的目标是减脂"),  # the answer comes first

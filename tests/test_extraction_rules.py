@@ -843,3 +843,9 @@ def test_chinese_advice_and_what_goes_on_about_someone(text, facts):
 
 def test_and_before_a_clause_with_its_own_subject_splits_it():
     assert said("I'm vegetarian, and the cello is my thing.") == ["User is vegetarian."]
+
+
+def test_a_promotion_is_the_new_job():
+    (c,) = extract_candidates("Oh, and I finally got promoted to senior engineer!", now=NOW)
+    assert (c.key, c.value, c.content) == ("fact:occupation", "senior engineer",
+                                           "User finally got promoted to senior engineer.")

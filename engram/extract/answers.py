@@ -31,6 +31,8 @@ _CLAUSE_WORDS = frozenset("""i i'm i've we you your he she it it's its they thei
     were am be been has have had do does did don't doesn't didn't can can't will won't""".split())
 _COUNT_RE = re.compile(r"^(?:about |around |maybe |roughly |over |under |nearly |almost )?(?:\d+|a few|a couple|two|three"
                        r"|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred)\b", re.I)
+_HOW_OFTEN_RE = re.compile(r"^(?:about |around |usually |mostly )?(?:every|once|twice|three times|daily|weekly|monthly"
+                           r"|most|on weekends|on weekdays|a few times)\b", re.I)
 _DURATION_RE = re.compile(r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple(?: of)?|several)"
                           r"\s+(?:days?|nights?|weeks?|months?|years?|hours?)\b", re.I)
 _PREP_EN = re.compile(r"^(?:in|at|on|from|near|for)\s+", re.I)
@@ -128,6 +130,9 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^how long (?P<have>have you been|are you|will you be) (?P<v>[a-z]+ing(?: [a-z ]{1,20}?)?)\?$", re.I),
      lambda m, np: (f"I've been {m.group('v')} for {_lc(np)}." if m.group("have").lower().startswith("have")
                     else f"I'm {m.group('v')} for {_lc(np)}.") if _DURATION_RE.search(np) else None),
+    (re.compile(r"^do you (?P<v>[a-z]+(?: [a-z]+){0,3}?) (?:often|a lot|regularly|much|every day)\?$", re.I),
+     lambda m, np: f"I {m.group('v')} {_lc(re.sub(r'[ ,]+or (?:so|something)$', '', np))}."
+     if _HOW_OFTEN_RE.match(np) else None),
     (re.compile(r"^what(?:'s| is) your (?P<x>[a-z][\w -]{1,30}?)\?$", re.I), _measure),  # last: any other number
     (re.compile(r"^do you prefer (?P<a>[\w-]+) or (?P<b>[\w-]+)(?: (?P<noun>[\w-]+))?\?$", re.I), _prefer),
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) do you (?P<v>like|prefer|love|enjoy)\?$", re.I),

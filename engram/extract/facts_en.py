@@ -238,7 +238,7 @@ def _job_ok(job: str) -> bool:
 def _en_job(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _EN_JOB_RE.match(s)
     if m is None:
-        return _en_teach(s, ctx)
+        return _en_promoted(s, ctx) or _en_teach(s, ctx)
     job = trim_fillers(m.group("job")).strip()
     if not _job_ok(job):
         return None
@@ -257,6 +257,22 @@ def _en_job(s: str, ctx: Ctx) -> list[Candidate] | None:
                 out.append(candidate(ctx, Kind.FACT, f"User works {prep} {org}.", "fact:employer", slot_value(org),
                                      "user's employer", entities=entities_of(org)))
     return out
+
+
+# "I finally got promoted to senior engineer": the new title is the job
+_EN_PROMOTED_RE = re.compile(
+    r"^I\s+(?:just\s+|finally\s+|recently\s+)*(?:got\s+|was\s+|have\s+been\s+|'ve\s+been\s+)?promoted\s+to\s+"
+    r"(?:(?:a|an|the)\s+)?(?P<job>[a-z][a-z -]{2,40}?)(?:\s+(?:at|in)\s+.+)?$",
+    re.I,
+)
+
+
+def _en_promoted(s: str, ctx: Ctx) -> list[Candidate] | None:
+    m = _EN_PROMOTED_RE.match(s)
+    if m is None or not _job_ok(m.group("job")):
+        return None
+    return [candidate(ctx, Kind.FACT, as_sentence(en_third(s)), "fact:occupation", slot_value(m.group("job")),
+                      "user's occupation (promoted)", valid_from=ctx.now)]
 
 
 # "I teach high school chemistry in Munich": a teacher, said by what is taught
