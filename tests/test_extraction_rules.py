@@ -836,6 +836,7 @@ def test_teaching_ones_own_kids_is_no_job():
     ("医生让我少喝咖啡，下午之后别喝茶。", ["医生让用户少喝咖啡"]),  # advice the user was given
     ("我老公是医生，经常值夜班。", ["用户的老公是医生", "用户的老公经常值夜班"]),
     ("周末一般去爬山。", ["用户周末一般去爬山"]),
+    ("挺忙的，我们项目下个月上线。", ["用户的项目下个月上线"]),  # "我们项目": the user's project
 ])
 def test_chinese_advice_and_what_goes_on_about_someone(text, facts):
     assert said(text) == facts

@@ -800,6 +800,8 @@ _ZH_WHEN_GO_ON_RE = re.compile(r"^(?:早上|上午|中午|下午|傍晚|晚上|�
 _ZH_ADVISED_RE = re.compile(
     r"^(?:我的)?(?P<who>医生|大夫|牙医|营养师|心理医生|咨询师|教练|老师|导师)(?P<how>让|叫|建议|嘱咐|要求|说让|劝)我(?P<what>.+)$"
 )
+_ZH_OUR_THING_RE = re.compile(r"^(?:项目|公司|团队|部门|学校|小组|班|组|老板|领导|经理)")
+_ZH_OUR_RE = re.compile(r"我们(?=项目|公司|团队|部门|学校|小组|班|组|老板|领导|经理)")
 _ZH_BUT_RE = re.compile(r"^(?:不过|但是|但|可是|而且|所以|然后)")
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报])|不能|没法|不敢)")
 _ZH_CHATTER_RE = re.compile(
@@ -901,7 +903,9 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if _ZH_CHATTER_RE.match(body):
         return None
     subject = "用户"
-    if m.group("subj") == "我们" and memo.get("other") in ZH_PEOPLE:
+    if m.group("subj") == "我们" and _ZH_OUR_THING_RE.match(body):
+        subject = "用户的"  # "我们项目下个月上线": the user's project
+    elif m.group("subj") == "我们" and memo.get("other") in ZH_PEOPLE:
         subject = "用户和" + memo["other"]  # "我女朋友也在成都，周三晚上我们一起吃饭"
     for w in _ZH_PET_OBJ_RE.findall(body)[-1:]:
         memo["other"] = w
@@ -957,7 +961,7 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
         return None
     if _ZH_EMPTY_RE.search(body) or (other is None and (_ZH_AGE_RE.match(body) or _negates_slot("我" + body, ctx))):
         return None
-    body = zh_third(body.replace("我们", "用户"))
+    body = zh_third(_ZH_OUR_RE.sub("用户的", body).replace("我们", "用户"))  # "我们项目下个月上线": the user's project
     kind, why = _zh_kind(body)
     if ZH_TRANSIENT_RE.search(body) and (kind is not Kind.EVENT or re.search("[不没]", body)):
         return None  # "我今天好累": a mood of the moment
