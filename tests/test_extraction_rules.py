@@ -850,3 +850,8 @@ def test_a_promotion_is_the_new_job():
     (c,) = extract_candidates("Oh, and I finally got promoted to senior engineer!", now=NOW)
     assert (c.key, c.value, c.content) == ("fact:occupation", "senior engineer",
                                            "User finally got promoted to senior engineer.")
+
+
+def test_an_intolerance_is_filed_beside_allergies():
+    (c,) = extract_candidates("I'm gluten intolerant.", now=NOW)
+    assert (c.key, c.content) == ("fact:allergy_gluten", "User is gluten intolerant.")

@@ -44,6 +44,8 @@ def test_the_rules_then_keep_it_about_them():
     ("We have a son named Leo.", "Leo just started kindergarten.", "User's son Leo just started kindergarten."),
     ("我们有一个五岁的儿子叫乐乐。", "乐乐最近感冒了，一直咳嗽。", "用户的儿子乐乐最近感冒了"),
     ("我有个女儿叫小美。", "小美今天第一天上学。", "用户的女儿小美第一天上学"),
+    ("We have two kids, Emma who is 8 and Noah who is 5.", "Emma is allergic to peanuts.",
+     "User's child Emma is allergic to peanuts."),  # names said with their ages
 ])
 def test_a_later_turn_about_the_users_own_is_remembered(memory, first, later, fact):
     memory.add(first, user_id="ana")

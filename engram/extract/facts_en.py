@@ -299,7 +299,7 @@ def _en_diet(s: str, ctx: Ctx) -> list[Candidate] | None:
 def _en_allergy(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _ALLERGY_RE.match(s)
     if m is None:
-        return None
+        return _en_intolerant(s, ctx)
     out = []
     for obj in _conjuncts(m.group("obj")) or [trim_fillers(cut_clause(m.group("obj"))).strip()]:
         slug = slugify(obj)  # "peanuts and shellfish": one allergy each
@@ -308,6 +308,20 @@ def _en_allergy(s: str, ctx: Ctx) -> list[Candidate] | None:
         out.append(candidate(ctx, Kind.FACT, f"User is allergic to {obj}.", "fact:allergy_" + slug, slot_value(obj),
                              "user's allergy", entities=entities_of(obj)))
     return out
+
+
+_INTOLERANT_RE = re.compile(rf"^i(?:'m|\s+am)\s+{EN_ADV}(?P<obj>gluten|lactose|dairy|fructose|histamine|soy|egg)[ -]intolerant$",
+                            re.I)
+
+
+def _en_intolerant(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"I'm gluten intolerant": what the user cannot eat, filed beside allergies (health, diet)."""
+    m = _INTOLERANT_RE.match(s)
+    if m is None:
+        return None
+    obj = m.group("obj").lower()
+    return [candidate(ctx, Kind.FACT, f"User is {obj} intolerant.", "fact:allergy_" + obj, obj, "user's intolerance",
+                      entities=[])]
 
 
 def _en_have(s: str, ctx: Ctx) -> list[Candidate] | None:

@@ -107,9 +107,13 @@ _PET_NAMED = re.compile(
     rf"(?:(?:named|called)\s+)?(?P<name>{_NAME})\b"
 )
 # several at once: "two cats, Luna and Milo", "two kids named Leo and Mia"
+# a name with its age said beside it: "Emma who is 8", "Noah (5)"
+_AGED = r"(?:\s+(?i:who\s+is|who's|aged)\s+\d{1,2}(?:\s+(?i:years\s+old))?|\s*\(\d{1,2}\))?"
+_AGED_TAIL_RE = re.compile(_AGED.removesuffix("?") + "$")
 _MANY_NAMED = re.compile(
     rf"\b(?i:two|three|four|2|3|4)\s+(?:[a-z-]+\s+)?(?:(?P<animal>{_ANIMALS})|(?P<kin>{_KIN}))s?\s*,?\s+"
-    rf"(?:(?i:named|called)\s+)?(?P<names>{_NAME}(?:\s*,\s*{_NAME})*\s*,?\s+and\s+{_NAME})\b"
+    rf"(?:(?i:named|called)\s+)?(?P<names>{_NAME}{_AGED}(?:\s*,\s*{_NAME}{_AGED})*\s*,?\s+and\s+{_NAME}{_AGED})"
+    r"(?![\w'])"
 )
 _NAMES_SPLIT = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+")
 _PET = re.compile(rf"\b(?i:my|our|a|an|new)\s+(?:[a-z]+\s+)?(?P<animal>{_ANIMALS})s?\b")
@@ -280,6 +284,7 @@ def _english(body: str, found: Found, owner: int) -> None:
     for m in _MANY_NAMED.finditer(body):
         kin = m.group("kin") and KIN_EN[m.group("kin").lower()]
         for name in _NAMES_SPLIT.split(m.group("names")):
+            name = _AGED_TAIL_RE.sub("", name)  # "Emma who is 8": Emma
             if name in _STOP:
                 continue
             if m.group("animal"):
