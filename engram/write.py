@@ -31,7 +31,7 @@ from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
 from engram.extract.answers import answer_as_statement, asks_of_pronoun
-from engram.extract.corrections import LOOK_BACK, corrected, correction, says
+from engram.extract.corrections import CORRECTS_WITHIN, LOOK_BACK, corrected, correction, says
 from engram.extract.statements import last_referent, opens_with_pronoun
 from engram.graph import build as graph
 from engram.graph import kin
@@ -249,7 +249,9 @@ class Writer:
         (it supersedes the old one; history keeps both); None when no recent memory says it."""
         new, old = fix
         recent = self.services.store.list(said.scope, LIVE, limit=LOOK_BACK)
-        target = next((m for m in recent if m.kind is not Kind.TURN and says(m.content, old)), None)
+        since = said.said_at - CORRECTS_WITHIN  # (a month-old "May" is not what "not May" takes back)
+        target = next((m for m in recent if m.kind is not Kind.TURN and m.created_at >= since and says(m.content, old)),
+                      None)
         if target is None:
             return None
         return self.add_candidate(said, corrected(target, new, old, now), text, written, replaces=target)

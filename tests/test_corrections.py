@@ -77,3 +77,9 @@ def test_nothing_to_correct_keeps_everything_as_it_was(memory):
 ])
 def test_what_reads_as_a_correction(text, fix):
     assert correction(text) == fix
+
+
+def test_a_correction_reaches_only_what_was_said_lately(memory):
+    memory.add("My partner's name is Sam.", user_id="u", timestamp=datetime(2026, 10, 1, tzinfo=UTC))
+    memory.add("Sorry, I meant Alex, not Sam.", user_id="u", timestamp=SAID)  # two months on: nothing to take back
+    assert _live(memory) == ["User's partner's name is Sam."]

@@ -10,7 +10,7 @@ month after "actually it's June", and the correction itself is kept only as a tu
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE, date_suffix, due_datetime, resolve_en, resolve_zh
 from engram.models import Candidate, MemoryItem, Source
@@ -33,8 +33,9 @@ _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 _MARKED_RE = re.compile(r"\b(?:actually|wait|sorry|oops|my bad|i meant|i mean|make that|should be)\b", re.I)
 _NAMED_RE = re.compile(r"^(?:[A-Z\d]|the\s+\d)")
 _DATE_SUFFIX_RE = re.compile(r"\s*[（(]\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?[)）]")
-# the user's memories a correction may reach: the latest few (what was just said)
+# the user's memories a correction may reach: the latest few (what was just said), of the last day
 LOOK_BACK = 30
+CORRECTS_WITHIN = timedelta(days=1)
 
 
 def correction(text: str) -> tuple[str, str] | None:
