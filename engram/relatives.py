@@ -36,4 +36,5 @@ KIN_ZH = {
     "老师": "teacher", "家人": "family", "合伙人": "co-founder", "同学": "classmate", "队友": "teammate",
     "教练": "coach", "房东": "landlord",
 }
-KIN_ZH_LABEL = {v: k for k, v in reversed(list(KIN_ZH.items()))}  # a relation's usual Chinese word
+# a relation's usual Chinese word ("child", one of "two kids", is a 孩子 too)
+KIN_ZH_LABEL = {v: k for k, v in reversed(list(KIN_ZH.items()))} | {"child": "孩子"}

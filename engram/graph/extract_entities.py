@@ -180,6 +180,11 @@ _ZH_HAS_KIN = re.compile(
     rf"我(?:们家|们|家)?(?:也|还)?有(?:一|两|三)?(?:个|位)?(?:{_HAN}{{1,4}}的)?(?P<kin>{_ZH_KIN})[，,]?"
     rf"(?:名字|她|他)?(?:叫做|叫|名叫)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+)"
 )
+# "我家有两个孩子，大的叫朵朵，8岁，小的叫豆豆": each one named after the count
+_ZH_HAS_MANY_KIN = re.compile(rf"我(?:们家|们|家)?(?:也|还)?有(?:两|三|四|2|3|4)个(?P<kin>{_ZH_KIN})")
+_ZH_EACH_NAMED = re.compile(
+    rf"(?:大的|小的|老大|老二|老三|一个|另一个|大{_HAN}{{1,2}}|小{_HAN}{{1,2}})(?:叫做|叫|名叫)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+)"
+)
 _ZH_ANIMALS = "|".join(["小猫", "小狗", "猫咪", "猫", "狗狗", "狗", "兔子", "鹦鹉", "仓鼠", "金鱼", "乌龟", "小鸟", "马",
                         *BREEDS_ZH])
 _ZH_PET = re.compile(
@@ -415,6 +420,12 @@ def _chinese(body: str, found: Found, owner: int) -> None:
     for m in _ZH_HAS_KIN.finditer(body):
         i = found.add(Ref(m.group("name"), "person", owner=owner, relation=KIN_ZH[m.group("kin")]))
         found.relate(owner, KIN_ZH[m.group("kin")], i, m.group(0))
+    for many in _ZH_HAS_MANY_KIN.finditer(body):
+        kin = KIN_ZH[many.group("kin")]
+        relation = "child" if kin == "children" else kin  # each one is a child (as "two kids, Emma and Noah")
+        for m in _ZH_EACH_NAMED.finditer(body, many.end()):
+            i = found.add(Ref(m.group("name"), "person", owner=owner, relation=relation))
+            found.relate(owner, relation, i, m.group(0))
     for m in _ZH_PET.finditer(body):
         i = found.add(Ref(m.group("name"), "pet", owner=owner, relation=m.group("animal")))
         found.relate(owner, "has_pet", i, m.group(0))
