@@ -46,7 +46,7 @@ def test_the_rules_then_keep_it_about_them():
     ("我有个女儿叫小美。", "小美今天第一天上学。", "用户的女儿小美第一天上学"),
     ("We have two kids, Emma who is 8 and Noah who is 5.", "Emma is allergic to peanuts.",
      "User's child Emma is allergic to peanuts."),  # names said with their ages
-    ("我家有两个孩子，大的叫朵朵，8岁，小的叫豆豆，5岁。", "豆豆不爱吃蔬菜。", "用户的孩子豆豆不爱吃蔬菜"),
+    ("我家有两个孩子，大的叫朵朵，8岁，小的叫豆豆，5岁。", "朵朵对花生过敏。", "用户的孩子朵朵对花生过敏"),
 ])
 def test_a_later_turn_about_the_users_own_is_remembered(memory, first, later, fact):
     memory.add(first, user_id="ana")
