@@ -855,3 +855,20 @@ def test_a_promotion_is_the_new_job():
 def test_an_intolerance_is_filed_beside_allergies():
     (c,) = extract_candidates("I'm gluten intolerant.", now=NOW)
     assert (c.key, c.content) == ("fact:allergy_gluten", "User is gluten intolerant.")
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("No meetings on Fridays please, that's my deep work day.", "User wants no meetings on Fridays."),
+    ("No calls before 10am.", "User wants no calls before 10am."),
+])
+def test_what_the_user_wants_kept_out_of_a_time(text, fact):
+    (c,) = extract_candidates(text, now=NOW)
+    assert (c.content, c.polarity) == (fact, -1)
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("No, I live in Berlin.", ["User lives in Berlin."]),  # "No," is still a filler
+    ("No way.", []),
+])
+def test_no_opening_an_answer_is_a_filler(text, facts):
+    assert said(text) == facts

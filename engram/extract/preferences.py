@@ -122,6 +122,11 @@ def preference(s: str, ctx: Ctx) -> list[Candidate] | None:
     """"I love coffee", "I'm not a fan of horror movies", "我讨厌香菜": a like or dislike."""
     if ctx.lang == "zh":
         return _zh_preference(s, ctx)
+    none_then = _EN_NONE_THEN_RE.match(s)
+    if none_then:  # "No meetings on Fridays please": what the user wants kept out of a time
+        what, when = none_then.group("what").lower(), none_then.group("when")
+        return [candidate(ctx, Kind.PREFERENCE, f"User wants no {what} {when}.", "preference:no_" + slugify(f"{what} {when}"),
+                          "dislike", f"no {what} {when}", polarity=-1)]
     m = _EN_PREF_RE.match(s)
     if m:
         verb = WS_RE.sub(" ", m.group("verb").lower())
@@ -173,6 +178,12 @@ def preference(s: str, ctx: Ctx) -> list[Candidate] | None:
                       entities=entities_of(key_obj))]
 
 
+_EN_NONE_THEN_RE = re.compile(
+    r"^no\s+(?P<what>meetings?|calls?|emails?|messages?|work|alcohol|caffeine|coffee|screens?|sugar|meat|phone\s+calls?)"
+    r"\s+(?P<when>(?:on|before|after|during)\s+[\w: ]{2,20}?|at\s+night|in\s+the\s+(?:morning|evening)s?)"
+    r"(?:\s*,?\s*(?:please|pls|thanks))?(?:\s*[,;]\s*(?:that's|it's|this is)\s.{1,60})?$",  # (", that's my deep work day")
+    re.I,
+)
 _EN_WHEN_RE = re.compile(r"^(?:it\s+)?when\s+(?P<what>(?:people|someone|others|my\s+\w+|\w+)\s+.{3,60})$", re.I)
 
 
