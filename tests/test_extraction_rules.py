@@ -858,7 +858,8 @@ def test_an_intolerance_is_filed_beside_allergies():
 
 
 @pytest.mark.parametrize(("text", "fact"), [
-    ("No meetings on Fridays please, that's my deep work day.", "User wants no meetings on Fridays."),
+    ("No meetings on Fridays please, that's my deep work day.",
+     "User wants no meetings on Fridays, that's their deep work day."),  # (the comment stays with it)
     ("No calls before 10am.", "User wants no calls before 10am."),
 ])
 def test_what_the_user_wants_kept_out_of_a_time(text, fact):
