@@ -26,6 +26,8 @@ def kept(text: str) -> list[tuple[str | None, str]]:
     ("I feel ill", "I feel ill"),  # "ill" is a word, not "I'll"
     ("I don't think so, dont worry", "I don't think so, dont worry"),  # apostrophes elsewhere: "dont" left as typed
     ("我喜欢u盘", "我喜欢u盘"),  # Chinese is left alone
+    ("I moved to the U.S. last year", "I moved to the U.S. last year"),  # not "you.S.", not "Last"
+    ("Dev is my brother", "Dev is my brother"),  # a name, not "developer"
 ])
 def test_chat_shorthand_is_written_out_and_nothing_else(typed, written):
     assert formal(typed) == written

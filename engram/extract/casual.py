@@ -27,7 +27,8 @@ _CHAT = {
     "tho": "though", "rn": "right now", "ppl": "people", "pls": "please", "plz": "please", "thx": "thanks",
     "u": "you", "ur": "your", "bday": "birthday", "yrs": "years", "w/": "with", "mgr": "manager", "dev": "developer",
 }
-_CHAT_RE = re.compile(r"(?<![\w'])(" + "|".join(map(re.escape, _CHAT)) + r")(?![\w'])", re.I)
+# in lower case only, and not before a dot: "U.S." and "Dev" (a name) stay as written
+_CHAT_RE = re.compile(r"(?<![\w'.])(" + "|".join(map(re.escape, _CHAT)) + r")(?![\w'.])")
 _SENTENCE_START_RE = re.compile(r"(^|[.!?]\s+)([a-z])")
 # a name typed in lower case, after the words that introduce one ("a cat called pixel", "i'm john,")
 _KIN = r"(?:girlfriend|boyfriend|wife|husband|partner|fiancee?|son|daughter|sister|brother|mom|dad|best friend)"
@@ -55,12 +56,13 @@ def formal(text: str) -> str:
     out = _I_RE.sub("I", text)
     if "'" not in out:
         out = _NO_APOSTROPHE_RE.sub(lambda m: _keep_case(m.group(), _NO_APOSTROPHE[m.group().lower()]), out)
-    out = _CHAT_RE.sub(lambda m: _CHAT[m.group().lower()], out)
+    out = _CHAT_RE.sub(lambda m: _CHAT[m.group()], out)
     out = _BARE_KIN_RE.sub(lambda m: m.group(1) + "my " + m.group(2), out)
     out = _BARE_STATE_RE.sub(lambda m: m.group(1) + "I'm " + m.group(2).lower(), out)
-    if not any(ch.isupper() for ch in text):  # all in lower case: the names too
-        out = _NAME_AFTER_RE.sub(lambda m: m.group(1) + " " + (m.group(2) if m.group(2) in _NOT_NAMES
-                                                              else m.group(2).capitalize()), out)
+    if any(ch.isupper() for ch in text):
+        return out  # (written with capitals: its sentences and names have theirs)
+    out = _NAME_AFTER_RE.sub(lambda m: m.group(1) + " " + (m.group(2) if m.group(2) in _NOT_NAMES
+                                                          else m.group(2).capitalize()), out)
     return _SENTENCE_START_RE.sub(lambda m: m.group(1) + m.group(2).upper(), out)
 
 
