@@ -158,22 +158,16 @@ def test_he_after_an_assistant_turn_that_named_someone_else_is_not_the_users_pet
     assert not any("cute" in m.content for m in facts(memory.get_all(user_id="u")))
 
 
-def test_we_in_the_next_turn_is_the_user_and_who_they_just_named(memory):
-    memory.add("I just broke up with my boyfriend Jake.", user_id="u", session_id="s")
-    memory.add("We were together for three years.", user_id="u", session_id="s")
-    assert "User and their boyfriend were together for three years." in {m.content for m in facts(memory.get_all(user_id="u"))}
-
-
-def test_it_opening_a_turn_is_the_pet_the_user_brought_in_before(memory):
-    memory.add("我养了一条柯基，叫豆包。", user_id="u", session_id="s")
-    memory.add("它特别爱吃鸡胸肉。", user_id="u", session_id="s")
-    assert "用户的柯基特别爱吃鸡胸肉" in {m.content for m in facts(memory.get_all(user_id="u"))}
-
-
-def test_him_in_the_next_turn_is_the_son_the_user_spoke_of(memory):
-    memory.add("我儿子今年上小学一年级，在实验小学。", user_id="u", session_id="s")
-    memory.add("周末一般带他去公园踢球。", user_id="u", session_id="s")
-    assert "用户周末一般带儿子去公园踢球" in {m.content for m in facts(memory.get_all(user_id="u"))}
+@pytest.mark.parametrize(("before", "later", "fact"), [
+    ("I just broke up with my boyfriend Jake.", "We were together for three years.",
+     "User and their boyfriend were together for three years."),
+    ("我养了一条柯基，叫豆包。", "它特别爱吃鸡胸肉。", "用户的柯基特别爱吃鸡胸肉"),
+    ("我儿子今年上小学一年级，在实验小学。", "周末一般带他去公园踢球。", "用户周末一般带儿子去公园踢球"),
+])
+def test_a_pronoun_in_the_next_turn_is_who_the_turn_before_named(memory, before, later, fact):
+    memory.add(before, user_id="u", session_id="s")
+    memory.add(later, user_id="u", session_id="s")
+    assert fact in {m.content for m in facts(memory.get_all(user_id="u"))}
 
 
 def test_her_in_the_next_turn_is_the_mom_the_user_spoke_of_never_a_brother(memory):
