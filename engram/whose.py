@@ -4,8 +4,9 @@
 and shares the question's one content word (考) that the user's own "用户的目标是浙江大学"
 lacks, so by words alone the roommate's fact ranks first. A question about the user that names
 no one else ranks facts about someone else lower (`Retriever.search`, ``other_subject_factor``),
-and turns that speak only of someone else; a question that names a relative, a pet or "she"
-ranks the user's own particulars lower ("what's my niece's name?" is not "User's name is Lena.").
+and turns that speak only of someone else; a question that names one of the user's own ("my
+niece", "我的狗") ranks the user's own particulars lower ("what's my niece's name?" is not
+"User's name is Lena.").
 """
 
 from __future__ import annotations
