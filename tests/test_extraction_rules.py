@@ -873,3 +873,11 @@ def test_what_the_user_wants_kept_out_of_a_time(text, fact):
 ])
 def test_no_opening_an_answer_is_a_filler(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("We have a dog.", "fact:has_dog"), ("My wife and I have a cat.", "fact:has_cat"),
+])
+def test_what_we_have_the_user_has(text, key):
+    (c,) = extract_candidates(text, now=NOW)
+    assert c.key == key
