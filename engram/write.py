@@ -31,6 +31,7 @@ from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
 from engram.extract.answers import answer_as_statement, asks_of_pronoun
+from engram.extract.keys import CJK_RE
 from engram.extract.corrections import CORRECTS_WITHIN, LOOK_BACK, corrected, correction, says
 from engram.extract.statements import last_referent, opens_with_pronoun
 from engram.graph import build as graph
@@ -514,7 +515,7 @@ class Writer:
         if not before and said.session_id is not None:
             recent = self.services.store.turns_list(said.scope, said.session_id, last=_REFERENT_TURNS)
             before = [t.content for t in recent if t.role == "user"]
-        zh = any("\u4e00" <= ch <= "\u9fff" for ch in text + (answers or ""))
+        zh = CJK_RE.search(text + (answers or "")) is not None
         return next((r for turn in reversed(before) if (r := last_referent(turn, zh))), None)
 
     def _last_reply(self, said: Said) -> str | None:

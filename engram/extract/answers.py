@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
+from engram.extract.keys import CJK_RE
 from engram.extract.rewrite import pronoun_fits
 from engram.text import split_sentences
 
@@ -246,7 +247,7 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
 
 def _read(asked: str, said: str) -> str | None:
     """`said` as the answer to `asked`, in the user's own words, or None."""
-    if re.search(r"[\u4e00-\u9fff]", asked):
+    if CJK_RE.search(asked):
         pure = _YES_ZH.match(said) is not None
         lead = None if pure else _YES_LEAD_ZH.match(said)  # "要，每天早上八点和晚上八点。": yes, and when
         if pure or lead:

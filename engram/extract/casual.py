@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from engram.extract.keys import CJK_RE
+
 _I_RE = re.compile(r"\bi\b(?=(?:'(?:m|ve|ll|d))?\b)")
 _NO_APOSTROPHE = {
     "im": "I'm", "ive": "I've", "dont": "don't", "doesnt": "doesn't", "didnt": "didn't", "cant": "can't",
@@ -46,12 +48,11 @@ _BARE_STATE_RE = re.compile(
 _BARE_KIN_RE = re.compile(rf"(^|[.!?]\s+)({_KIN})(?=\s+(?:is|'s|works|lives|loves)\b)", re.I)
 _NOT_NAMES = frozenset("""fine good ok okay tired sure sorry here back home done ready busy happy sad excited so
     very not just really also still glad new single married""".split())
-_CJK_RE = re.compile(r"[\u3400-\u9fff]")
 
 
 def formal(text: str) -> str:
     """`text` with chat's shorthand written out (see the module docstring); unchanged when it has none."""
-    if _CJK_RE.search(text):
+    if CJK_RE.search(text):
         return text
     out = _I_RE.sub("I", text)
     if "'" not in out:

@@ -13,6 +13,7 @@ import re
 from datetime import datetime, timedelta
 
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE, date_suffix, due_datetime, resolve_en, resolve_zh
+from engram.extract.keys import CJK_RE
 from engram.models import Candidate, MemoryItem, Source
 
 _WORDS_EN = r"[\w'-]+(?:\s+[\w'-]+){0,3}?"
@@ -28,7 +29,6 @@ _ZH_RE = re.compile(
     rf"{_ZH_LEAD}(?:是|应该是|我是说)(?P<new>[^，,。！!？?]{{1,10}}?)[，,]?(?:而)?不是(?P<old>[^，,。！!？?]{{1,10}}?)[。！!]?$"
     rf"|{_ZH_LEAD}不是(?P<old2>[^，,。！!？?]{{1,10}}?)[，,](?:而)?是(?P<new2>[^，,。！!？?]{{1,10}}?)[。！!]?$"
 )
-_CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 # a word that says the sentence takes something back, or a name, a month, a number on both sides
 _MARKED_RE = re.compile(r"\b(?:actually|wait|sorry|oops|my bad|i meant|i mean|make that|should be)\b", re.I)
 _NAMED_RE = re.compile(r"^(?:[A-Z\d]|the\s+\d)")
@@ -41,31 +41,35 @@ CORRECTS_WITHIN = timedelta(days=1)
 def correction(text: str) -> tuple[str, str] | None:
     """(new, old) when `text` corrects a word just said, else None."""
     said = text.strip()
-    m = _ZH_RE.match(said) if re.search(r"[\u4e00-\u9fff]", said) else _EN_RE.match(said)
+    m = _ZH_RE.match(said) if CJK_RE.search(said) else _EN_RE.match(said)
     if m is None:
         return None
     new, old = (m.group("new") or m.group("new2")).strip(), (m.group("old") or m.group("old2")).strip()
     if not new or not old or new.lower() == old.lower():
         return None
-    if not _CJK_RE.search(said) and not _MARKED_RE.search(said) and not (_NAMED_RE.match(new) and _NAMED_RE.match(old)):
+    if not CJK_RE.search(said) and not _MARKED_RE.search(said) and not (_NAMED_RE.match(new) and _NAMED_RE.match(old)):
         return None  # "It's fine, not great" is a judgement; "That's Paris, not London" a correction
     return new, old
 
 
+def _as_word(word: str) -> re.Pattern[str] | None:
+    """`word` as a whole word, in any case; None for Chinese, which has no spaces to bound it."""
+    return None if CJK_RE.search(word) else re.compile(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", re.I)
+
+
 def says(content: str, word: str) -> bool:
     """`content` says `word` (as a whole word, in Latin script)."""
-    if re.search(r"[\u4e00-\u9fff]", word):
-        return word in content
-    return re.search(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", content, re.I) is not None
+    pattern = _as_word(word)
+    return word in content if pattern is None else pattern.search(content) is not None
 
 
 def corrected(target: MemoryItem, new: str, old: str, now: datetime) -> Candidate:
     """`target` with `old` put right as `new`; a task's day is read again from the new words
     ("actually it's Friday, not Thursday")."""
+    pattern = _as_word(old)
+
     def put_right(text: str) -> str:
-        if re.search(r"[\u4e00-\u9fff]", old):
-            return text.replace(old, new)
-        return re.sub(rf"(?<![\w'-]){re.escape(old)}(?![\w'-])", new, text, flags=re.I)
+        return text.replace(old, new) if pattern is None else pattern.sub(lambda _: new, text)
 
     content = put_right(target.content)
     due = target.due_at

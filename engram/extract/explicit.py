@@ -13,7 +13,7 @@ from collections.abc import Callable
 from engram.extract.candidate import Ctx, candidate, entities_of
 from engram.extract.dates import EN_DATE_RE, date_suffix, due_datetime, resolve_en
 from engram.extract.filters import is_question
-from engram.extract.keys import slugify
+from engram.extract.keys import CJK_RE, slugify
 from engram.extract.phrases import strip_end
 from engram.extract.rewrite import as_sentence, en_objects_named, en_rest, third_person, zh_objects_named, zh_third
 from engram.extract.tasks import task
@@ -162,7 +162,7 @@ def asked_to_keep(sentence: str) -> tuple[str, bool]:
 def refers_back(sentence: str) -> bool:
     """A sentence that asks to remember what the user just said ("please remember that")."""
     said = sentence.strip()
-    return bool(_ZH_BACK_RE.match(said) if re.search(r"[\u4e00-\u9fff]", said) else _EN_BACK_RE.match(said))
+    return bool(_ZH_BACK_RE.match(said) if CJK_RE.search(said) else _EN_BACK_RE.match(said))
 
 
 def _fallback(clause: str, ctx: Ctx, *, imperative: bool = False) -> list[Candidate]:
