@@ -131,15 +131,18 @@ def statement_before_question(core: str, lang: str) -> str:
     return parts[0]
 
 
+# "My doctor told me to cut back on sugar": advice the user was given, not hearsay
+_ADVICE = r" told me (?:not )?to "
+_ADVICE_RE = re.compile(_ADVICE)
+
+
 def en_hedged(s: str) -> bool:
     """Hypothetical, unsure, reported or habitual-past speech: not a fact to file."""
     words = _WORD_RE.findall(s.lower())
     if any((w in _EN_HEDGE_WORDS or w.endswith("'d")) and not (w in ("said", "says") and words[i - 1:i] == ["you"])
            for i, w in enumerate(words)):  # ("what you said": the assistant's words, not hearsay)
         return True
-    padded = " " + " ".join(words) + " "
-    # "My doctor told me to cut back on sugar" is advice the user was given, not hearsay
-    padded = padded.replace(" told me to ", " ").replace(" told me not to ", " ")
+    padded = _ADVICE_RE.sub(" ", " " + " ".join(words) + " ")
     return any(p in padded for p in _EN_HEDGE_PHRASES)
 
 
@@ -203,7 +206,7 @@ def conditional(s: str, lang: str) -> bool:
 
 # not doubt about the sentence: a choice still open ("… and I have no idea what to get her"),
 # advice given ("my doctor told me to …")
-_NOT_UNSURE_RE = re.compile(r" (?:no idea|not sure) (?=(?:what|where|how|which|who|when|why) )| told me (?:not )?to ")
+_NOT_UNSURE_RE = re.compile(r" (?:no idea|not sure) (?=(?:what|where|how|which|who|when|why) )|" + _ADVICE)
 
 
 def hedged(s: str, lang: str) -> bool:

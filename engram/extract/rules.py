@@ -158,12 +158,12 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         if ctx.memo is not None:
             ctx.memo["opens"] = index == 0  # the clause opens its sentence ("Also, got a puppy!": "I" left out)
         main = main_part(strip_end(clause), ctx.lang)
-        if per_clause and hedged(main, ctx.lang) and not soft_hedged(main, ctx.lang):
+        own_hedge = per_clause and hedged(main, ctx.lang)
+        if own_hedge and not soft_hedged(main, ctx.lang):
             continue  # "…, we'd go …" is hedged; "I used to ride with my dad" beside it is not
         # "My mom's birthday is next Saturday and I have no idea what to get her": the first
         # clause is read by every rule, as if said alone
-        unhedged = per_clause and not hedged(main, ctx.lang)
-        found = _mine_clause(strip_end(clause), plain if unhedged else ctx)
+        found = _mine_clause(strip_end(clause), plain if per_clause and not own_hedge else ctx)
         detail = joined_detail(clause, ctx.lang) if not found and len(last) == 1 else None
         if detail and last[0].kind is Kind.PREFERENCE:
             last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
