@@ -191,6 +191,12 @@ def _bare_hour(hh: str, mm: str | None) -> time | None:
     return _hm(str(h), mm, "pm" if 1 <= h <= 6 else None)
 
 
+def _en_weekday(today: date, name: str, mod: str | None) -> date:
+    """"Friday" (this coming one, today included) or "next Friday" (in next week)."""
+    wd = _WD_EN.index(name.lower())
+    return _next_week(today, wd) if (mod or "").lower() == "next" else _upcoming(today, wd)
+
+
 def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]:
     """The day and time an `EN_DATE_RE` match names; (None, None) when it names none."""
     g = m.groupdict()
@@ -203,9 +209,7 @@ def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]
         resolve = _RELATIVE.get(g["rel"].lower().replace("the ", "").replace("this ", ""))
         return (resolve(today), t) if resolve else (None, None)
     if g["wd"]:
-        wd = _WD_EN.index(g["wd"].lower())
-        mod = (g["mod"] or "").lower()
-        return (_next_week(today, wd) if mod == "next" else _upcoming(today, wd)), t
+        return _en_weekday(today, g["wd"], g["mod"]), t
     if g["iy"]:
         return _iso(g, t)
     if g["mon"]:
@@ -222,8 +226,7 @@ def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]
         t = _hm(g["th"], g["tm"], g["tap"])
         day = (g["tday"] or "today").lower()
         if day in _WD_EN:
-            return (_next_week(today, _WD_EN.index(day)) if (g["tmod"] or "").lower() == "next"
-                    else _upcoming(today, _WD_EN.index(day))), t
+            return _en_weekday(today, day, g["tmod"]), t
         resolve = _RELATIVE.get(day.replace("the ", ""))
         return (resolve(today) if resolve else today), t
     return None, None

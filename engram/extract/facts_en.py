@@ -32,6 +32,7 @@ _EN_LOC_RE = re.compile(
     re.I,
 )
 _EN_WE_RE = re.compile(r"^(?:we|(?:my\s+[\w'-]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)\s+and\s+i)(?=\s|'re\b)", re.I)
+_WE_ARE_RE = re.compile(r"^(?:'re|\s+are)(?=\s)", re.I)  # "we're based" → "I'm based"
 _EN_WE_HAVE_RE = re.compile(r"^\s+(?:have|'ve\s+got|have\s+got)\s+(?:a|an|one|two|three|four|\d)\s", re.I)
 _EN_WE_LIVE_RE = re.compile(rf"^(?:'re|\s+are)?\s+{EN_ADV}(?:live|reside|living|based|residing|located)\s", re.I)
 _EN_HOME_IN_RE = re.compile(r"^my\s+(?P<new>new\s+)?(?:apartment|flat|house|home|place)\s+is\s+in\s+(?P<place>.+)$", re.I)
@@ -497,13 +498,10 @@ def en_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
     together = _EN_WE_RE.match(s)
     if together is not None:  # "We live in Austin", "My husband and I live in Austin": the user lives there too
         rest = s[together.end():]  # (not "we moved to …": a family's move may be long ago, "when I was five")
+        said = "I" + _WE_ARE_RE.sub(lambda m: "'m" if m.group().startswith("'") else " am", rest, count=1)
         if _EN_WE_HAVE_RE.match(rest):  # "We have a dog": the user has one too
-            return _en_have("I" + rest, ctx)
-        if not _EN_WE_LIVE_RE.match(rest):
-            return None
-        found = _en_location("I" + ("'m" + rest[3:] if rest.lower().startswith("'re") else
-                                    " am" + rest[4:] if rest.lower().startswith(" are") else rest), ctx)
-        return found or None
+            return _en_have(said, ctx)
+        return (_en_location(said, ctx) or None) if _EN_WE_LIVE_RE.match(rest) else None
     if low.startswith("my"):
         return _en_my(s, ctx)
     if not low.startswith("i"):

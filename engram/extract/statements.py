@@ -661,7 +661,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if pred is None:
             return None
         with_whom = memo.get("other") if m.group("we") else None
-        if with_whom in _EN_PEOPLE and not re.search(r"\b(?:him|her|them)\b", rest, re.I):  # ("we're throwing him a party")  # "…my boyfriend Jake. We were together for three years." (a pet is no "we")
+        # "…my boyfriend Jake. We were together for three years." (a pet is no "we"; nor is the
+        # person "we" do something to: "We're throwing him a party")
+        if with_whom in _EN_PEOPLE and not re.search(r"\b(?:him|her|them)\b", rest, re.I):
             subject = f"User and their {with_whom}"
             pred = {"'re": "are ", "'ve": "have ", "'ll": "will "}.get((m.group("wc") or "").lower(), "") + rest
         elif m.group("we") and pred.lower().startswith("were "):
@@ -800,8 +802,10 @@ _ZH_WHEN_GO_ON_RE = re.compile(r"^(?:早上|上午|中午|下午|傍晚|晚上|�
 _ZH_ADVISED_RE = re.compile(
     r"^(?:我的)?(?P<who>医生|大夫|牙医|营养师|心理医生|咨询师|教练|老师|导师)(?P<how>让|叫|建议|嘱咐|要求|说让|劝)我(?P<what>.+)$"
 )
-_ZH_OUR_THING_RE = re.compile(r"^(?:项目|公司|团队|部门|学校|小组|班|组|老板|领导|经理)")
-_ZH_OUR_RE = re.compile(r"我们(?=项目|公司|团队|部门|学校|小组|班|组|老板|领导|经理)")
+# "我们项目", "我们公司": what 我们 owns is the user's
+_ZH_OUR_THINGS = "项目|公司|团队|部门|学校|小组|班|组|老板|领导|经理"
+_ZH_OUR_THING_RE = re.compile(f"^(?:{_ZH_OUR_THINGS})")
+_ZH_OUR_RE = re.compile(f"我们(?={_ZH_OUR_THINGS})")
 _ZH_BUT_RE = re.compile(r"^(?:不过|但是|但|可是|而且|所以|然后)")
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报])|不能|没法|不敢)")
 _ZH_CHATTER_RE = re.compile(

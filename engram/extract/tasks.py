@@ -174,7 +174,7 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     elif (m := _EN_APPT_RE.match(s) or (_EN_MY_EVENT_RE.match(s) if dm else None)) is not None:
         act = m.group("thing")
         reason = "appointment"
-        if not s.lower().startswith(("i", "my")):  # "Our launch is on …", "The meeting is at 3pm"
+        if s.lower().startswith("our"):  # "Our launch is on …": the user's own, said without "I"
             body = f"User's {act.lower()} is {m.group('rest').rstrip('.!')}"
     elif dm and (m := _EN_MOVED_RE.match(s)) is not None:
         act = m.group("thing") or m.group("thing2")

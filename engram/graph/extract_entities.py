@@ -107,6 +107,11 @@ _PET_NAMED = re.compile(
     rf"(?:(?:named|called)\s+)?(?P<name>{_NAME})\b"
 )
 # several at once: "two cats, Luna and Milo", "two kids named Leo and Mia"
+def _one_of(kin: str) -> str:
+    """Each of "two kids, Emma and Noah" / "两个孩子" is a child."""
+    return "child" if kin == "children" else kin
+
+
 # a name with its age said beside it: "Emma who is 8", "Noah (5)"
 _AGED = r"(?:\s+(?i:who\s+is|who's|aged)\s+\d{1,2}(?:\s+(?i:years\s+old))?|\s*\(\d{1,2}\))?"
 _AGED_TAIL_RE = re.compile(_AGED.removesuffix("?") + "$")
@@ -296,7 +301,7 @@ def _english(body: str, found: Found, owner: int) -> None:
                 i = found.add(Ref(name, "pet", owner=owner, relation=_animal(m.group("animal"))))
                 found.relate(owner, "has_pet", i, m.group(0))
             else:
-                relation = "child" if kin == "children" else kin
+                relation = _one_of(kin)
                 i = found.add(Ref(name, "person", owner=owner, relation=relation))
                 found.relate(owner, relation, i, m.group(0))
         taken.append(m.span())
@@ -421,8 +426,7 @@ def _chinese(body: str, found: Found, owner: int) -> None:
         i = found.add(Ref(m.group("name"), "person", owner=owner, relation=KIN_ZH[m.group("kin")]))
         found.relate(owner, KIN_ZH[m.group("kin")], i, m.group(0))
     for many in _ZH_HAS_MANY_KIN.finditer(body):
-        kin = KIN_ZH[many.group("kin")]
-        relation = "child" if kin == "children" else kin  # each one is a child (as "two kids, Emma and Noah")
+        relation = _one_of(KIN_ZH[many.group("kin")])
         for m in _ZH_EACH_NAMED.finditer(body, many.end()):
             i = found.add(Ref(m.group("name"), "person", owner=owner, relation=relation))
             found.relate(owner, relation, i, m.group(0))
