@@ -242,7 +242,10 @@ class Writer:
         found = extract_candidates(text, role=message.role, now=local, owned=owned, referent=referent)
         if answers and user:
             stated = answer_as_statement(answers, text, lead_only=bool(found), referent=referent)
-            found += extract_candidates(stated, now=local, owned=owned) if stated else []
+            read = extract_candidates(stated, now=local, owned=owned) if stated else []
+            # what the answer says in full stands for the rules' shorter reading of it ("用户在国贸"
+            # is "用户在国贸工作" answering "你在哪里上班？")
+            found = [c for c in found if not any(c.content.rstrip(".。") in r.content for r in read)] + read
         return found
 
     def _correct(self, said: Said, text: str, fix: tuple[str, str], now: datetime, written: set[str]) -> Event | None:

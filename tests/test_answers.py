@@ -49,6 +49,12 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
      "User has been learning Spanish for about two years."),
     ("Noted. What's your budget per night for hotels?", "Under 150 euros.",
      "User's budget is under 150 euros per night for hotels."),
+    ("What kind of role are you after?", "Something in product management, ideally remote.",
+     "User is looking for a role in product management."),
+    ("What do you find hardest?", "The subjunctive, honestly. And rolling my Rs.", "User finds the subjunctive hardest."),
+    ("Cool, what are you learning?", "Spanish.", "User is learning Spanish."),  # a name as written
+    ("新家怎么样？那你自己在哪里上班？", "我在国贸，以后通勤要一个小时了。", "用户在国贸工作"),
+    ("你现在住哪？", "我住在望京。", "用户住在望京"),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]
@@ -168,6 +174,14 @@ def test_a_pronoun_in_the_next_turn_is_who_the_turn_before_named(memory, before,
     memory.add(before, user_id="u", session_id="s")
     memory.add(later, user_id="u", session_id="s")
     assert fact in {m.content for m in facts(memory.get_all(user_id="u"))}
+
+
+def test_her_family_in_the_next_turn_is_the_partners_family(memory):
+    memory.add("My partner's family is from Mexico.", user_id="u", session_id="s")
+    memory.add("I'm going to Guadalajara in March to meet her family and talk to her grandma.", user_id="u", session_id="s")
+    said = " ".join(m.content for m in facts(memory.get_all(user_id="u")))
+    assert "their partner's family" in said and "their partner's grandma" in said
+    assert "her " not in said
 
 
 def test_her_in_the_next_turn_is_the_mom_the_user_spoke_of_never_a_brother(memory):

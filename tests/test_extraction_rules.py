@@ -881,3 +881,50 @@ def test_no_opening_an_answer_is_a_filler(text, facts):
 def test_what_we_have_the_user_has(text, key):
     (c,) = extract_candidates(text, now=NOW)
     assert c.key == key
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Her name is Lucia by the way.", []),  # (whose name, only the turn before can say)
+    ("My sister lives in Boston, by the way.", ["User's sister lives in Boston."]),
+    ("I'm vegetarian, just so you know.", ["User is vegetarian."]),
+    ("I hate cilantro, for the record!", ["User dislikes cilantro."]),
+])
+def test_an_aside_closing_a_sentence_is_no_part_of_the_fact(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I'm learning Spanish, I've been at it for about six months.",
+     ["User is learning Spanish.", "User has been learning Spanish for about six months."]),
+    ("I'm training for a marathon. I've been doing it for a year.",
+     ["User is training for a marathon.", "User has been training for a marathon for a year."]),
+    ("I've been at it for about six months.", []),  # what "it" is was not said: the turn is an episode
+])
+def test_at_it_is_what_the_user_just_said_they_are_doing(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I'm studying for the bar exam.", ["User is studying for the bar exam."]),
+    ("I've been studying for hours.", []),
+])
+def test_studying_for_an_exam_is_kept(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "slots"), [
+    ("I've been a data analyst at Shopify for 3 years.",
+     [("fact:occupation", "User has been a data analyst for 3 years."), ("fact:employer", "User works at Shopify.")]),
+    ("I have been working as a nurse for ten years.", [("fact:occupation", "User has been a nurse for ten years.")]),
+    ("I've worked at Shopify for 3 years.", [("fact:employer", "User works at Shopify.")]),
+])
+def test_a_job_held_for_years_is_the_users_job(text, slots):
+    assert [(c.key, c.content) for c in extract_candidates(text, now=NOW)] == slots
+
+
+@pytest.mark.parametrize(("text", "fact"), [
+    ("我们家下个月要搬家，从朝阳区搬到海淀区。", "用户家下个月要搬家，从朝阳区搬到海淀区"),
+    ("我下周出差，从上海飞到成都。", "用户下周出差，从上海飞到成都"),
+])
+def test_where_from_and_where_to_stay_with_the_move(text, fact):
+    assert said(text) == [fact]

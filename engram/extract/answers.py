@@ -38,6 +38,10 @@ _DURATION_RE = re.compile(r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eigh
                           r"\s+(?:days?|nights?|weeks?|months?|years?|hours?)\b", re.I)
 _PREP_EN = re.compile(r"^(?:in|at|on|from|near|for)\s+", re.I)
 _ZH_BY_RE = re.compile(r"的(?:航班|飞机|火车|高铁|动车|车|船)$")  # "下周二早上的航班" → when it leaves
+# "我在国贸" (where, not "我在家办公": what the user does there is a sentence the rules read)
+_ZH_I_AM_AT_RE = re.compile(r"^我(?:现在)?(?:住)?(?=在(?![^，,。]*(?:办公|上班|工作|干活|上学|住))[\u4e00-\u9fffA-Za-z])")
+_ZH_WHERE_RE = re.compile(r"在哪|住哪")
+_ZH_SO_RE = re.compile(r"^(?:那么?|那你呢|所以|然后)[，,]?(?=你)")
 _TAIL_ZH = re.compile(r"[。！!~～\s]+$|(?:吧|呀|啊|哈哈+|呢)+$")
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], str | None]]
@@ -69,6 +73,16 @@ def _prefer(m: re.Match[str], np: str) -> str | None:
     return None
 
 
+def _lc_common(np: str) -> str:
+    """An answer inside a sentence, lower case where it opens with an article or an activity
+    ("The subjunctive", "Staying consistent"); a name ("Spanish", "Rust") as said."""
+    first = np.split()[0].lower() if np.split() else ""
+    return _lc(np) if first in _ARTICLES or first.endswith("ing") else np
+
+
+_ARTICLES = frozenset("the a an some my any".split())
+
+
 def _measure(m: re.Match[str], np: str) -> str | None:
     """"What's your target weight?" / "70 kg." → "My target weight is 70 kg.": any of the user's
     own numbers (a weight, a height, a shoe size), not a plan or an answer to "what's your take?"."""
@@ -97,6 +111,16 @@ def _when(m: re.Match[str], np: str) -> str | None:
 
 
 _EN_RELATIVE_DAYS = frozenset("next this tomorrow today tonight in".split())
+
+
+def _looking_for(m: re.Match[str], np: str) -> str:
+    """"What kind of role are you after?" / "Something in product management." → "I'm looking for
+    a role in product management."; "Remote ones." as said."""
+    x = m.group("x").lower()
+    lead = re.match(r"^(?:something|anything|one|ones)\b\s*", np, re.I)
+    if lead:
+        np = f"{'an' if x[:1] in 'aeiou' else 'a'} {x} {np[lead.end():]}".rstrip()
+    return f"I'm looking for {_lc_common(np)}."
 
 
 def _job(m: re.Match[str], np: str) -> str | None:
@@ -141,6 +165,14 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^what do you do(?: for (?:a living|work))?\?$", re.I), _job),
     (re.compile(r"^what are you working on(?: these days| now| right now| lately| at the moment)?\?$", re.I),
      lambda m, np: f"I'm working on {_lc(np)}."),
+    (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) are you (?:looking for|after|hoping for|hoping to find"
+                r"|interested in)\?$", re.I), _looking_for),
+    (re.compile(r"^what (?:part )?do you find (?P<how>(?:the )?(?:hardest|most difficult|most challenging|easiest"
+                r"|most fun|most interesting|(?:most )?(?:hard|difficult|tricky|challenging|easy|fun))(?: about it)?)\?$",
+                re.I), lambda m, np: f"I find {_lc_common(np)} {m.group('how').lower().removesuffix(' about it')}."),
+    (re.compile(r"^what are you (?P<v>studying|learning|reading|watching|training for|saving for|saving up for"
+                r"|looking for)(?: these days| now| right now| at the moment)?\?$", re.I),
+     lambda m, np: f"I'm {m.group('v').lower()} {_lc_common(np)}."),
     (re.compile(r"^(?:which|what) (?P<x>[a-z][\w -]{1,30}?) (?:are you using|do you use|are you on)(?: now| these days)?\?$",
                 re.I), lambda m, np: f"I use {np} as my {m.group('x').lower()}."),
     (re.compile(r"^when(?:'s| is) (?:your|the) (?P<x>[a-z][\w -]{1,30}?)\?$|^when do you (?P<v>[a-z][\w -]{1,30}?)\?$",
@@ -238,7 +270,9 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
         return None
     if referent:  # "他多大了？" after the user spoke of their son
         asked = _named(asked, referent)
-    whole = None if lead_only else _read(asked, answer.strip())
+    # (a Chinese "我在国贸，…" answering "在哪上班？" is read as a whole: its first clause is the answer)
+    zh_where = CJK_RE.search(asked) is not None and _ZH_I_AM_AT_RE.match(answer.strip()) is not None
+    whole = None if lead_only and not zh_where else _read(asked, answer.strip())
     if whole is not None:
         return whole
     sentences = [s for s in split_sentences(answer) if s.strip()]
@@ -248,6 +282,7 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
 def _read(asked: str, said: str) -> str | None:
     """`said` as the answer to `asked`, in the user's own words, or None."""
     if CJK_RE.search(asked):
+        asked = _ZH_SO_RE.sub("", asked.replace("你自己", "你"))  # "那你自己在哪里上班？"
         pure = _YES_ZH.match(said) is not None
         lead = None if pure else _YES_LEAD_ZH.match(said)  # "要，每天早上八点和晚上八点。": yes, and when
         if pure or lead:
@@ -255,6 +290,8 @@ def _read(asked: str, said: str) -> str | None:
         short = _TAIL_ZH.sub("", said)
         if re.search(r"[，,]", short) and not re.search(r"[。？?！!]", short):
             short = _TAIL_ZH.sub("", re.split(r"[，,]", short)[0])  # "减脂，想在夏天前减掉十斤": the answer comes first
+        if (at := _ZH_I_AM_AT_RE.match(short)) and _ZH_WHERE_RE.search(asked):
+            short = short[at.end():]  # "你在哪里上班？" / "我在国贸。": where, said as a sentence
         if not short or len(short) > _MAX_ZH_CHARS or short.startswith("我") or re.search(r"[，,。？?！!]", short):
             return None
         return _first(_ZH_RULES, asked, short)

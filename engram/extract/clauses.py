@@ -64,6 +64,23 @@ def joined_detail(text: str, lang: str) -> str | None:
     return ", " + en_rest(text)
 
 
+# where from and where to, said after what moves ("…下个月要搬家，从朝阳区搬到海淀区", "We're moving
+# next month, from Queens to Brooklyn")
+_ZH_FROM_TO_RE = re.compile(r"^(?:是)?从[\u4e00-\u9fffA-Za-z0-9]{1,12}(?:搬|换|调|转|飞|开|坐车|回)?(?:到|去|回)"
+                            r"[\u4e00-\u9fffA-Za-z0-9]{1,12}$")
+_EN_FROM_TO_RE = re.compile(r"^from\s+(?:[A-Z][\w'-]*|the\s+\w+)(?:\s+[A-Z][\w'-]*)*\s+to\s+(?:[A-Z][\w'-]*|the\s+\w+)"
+                            r"(?:\s+[A-Z][\w'-]*)*$")
+
+
+def from_to_detail(text: str, lang: str) -> str | None:
+    """Where from and where to, said as a clause of its own after the move or the trip it is
+    about ("从朝阳区搬到海淀区", "from Queens to Brooklyn"), as that statement should end; else None."""
+    text = text.strip()
+    if lang == "zh":
+        return "，" + text if _ZH_FROM_TO_RE.match(text) and not _ZH_DETAIL_BAD_RE.search(text) else None
+    return ", " + text if _EN_FROM_TO_RE.match(text) else None
+
+
 _EN_ENDED_RE = re.compile(
     r"^(?:but\s+|and\s+)?(?:then\s+)?(?:i\s+)?(?:finally\s+)?(?:quit|stopped|gave\s+(?:it\s+|that\s+)?up)"
     r"(?:\s+(?:it|that))?(?P<when>\s+(?:a|an|\w+)\s+(?:days?|weeks?|months?|years?)\s+ago|\s+last\s+\w+|\s+in\s+\d{4})?$",

@@ -43,7 +43,7 @@ _EN_FROM_RE = re.compile(
 )
 _EN_WORK_RE = re.compile(
     rf"^i(?:\s+{EN_ADV}(?:work|intern)|(?:'m|\s+am)\s+{EN_ADV}(?:working|interning|employed)"
-    rf"|(?:'ve|\s+have)\s+been\s+working|\s+{EN_ADV}(?:started|began)\s+(?:working|a\s+(?:new\s+)?job))"
+    rf"|(?:'ve|\s+have)\s+(?:been\s+working|worked)|\s+{EN_ADV}(?:started|began)\s+(?:working|a\s+(?:new\s+)?job))"
     r"\s+(?P<prep>at|for)\s+(?P<org>.+?)"
     r"(?:\s+as\s+(?P<det>a|an)\s+(?P<job>.+))?$",
     re.I,
@@ -87,7 +87,8 @@ _ALLERGY_RE = re.compile(
     re.I,
 )
 _EN_JOB_RE = re.compile(
-    rf"^i(?:(?:'m|\s+am)\s+{EN_ADV}|\s+{EN_ADV}work\s+as\s+|(?:'ve|\s+have)?\s+{EN_ADV}(?:became|become)\s+)"
+    rf"^i(?:(?:'m|\s+am)\s+{EN_ADV}|\s+{EN_ADV}work\s+as\s+|(?:'ve|\s+have)?\s+{EN_ADV}(?:became|become)\s+"
+    rf"|(?P<been>(?:'ve|\s+have)\s+{EN_ADV}been\s+(?:working\s+as\s+)?))"
     r"(?P<det>a|an)\s+(?P<job>[a-z][a-z' -]*?)"
     r"(?:\s+(?P<prep>at|for|in|with)\s+(?P<org>.+))?$",
     re.I,
@@ -158,6 +159,10 @@ _NAMES_AFTER_RE = re.compile(
 _PLACE_CUT_RE = re.compile(r"\s+(?:with|for|since|because|to\s+be)\b", re.I)
 _FOR_DURATION_RE = re.compile(
     r"\s+for\s+(?:\d|a\b|an\b|about|over|almost|nearly|the\s+past|the\s+last|years|months)", re.I
+)
+_LASTING_RE = re.compile(  # how long: "for ten years", "for a decade", "since 2015"
+    r"\s+(?:for\s+(?:\d|a\b|an\b|about|around|over|almost|nearly|the\s+past|the\s+last|years|months|decades|ages"
+    r"|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)|since\s+\S)", re.I
 )
 _EVALUATIVE = frozenset(
     """boring great fine good bad ok okay terrible awesome amazing hard difficult easy stressful fun
@@ -245,10 +250,20 @@ def _en_job(s: str, ctx: Ctx) -> list[Candidate] | None:
     if not _job_ok(job):
         return None
     det = m.group("det").lower()
-    verb_is = "works as" if re.search(r"\bwork\s+as\b", s[: m.start("det")], re.I) else "is"
-    out = [candidate(ctx, Kind.FACT, f"User {verb_is} {det} {job}.", "fact:occupation", slot_value(job),
-                     "user's occupation")]
     prep, org = (m.group("prep") or "").lower(), m.group("org")
+    lasting = ""  # "I've been a nurse for ten years": how long, said with the job
+    if m.group("been"):
+        whole = " ".join(x for x in (prep, org) if x)
+        since = _LASTING_RE.search(" " + whole)
+        if since is None:
+            return None  # ("I've been a fan of …" and the like are said as said)
+        lasting = " " + whole[since.start():].strip().rstrip(".!")
+        head = whole[: since.start()].strip()
+        prep, _, org = head.partition(" ")
+        prep, org = prep.lower(), org or None
+    verb_is = "works as" if re.search(r"\bwork\s+as\b", s[: m.start("det")], re.I) else "is"
+    said = f"User has been {det} {job}{lasting}." if lasting else f"User {verb_is} {det} {job}."
+    out = [candidate(ctx, Kind.FACT, said, "fact:occupation", slot_value(job), "user's occupation")]
     if org and prep in ("at", "for"):
         org = trim_time(cut_clause(org)).strip()
         if org and org.lower() not in _ORG_BLACKLIST and len(org.split()) <= 6:
@@ -480,6 +495,9 @@ def _en_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
     if lasting:
         obj = obj[: lasting.start()]
     words = obj.lower().split()
+    if len(words) > 2 and words[0] == "for" and words[1] in ("the", "my", "a", "an", "our") \
+            and words[-1] not in ("while", "bit") and not m.group("lesson"):
+        return None  # "studying for the bar exam": what for, said as said (engram.extract.statements)
     if not words or len(words) > 5 or words[0] in _LEARN_BAD_FIRST or pronoun_led(obj) \
             or CONTEXT_WORDS.intersection(words):
         return []

@@ -72,8 +72,19 @@ EN_TRANSIENT_RE = re.compile(
 ZH_TRANSIENT_RE = re.compile(r"今天|今晚|现在|刚才|刚刚|此刻|这会儿|明天|昨天")
 
 
+_EN_CLOSING_ENDS = ("btw", "by the way", "fyi", "for the record", "just so you know", "worth")
+# the same asides closing a sentence: "Her name is Lucia by the way."
+_EN_CLOSING_FILLER_RE = re.compile(
+    r"(?:\s*,)?\s+(?:btw|by the way|fyi|just fyi|for the record|just so you know|for what it'?s worth)(?=[\s.!]*$)",
+    re.I,
+)
+
+
 def strip_fillers(s: str, lang: str) -> tuple[str, bool]:
-    """`s` without its opening fillers ("oh, btw, …"), and whether they included a greeting."""
+    """`s` without its opening fillers ("oh, btw, …") and closing asides ("…, by the way."),
+    and whether the fillers included a greeting."""
+    if lang != "zh" and s[-40:].lower().rstrip(".! ").endswith(_EN_CLOSING_ENDS):
+        s = _EN_CLOSING_FILLER_RE.sub("", s)
     rx = _ZH_FILLER_RE if lang == "zh" else _EN_FILLER_RE
     m = rx.match(s)
     if m is None or not m.group():

@@ -32,7 +32,7 @@ CONTEXT_WORDS = frozenset("you your yours it that this them here there".split())
 _EN_TRAILING_FILLER_RE = re.compile(
     r"(?:(?:\s*,\s+|\s+)(?:obviously|of course|for sure|definitely|actually|a lot|so much|very much|that much"
     r"|too much|too|as well|either|anymore|any more"
-    r"|though|anyway|anyways|really|honestly|tbh|btw|now|these days|nowadays|in general|generally"
+    r"|though|anyway|anyways|really|honestly|tbh|btw|by the way|fyi|just so you know|now|these days|nowadays|in general|generally"
     r"|at all|lately|for real|to be honest|haha\w*|lol|lmao|right now|at the moment|currently))+$",
     re.I,
 )

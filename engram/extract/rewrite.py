@@ -120,15 +120,21 @@ _EN_MALE = frozenset({w for w, relation in KIN_EN.items() if relation in _MALE} 
 _EN_OBJECT_PRONOUN_RE = re.compile(
     r"\b(?P<p>her|him|them)\b(?=\s*(?:[,.!?;]|$)|\s+(?:a|an|the|some|that|this|every|each|on|at|in|to|for|with|"
     r"about|from|after|before|when|once|twice|again|back|often|daily|weekly|sometimes|yesterday|today|tonight|"
-    r"tomorrow|last|next|because|so|and|but|or|up|out|over|\w+ly)\b)",
+    r"tomorrow|last|next|because|so|and|but|or|up|out|over|(?!(?:family|ally|belly|bully|jelly|lily|rally|holly|"
+    r"reply|supply|assembly|italy)\b)\w+ly)\b)",
     re.IGNORECASE,
 )
+# "her"/"his" before what a person has ("to meet her family", "talk to her grandma"): whose it is
+_EN_THEIRS = frozenset(KIN_EN) | frozenset(
+    "family friends friend place house home apartment garden birthday name car job work office school boss business "
+    "company shop store studio band dog cat".split())
+_EN_POSSESSIVE_RE = re.compile(r"\b(?P<p>her|his|their)\s+(?P<n>[a-z-]+)\b", re.IGNORECASE)
 
 
 def en_objects_named(said: str, prior: str, owner: str = "their") -> str:
-    """"call her every Sunday" → "call their mom every Sunday" (`owner`: "my" in the user's own
-    words), once a clause before named the user's mom (`prior`); a pronoun of the other gender
-    or number is left as said."""
+    """"call her every Sunday" → "call their mom every Sunday", "meet her family" → "meet their
+    partner's family" (`owner`: "my" in the user's own words), once a clause before named the
+    user's mom (`prior`); a pronoun of the other gender or number is left as said."""
     plural = prior in EN_PLURAL_OWNED
 
     def named(m: re.Match[str]) -> str:
@@ -137,7 +143,13 @@ def en_objects_named(said: str, prior: str, owner: str = "their") -> str:
             _EN_MALE if pronoun == "her" else _EN_FEMALE)
         return f"{owner} {prior}" if fits else m.group()
 
-    return _EN_OBJECT_PRONOUN_RE.sub(named, said)
+    def whose(m: re.Match[str]) -> str:
+        pronoun = m.group("p").lower()
+        fits = plural if pronoun == "their" else not plural and prior not in (
+            _EN_MALE if pronoun == "her" else _EN_FEMALE)
+        return f"{owner} {prior}'s {m.group('n')}" if fits and m.group("n").lower() in _EN_THEIRS else m.group()
+
+    return _EN_POSSESSIVE_RE.sub(whose, _EN_OBJECT_PRONOUN_RE.sub(named, said))
 
 
 _ZH_FEMALE = frozenset({w for w, relation in KIN_ZH.items() if relation in _FEMALE} | {"闺蜜"})

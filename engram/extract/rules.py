@@ -63,6 +63,7 @@ sentence out. What nothing reads yields nothing: the turn itself is kept as an e
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -70,7 +71,7 @@ from typing import Any
 from engram.extract.candidate import Ctx
 from engram.extract.changes import change
 from engram.extract.casual import formal
-from engram.extract.clauses import ended_detail, joined_detail, split_clauses
+from engram.extract.clauses import ended_detail, from_to_detail, joined_detail, split_clauses
 from engram.extract.explicit import as_explicit, asked_to_keep, commands_apart, explicit_command, refers_back
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
@@ -168,6 +169,10 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         if detail and last[0].kind is Kind.PREFERENCE:
             last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
             continue
+        moved = from_to_detail(strip_end(clause), ctx.lang) if not found and len(last) == 1 else None
+        if moved:  # "…下个月要搬家，从朝阳区搬到海淀区": where from and where to, with the move
+            last[0].content = last[0].content.rstrip(".。") + moved + ("" if ctx.lang == "zh" else ".")
+            continue
         ended = ended_detail(clause, ctx.lang) if not found and len(last) == 1 and _used_to(last[0]) else None
         if ended:  # "I used to drink soda every day but I quit last month": a habit given up
             last[0].content = last[0].content.rstrip(".。") + ended + ("" if ctx.lang == "zh" else ".")
@@ -200,6 +205,11 @@ def _routine_of(before: str, routine: str, lang: str) -> str:
 def _mine_command(clause: str, ctx: Ctx) -> list[Candidate]:
     """The clause of an explicit command: its language is already decided, no command inside."""
     return _mine_sentence(clause, ctx, explicit=True)
+
+
+# "… I've been at it for six months": how long the user has been doing what they just said they do
+_AT_IT_RE = re.compile(r"^User has been (?:at it|at this|doing (?:it|this|that))\b(.*)$")
+_DOING_RE = re.compile(r"^User is (\w+ing\b[^,;]*?)\.?$")
 
 
 def extract_candidates(
@@ -240,6 +250,11 @@ def extract_candidates(
         sentence, keep = asked_to_keep(sentence)
         mined = _mine_sentence(sentence, ctx)
         for c in as_explicit(mined, "记住") if keep else mined:
+            if (at := _AT_IT_RE.match(c.content)) is not None:  # "I've been at it for six months"
+                doing = next((d.group(1) for o in reversed(out) if (d := _DOING_RE.match(o.content))), None)
+                if doing is None:
+                    continue  # what "it" is was not said: the turn stays an episode
+                c.content = f"User has been {doing}{at.group(1)}"
             sig = (c.key, c.value, c.content)
             if sig not in seen:
                 seen.add(sig)
