@@ -55,6 +55,7 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("Cool, what are you learning?", "Spanish.", "User is learning Spanish."),  # a name as written
     ("新家怎么样？那你自己在哪里上班？", "我在国贸，以后通勤要一个小时了。", "用户在国贸工作"),
     ("你现在住哪？", "我住在望京。", "用户住在望京"),
+    ("每天学习多久？", "大概十个小时吧。", "用户每天学习大概十个小时"),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]
@@ -191,3 +192,19 @@ def test_her_in_the_next_turn_is_the_mom_the_user_spoke_of_never_a_brother(memor
     memory.add("My brother lives in Pune.", user_id="v", session_id="s")
     memory.add("I call her every Sunday.", user_id="v", session_id="s")
     assert not any("brother every" in m.content for m in facts(memory.get_all(user_id="v")))
+
+
+def test_allergies_answered_are_the_users_allergies(memory):
+    said = _answer(memory, "Do you have any allergies?", "Peanuts and shellfish.")
+    assert sorted(said) == ["User is allergic to peanuts.", "User is allergic to shellfish."]
+
+
+def test_an_answer_then_a_clause_of_its_own_keeps_both(memory):
+    said = _answer(memory, "Do you have any other conditions?", "High blood pressure, and my knee hurts when I run.")
+    assert sorted(said) == ["User has high blood pressure.", "User's knee hurts when they run."]
+
+
+def test_shes_typed_fast_is_the_girlfriend_the_turn_before_named(memory):
+    memory.add("my gf thinks i should go for it", user_id="u", session_id="s")
+    memory.add("shes a pastry chef lol", user_id="u", session_id="s")
+    assert "User's girlfriend is a pastry chef." in {m.content for m in facts(memory.get_all(user_id="u"))}

@@ -924,7 +924,39 @@ def test_a_job_held_for_years_is_the_users_job(text, slots):
 
 @pytest.mark.parametrize(("text", "fact"), [
     ("我们家下个月要搬家，从朝阳区搬到海淀区。", "用户家下个月要搬家，从朝阳区搬到海淀区"),
-    ("我下周出差，从上海飞到成都。", "用户下周出差，从上海飞到成都"),
+    ("我下周出差，从上海飞到成都。", "用户下周出差，从上海飞到成都（2026-05-11）"),
 ])
 def test_where_from_and_where_to_stay_with_the_move(text, fact):
     assert said(text) == [fact]
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I have type 2 diabetes, diagnosed two years ago.", ["User has type 2 diabetes."]),  # no dangling "diagnosed"
+    ("I'm trying to cut back on carbs but bread is my weakness.",
+     ["User is trying to cut back on carbs.", "Bread is User's weakness."]),
+    ("My sister and my mom are my best friends.", ["User's sister and their mom are their best friends."]),
+    ("My knee hurts when I run.", ["User's knee hurts when they run."]),
+    ("My knee hurts.", ["User's knee hurts."]),
+    ("my gf thinks i should go for it", []),  # ("go for it" is no "go": the turn stays an episode)
+])
+def test_health_and_what_the_user_calls_theirs(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("数学是我的弱项，英语还行。", ["用户的弱项是数学"]),
+    ("周末是我最喜欢的时间。", ["用户最喜欢的时间是周末"]),
+    ("这是我的车。", []),
+    ("最近压力很大，晚上经常失眠。", ["用户最近压力很大", "用户晚上经常失眠"]),
+    ("心情不好。", []),  # a mood of the moment
+    ("十二月二十号考试，还有不到三周。", ["用户十二月二十号考试（2026-12-20）"]),  # (no "用户还有不到三周")
+    ("下周三有个面试。", ["用户下周三有个面试（2026-05-13）"]),
+    ("我可能两点到。", []),  # a maybe
+])
+def test_chinese_said_without_i(text, facts):
+    assert said(text) == facts
+
+
+def test_a_daily_routine_of_so_many_hours_is_keyed_by_what_is_done():
+    (c,) = extract_candidates("我每天学习大概十个小时。", now=NOW)
+    assert (c.key, c.content) == ("habit:学习", "用户每天学习大概十个小时")

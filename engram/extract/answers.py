@@ -41,8 +41,9 @@ _ZH_BY_RE = re.compile(r"的(?:航班|飞机|火车|高铁|动车|车|船)$")  #
 # "我在国贸" (where, not "我在家办公": what the user does there is a sentence the rules read)
 _ZH_I_AM_AT_RE = re.compile(r"^我(?:现在)?(?:住)?(?=在(?![^，,。]*(?:办公|上班|工作|干活|上学|住))[\u4e00-\u9fffA-Za-z])")
 _ZH_WHERE_RE = re.compile(r"在哪|住哪")
+_AND_MORE_RE = re.compile(r"^[^,.!?]{1,60},\s+(?:and|but|plus)\s+(?:my|i|i'm|i've)\b", re.I)
 _ZH_SO_RE = re.compile(r"^(?:那么?|那你呢|所以|然后)[，,]?(?=你)")
-_TAIL_ZH = re.compile(r"[。！!~～\s]+$|(?:吧|呀|啊|哈哈+|呢)+$")
+_TAIL_ZH = re.compile(r"(?:[。！!~～\s]|吧|呀|啊|哈哈+|呢)+$")
 
 Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], str | None]]
 
@@ -165,6 +166,10 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^what do you do(?: for (?:a living|work))?\?$", re.I), _job),
     (re.compile(r"^what are you working on(?: these days| now| right now| lately| at the moment)?\?$", re.I),
      lambda m, np: f"I'm working on {_lc(np)}."),
+    # "Do you have any other conditions?" / "High blood pressure." → "I have high blood pressure."
+    (re.compile(r"^(?:do you have|are there) any (?:other )?(?:(?:health|medical|chronic) )?(?P<x>conditions|health issues"
+                r"|health problems|injuries|illnesses|pets|allergies|food allergies)(?: I should know about)?\?$", re.I),
+     lambda m, np: f"I'm allergic to {_lc(np)}." if m.group("x").lower().endswith("allergies") else f"I have {_lc(np)}."),
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) are you (?:looking for|after|hoping for|hoping to find"
                 r"|interested in)\?$", re.I), _looking_for),
     (re.compile(r"^what (?:part )?do you find (?P<how>(?:the )?(?:hardest|most difficult|most challenging|easiest"
@@ -212,6 +217,8 @@ _ZH_RULES: list[Rule] = [
      lambda m, a: f"我{_ZH_BY_RE.sub('', a)}要{m.group('v')}" if ZH_DATE_RE.search(a) else None),
     (re.compile(r"^你(?:现在)?用(?:的是)?(?:什么|哪个|哪款|哪种)(?P<x>[\u4e00-\u9fff]{1,6}?)[？?]$"),
      lambda m, a: f"我的{m.group('x')}用的是{a}"),
+    (re.compile(r"^你?(?P<when>每天|平时|一般|每周|每次)(?P<v>[\u4e00-\u9fff]{1,4}?)(?:多久|多长时间|几个小时)(?:呢|啊)?[？?]$"),
+     lambda m, a: f"我{m.group('when')}{m.group('v')}{a}" if re.search(r"小时|分钟|钟头|天|[0-9一二两三四五六七八九十半]", a) else None),
     (re.compile(r"^你(?:现在)?(?:多重|体重多少)[？?]$"),
      lambda m, a: f"我的体重是{a}" if re.search(r"\d|[一二三四五六七八九十百]", a) else None),
     (re.compile(r"^你的(?P<x>目标|梦想|专业|爱好|预算|计划|职业|星座|血型|身高|体重)(?:是什么|是多少|是啥)[？?]$"),
@@ -270,9 +277,10 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
         return None
     if referent:  # "他多大了？" after the user spoke of their son
         asked = _named(asked, referent)
-    # (a Chinese "我在国贸，…" answering "在哪上班？" is read as a whole: its first clause is the answer)
-    zh_where = CJK_RE.search(asked) is not None and _ZH_I_AM_AT_RE.match(answer.strip()) is not None
-    whole = None if lead_only and not zh_where else _read(asked, answer.strip())
+    # (a Chinese answer is its first clause: "大概十个小时吧，早上七点到图书馆。"; and "High blood
+    # pressure, and my knee hurts …" is the answer, then a clause of its own)
+    first_clause = CJK_RE.search(asked) is not None or _AND_MORE_RE.search(answer) is not None
+    whole = None if lead_only and not first_clause else _read(asked, answer.strip())
     if whole is not None:
         return whole
     sentences = [s for s in split_sentences(answer) if s.strip()]

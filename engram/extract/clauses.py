@@ -20,7 +20,7 @@ _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces s
     r"(?<!\s)(?:\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my|we|she|he)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's)\b)"
     r"|\s*[-–—]+\s+(?=(?:i|my|we)\b)|\s*,?\s+(?:because|'cause|cause|since|so)\s+(?=(?:i|my)\b)"
     r"|\s+when\s+(?=my\s)"
-    r"|\s*,\s*(?:but|and)\s+(?=[a-z]+(?:\s+[a-z]+)?\s+(?:(?:is|are|was|were)\s+(?:\w+\s+){0,3}my|(?:has|have)\s+\w+\s+me)\b))",
+    r"|(?:\s*,\s*(?:but|and)|\s+but)\s+(?=[a-z]+(?:\s+[a-z]+)?\s+(?:(?:is|are|was|were)\s+(?:\w+\s+){0,3}my|(?:has|have)\s+\w+\s+me)\b))",
     re.I
 )
 _EN_SPLIT_WORDS = (" and ", " but ", " plus ", "- ", "– ", "— ", "because ", "cause ", " since ", " so ")
@@ -101,7 +101,9 @@ def ended_detail(text: str, lang: str) -> str | None:
     return f" but quit{m.group('when') or ''}" if m else None
 
 
-_EN_PAIR_SUBJECT_RE = re.compile(r"^(?:my\s+[\w'-]+(?:\s+(?-i:[A-Z][a-z]+))?|[\w'-]+)\s+and\s+i(?=\s)", re.I)  # "My husband Raj and I"
+_EN_PAIR_SUBJECT_RE = re.compile(  # "My husband Raj and I", "My sister and my mom are …"
+    r"^(?:(?:my\s+[\w'-]+(?:\s+(?-i:[A-Z][a-z]+))?|[\w'-]+)\s+and\s+i(?=\s)"
+    r"|my\s+[\w'-]+\s+and\s+my\s+[\w'-]+(?=\s+(?:are|were|both|have|live|work)\b))", re.I)
 # "Me and my wife …", "My wife and me …": said the way "My wife and I …" is read
 _EN_ME_AND_RE = re.compile(r"^(?:(?:me|i)\s+and\s+my\s+(?P<a>[\w'-]+)|my\s+(?P<b>[\w'-]+)\s+and\s+me)(?=\s)", re.I)
 # "My brother, some friends, and I …": a group the user is in, read as "We …" (it was split at its

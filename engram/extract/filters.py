@@ -168,8 +168,11 @@ def _zh_wish_as_plan(s: str) -> str:
 
 def zh_hedged(s: str) -> bool:
     """如果…, 可能…, 听说…, 以前…, …吧: not a fact to file."""
-    s = _zh_wish_as_plan(s)
+    s = _ZH_ABOUT_RE.sub("", _zh_wish_as_plan(s))  # ("大概十个小时": about so much, no hedge)
     return any(h in s for h in _ZH_HEDGES) or s.startswith("以前") or "我以前" in s or s.endswith("吧")
+
+
+_ZH_ABOUT_RE = re.compile(r"(?:大概|大约)(?=[0-9一二两三四五六七八九十几半]+\s*[个万千百岁块元公斤斤小分天周年次])")
 
 
 # hedges that still leave a statement to file as said: a plan ("我们打算四月去日本"), a past

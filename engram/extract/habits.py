@@ -87,8 +87,11 @@ def en_activity(phrase: str) -> str:
 
 
 def zh_activity(phrase: str) -> str:
-    """"早上六点跑步" → "跑步"."""
-    return _ZH_LEAD_RE.sub("", _ZH_WHEN_RE.sub("", ZH_TIME_RE.sub("", phrase))).strip(" ，,")
+    """"早上六点跑步" → "跑步", "跑步半小时左右" → "跑步"."""
+    return _ZH_HOW_LONG_RE.sub("", _ZH_LEAD_RE.sub("", _ZH_WHEN_RE.sub("", ZH_TIME_RE.sub("", phrase)))).strip(" ，,")
+
+
+_ZH_HOW_LONG_RE = re.compile(r"(?:大概|大约|至少|差不多)?(?:[0-9]+|[一二两三四五六七八九十几半]+)个?半?(?:小时|钟头|分钟|公里)(?:左右|多)?$")
 
 
 def habit_key(activity: str) -> str | None:

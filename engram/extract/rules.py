@@ -171,7 +171,8 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
             continue
         moved = from_to_detail(strip_end(clause), ctx.lang) if not found and len(last) == 1 else None
         if moved:  # "…下个月要搬家，从朝阳区搬到海淀区": where from and where to, with the move
-            last[0].content = last[0].content.rstrip(".。") + moved + ("" if ctx.lang == "zh" else ".")
+            said, due = _DUE_SUFFIX_RE.match(last[0].content.rstrip(".。")).group("said", "due")
+            last[0].content = said + moved + (due or "") + ("" if ctx.lang == "zh" else ".")
             continue
         ended = ended_detail(clause, ctx.lang) if not found and len(last) == 1 and _used_to(last[0]) else None
         if ended:  # "I used to drink soda every day but I quit last month": a habit given up
@@ -187,6 +188,9 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         out.extend(found)
         last = found
     return out
+
+
+_DUE_SUFFIX_RE = re.compile(r"^(?P<said>.*?)(?P<due>\s*[（(][0-9: -]+[）)])?$", re.S)  # "…（2026-05-11）": the day it is due
 
 
 def _used_to(said: Candidate) -> bool:

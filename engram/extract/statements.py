@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from engram.extract.casual import formal
 from engram.extract.candidate import Ctx, candidate
 from engram.extract.dates import zh_said_time
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE, ZH_WANT_VERBS
@@ -165,6 +166,12 @@ _EN_RESOLVE_RE = re.compile(
 _EN_NOT_OWNED = frozenset("""bad god gosh goodness pleasure turn guess point thoughts thought question fault heart mind
     day bet word words apologies condolences hope opinion advice answer""".split())
 # what may follow "my <thing>" for it to be a subject: "my art is about …", "our loved ones give …"
+# a body part that hurts: "My knee hurts when I run", "my back has been killing me"
+_EN_BODY = frozenset("""knee knees back neck shoulder shoulders wrist wrists ankle ankles hip hips foot feet leg legs
+    arm arms elbow elbows head stomach tummy tooth teeth eyes eye throat chest hand hands fingers toes""".split())
+_EN_HURTS_RE = re.compile(r"(?:(?:still|really|always|sometimes|often|kind of|kinda)\s+)?(?:hurts?|aches?|is sore|are sore"
+                          r"|(?:has|have) been (?:hurting|aching|sore|bothering me|killing me)|is killing me|is injured"
+                          r"|is swollen|is acting up|gets? sore|is stiff|are stiff)\b", re.I)
 _EN_SUBJECT_VERBS = frozenset("""is are was were has have had 's 've gives give gave helps help helped means meant keeps
     kept brings brought makes made reminds reminded became becomes got gets starts started""".split())
 _EN_WE_DECIDE = frozenset("""goes go chooses choose decides decide picks pick takes take uses use needs need wants want can
@@ -184,7 +191,7 @@ def _they(s: str) -> str:
     return _THEY_AGREE_RE.sub(lambda m: "they were" if m.group("was") else "they are" if m.group("is") else "they have", s)
 
 
-_EN_FOR_IT_RE = re.compile(r"\s+for\s+(?:it|that|this)$", re.I)
+_EN_FOR_IT_RE = re.compile(r"(?<!\bgo)(?<!\bgoing)(?<!\bwent)\s+for\s+(?:it|that|this)$", re.I)  # ("go for it" is said as said)
 
 
 def _en_concise(rest: str, *, comment: bool = False) -> str:
@@ -375,8 +382,10 @@ def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
     """A predicate that states something on its own: not a mental aside, not a context-only object."""
     words = [w.strip(",.!") for w in pred.lower().split()]
     if len(words) < 2 and not (words and words[0] in ("vegan", "vegetarian", "pregnant", "married", "retired",
-                                                       "divorced", "engaged", "single", "sober")):
+                                                       "divorced", "engaged", "single", "sober", "hurts", "aches")):
         return False
+    if words in (["hurts"], ["aches"]):
+        return True  # "My knee hurts."
     if " ".join(words) in _EN_WHOLE_PREDICATES:
         return True  # "broke up", "passed away": a verb and its particle say it all
     if len(words) > _MAX_EN_WORDS or words[-1] in _EN_BAD_END:
@@ -682,6 +691,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                     and not m.group("own_s"):
                 own, head = f"{own} {two.group(1).lower()}", two.group(1).lower()  # "my target weight is 70 kg"
                 rest = rest[two.end():]
+            elif head in _EN_BODY and rest and _EN_HURTS_RE.match(rest):
+                pass  # "My knee hurts when I run": the user's knee
             elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS:
                 return None  # "my bad", "my god"; "my art is about …" goes on
         other = own
@@ -748,6 +759,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None  # "I'm so tired today": a mood of the moment
     pred, valid_from = _en_valid_from(pred, ctx)
     pred = _EN_TAIL_TIME_RE.sub("", pred).strip(" ,")
+    pred = _EN_DANGLING_RE.sub("", pred)  # "…diabetes, diagnosed [two years ago]": when is `valid_from`
     if not _en_ok_predicate(pred, strict=other is None):
         return None
     if kind is Kind.EVENT and why == "plan":
@@ -761,6 +773,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if ctx.memo is not None:
         ctx.memo["last_fact"] = found  # type: ignore[assignment]
     return [found]
+
+
+_EN_DANGLING_RE = re.compile(r",\s+(?:first\s+)?[a-z]+ed$")
 
 
 # --------------------------------------------------------------------------- Chinese
@@ -798,7 +813,7 @@ _ZH_ATTRIBUTE_RE = re.compile(
     r"(?:是|在|定在|改成了?|换成了?)(?!什么|哪)"
 )
 # a part of the day or week, then how the user goes on ("…，晚上不吃主食", "…，周末也加班")
-_ZH_WHEN_GO_ON_RE = re.compile(r"^(?:早上|上午|中午|下午|傍晚|晚上|平时|周末|每天|白天|工作日)(?=[不没也还都就只常很])")
+_ZH_WHEN_GO_ON_RE = re.compile(r"^(?:早上|上午|中午|下午|傍晚|晚上|平时|周末|每天|白天|工作日)(?=[不没也还都就只常很经总老])")
 _ZH_ADVISED_RE = re.compile(
     r"^(?:我的)?(?P<who>医生|大夫|牙医|营养师|心理医生|咨询师|教练|老师|导师)(?P<how>让|叫|建议|嘱咐|要求|说让|劝)我(?P<what>.+)$"
 )
@@ -807,6 +822,18 @@ _ZH_OUR_THINGS = "项目|公司|团队|部门|学校|小组|班|组|老板|领�
 _ZH_OUR_THING_RE = re.compile(f"^(?:{_ZH_OUR_THINGS})")
 _ZH_OUR_RE = re.compile(f"我们(?={_ZH_OUR_THINGS})")
 _ZH_BUT_RE = re.compile(r"^(?:不过|但是|但|可是|而且|所以|然后)")
+# how the speaker is, said without 我: "最近压力很大", "这段时间睡眠不太好"
+_ZH_STATE_RE = re.compile(
+    r"^(?:最近|这几天|这段时间|这阵子|这些天|近来|一直)(?:压力|心情|身体|睡眠|胃口|精神|状态|情绪)"
+    r"(?:一直|也|都)?(?:有点|有些|很|特别|挺|比较|非常|不太|不是很|太|超级?|越来越)?"
+    r"(?:大|好|差|不好|不错|糟|糟糕|低落|紧张|焦虑|一般|不稳定)"
+)
+# "数学是我的弱项", "北京是我的家乡": what the user's Y is
+_ZH_IS_MY_RE = re.compile(r"^(?P<x>[^，,。我你您他她它]{1,8}?)(?:就|也|一直)?是我(?P<lead>的|最大的|最喜欢的|最爱的|最好的)"
+                          r"(?P<y>[^的，,。！!？?\s]{1,5})$")
+_ZH_NOT_A_TOPIC_RE = re.compile(r"^(?:这|那|哪|谁|什么|怎么|为什么|它|其实|可能|应该|不)|[吗呢？?]")
+# "还有不到三周": how long until something, no statement about the user
+_ZH_COUNTDOWN_RE = re.compile(r"^还(?:有|剩|差)(?:不到|差不多|大概|将近|就)?[0-9一二两三四五六七八九十几半]+个?(?:天|周|星期|礼拜|月|年|小时|分钟)")
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报])|不能|没法|不敢)")
 _ZH_CHATTER_RE = re.compile(
     rf"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想(?!{ZH_WANT_VERBS})|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
@@ -875,14 +902,22 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         body = s[om.end():]
         subject = "用户的" + own + name
         return _zh_finish(subject, body, ctx, other=own)
+    mine = _ZH_IS_MY_RE.match(s)
+    if mine and not _ZH_NOT_A_TOPIC_RE.match(mine.group("x")):  # "数学是我的弱项" → "用户的弱项是数学"
+        return [candidate(ctx, Kind.FACT, f"用户{mine.group('lead')}{mine.group('y')}是{mine.group('x')}", None, None, "用户的（X是我的Y）")]
     m = _ZH_SUBJ_RE.match(s)
     if s.startswith("我的") and _ZH_ATTRIBUTE_RE.match(s[2:]):  # "我的目标是减脂", "我的体重是75公斤"
         return _zh_finish("用户的", s[2:], ctx, other=None)
     if m is None and (memo.get("last") == "用户" or memo.get("opens")) and (_ZH_BODY_RE.match(s) or _ZH_ATTRIBUTE_RE.match(s)):
         return _zh_finish("用户的", s, ctx, other=None)  # "…，膝盖受伤了": the user's knee; "…，目标是浙大"
+    if m is None and (memo.get("last") == "用户" or memo.get("opens")) and _ZH_STATE_RE.match(s):
+        memo["last"] = "用户"  # "最近压力很大，晚上经常失眠": the speaker's own state, and what goes on from it
+        if ctx.memo is not None:
+            ctx.memo["last"] = "用户"
+        return _zh_finish("用户", s, ctx, other=None)
     if m is None and memo.get("last") == "用户" and (_ZH_GO_ON_RE.match(s) or _ZH_WHEN_GO_ON_RE.match(s)):
         body = re.sub(r"^(?:所以|并且|而且|然后|后来|但是|但|不过|可是)", "", s)  # "…，还做了一个碗": the user goes on
-        if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body):
+        if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body) or _ZH_COUNTDOWN_RE.match(body):
             return None  # "…，但他很少回", "…，但是今天下了好大的雨": someone (or something) else
         if len(body.rstrip("了过啦呢吧")) < 2:
             return None  # a verb alone, "我以前抽烟，后来戒了": what was given up was said before
@@ -1018,7 +1053,7 @@ def about_other(s: str, lang: str) -> bool:
 
 _EN_MY_OWNED_RE = re.compile(r"\bmy\s+(?:(?:old|new|little|big|younger|older|best)\s+)?([a-z-]+)", re.I)
 _ZH_MY_OWNED_RE = re.compile(rf"我(?:家|们家)?的?({ZH_OWNED_RE})")
-_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they|we)\b|[她他它]|我们)", re.I)
+_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they|we|shes|hes|theyre)\b|[她他它]|我们)", re.I)
 
 
 def opens_with_pronoun(said: str) -> bool:
@@ -1035,8 +1070,8 @@ def last_referent(previous: str, zh: bool) -> str | None:
         mine = [(m.start(1), m.group(1)) for m in _ZH_MY_OWNED_RE.finditer(previous)
                 if m.group(1) not in ("公司", "团队", "部门", "学校", "小区")]
         named = [w for _, w in sorted(mine + pets)]
-    else:
-        named = [w.lower() for w in _EN_MY_OWNED_RE.findall(previous) if w.lower() in _EN_PEOPLE | _EN_PETS]
+    else:  # ("my gf …" typed fast is "my girlfriend …")
+        named = [w.lower() for w in _EN_MY_OWNED_RE.findall(formal(previous)) if w.lower() in _EN_PEOPLE | _EN_PETS]
     return named[-1] if named else None
 
 

@@ -68,10 +68,13 @@ _EN_MY_EVENT_RE = re.compile(
     re.I,
 )
 # "我的考试是十二月二十三号", "我的面试定在下周三": the user's own, on a day
+_ZH_EVENTS = (r"(?:考试|面试|会议|会|航班|飞机|火车|高铁|婚礼|手术|体检|复查|答辩|约会|演出|比赛|音乐会|讲座|课|聚会|派对|旅行"
+              r"|出差|预约|门诊)")
 _ZH_MY_EVENT_RE = re.compile(
-    r"^我的(?P<thing>[\u4e00-\u9fff]{0,6}?(?:考试|面试|会议|会|航班|飞机|火车|高铁|婚礼|手术|体检|复查|答辩|约会|演出|比赛"
-    r"|音乐会|讲座|课|聚会|派对|旅行|出差|预约|门诊))(?:是|在|定在|安排在|改到|改在)"
+    rf"^我的(?P<thing>[\u4e00-\u9fff]{{0,6}}?{_ZH_EVENTS})(?:是|在|定在|安排在|改到|改在)"
 )
+# "十二月二十号考试", "下周三面试": a day, then the event on it, the user's own (said without "我")
+_ZH_DATED_EVENT_RE = re.compile(rf"^(?:我)?(?:有一个|有一场|有个|有场|要|有)?(?P<thing>[\u4e00-\u9fff]{{0,4}}?{_ZH_EVENTS})$")
 # "The launch moved to April 2nd", "My exam got pushed back to Friday", "We moved the meeting to
 # Thursday": a new day for the user's own event (the same key as its first day: it supersedes it)
 _EN_MOVED_RE = re.compile(
@@ -102,7 +105,7 @@ _EN_HABIT_RE = re.compile(rf"^i\s+{EN_ADV}(?P<verb>[a-z]+)\b", re.I)
 _HABIT_BAD_VERBS = frozenset("am feel think was were get seem hope wish want like love hate know guess".split())
 _ZH_MODAL_RE = re.compile(r"一定要|必须|需要|得要|应该|记得|要|得")
 _ZH_TASK_SUBJECT_RE = re.compile(
-    r"^(?:我(?!们)|每|周|星期|礼拜|今|明|后天|下|这|本|月|年底|\d|[一二三四五六七八九十]+(?:天|个)|上午|早上|中午|傍晚|晚上)"
+    r"^(?:我(?!们)|每|周|星期|礼拜|今|明|后天|下|这|本|月|年底|\d|[一二三四五六七八九十]+(?:天|个|月)|上午|早上|中午|傍晚|晚上)"
 )
 _ZH_DEADLINE_WORD_RE = re.compile(r"的?(?:截止日期|截止时间|截止|deadline|ddl|DDL)(?:是|在|为|到)?")
 _DIGIT_RE = re.compile(r"[0-9]")
@@ -261,15 +264,16 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
             t = zh_time(tm) if tm else None
         rec, due = resolve_recurrence(rm, t, ctx.now)
     modal = _ZH_MODAL_RE.search(s)
-    event = _ZH_MY_EVENT_RE.match(s) if dm else None
-    if not (modal or deadline or rm or event or ctx.relaxed or (dm and (dm.group("hh") or dm.group("thh")))):
-        return None
     rest = s
     for span in sorted((x for x in (dm, rm, tm) if x), key=lambda x: -x.start()):
         tail = _ZH_SPAN_TAIL_RE.match(rest[span.end():])
         end = span.end() + (tail.end() if tail else 0)
         start = span.start() - (1 if span.start() > 0 and rest[span.start() - 1] == "在" else 0)
         rest = rest[:start] + rest[end:]
+    event = (_ZH_MY_EVENT_RE.match(s) or _ZH_DATED_EVENT_RE.match(ZH_PARTICLES_RE.sub("", rest).strip("，, ")))\
+        if dm else None
+    if not (modal or deadline or rm or event or ctx.relaxed or (dm and (dm.group("hh") or dm.group("thh")))):
+        return None
     if deadline:
         act = _ZH_DEADLINE_WORD_RE.sub("", rest)
     elif event:
