@@ -240,12 +240,33 @@ class Writer:
         owned = self._owned(said.scope, text) if user else None
         referent = self._referent(said, messages, message, text, answers) if user else None
         found = extract_candidates(text, role=message.role, now=local, owned=owned, referent=referent)
+        if referent and found:  # "She just turned five." → "User's daughter Maya just turned five."
+            found = self._with_name(said.scope, referent, found)
         if answers and user:
             stated = answer_as_statement(answers, text, lead_only=bool(found), referent=referent)
             read = extract_candidates(stated, now=local, owned=owned) if stated else []
             # what the answer says in full stands for the rules' shorter reading of it ("用户在国贸"
             # is "用户在国贸工作" answering "你在哪里上班？")
             found = [c for c in found if not any(c.content.rstrip(".。") in r.content for r in read)] + read
+        return found
+
+    def _with_name(self, scope: Scope, referent: str, found: list[Candidate]) -> list[Candidate]:
+        """Facts about the user's `referent` with the name the user gave them, when the graph knows
+        exactly one ("User's daughter just turned five." is found by "how old is Maya?" too)."""
+        store = self.services.store
+        if not self.services.settings.graph or not hasattr(store, "graph_snapshot"):
+            return found
+        relation = kin.relation_of(referent)
+        names = [name for name, called in kin.owned_names(store, scope.user_id).items()
+                 if kin.relation_of(called) == relation]
+        if len(names) != 1:
+            return found
+        name = names[0]
+        whose = (f"用户的{referent}", f"用户的{referent}{name}") if CJK_RE.search(referent) else \
+            (f"User's {referent} ", f"User's {referent} {name} ")
+        for c in found:
+            if c.content.startswith(whose[0]) and name not in c.content:
+                c.content = whose[1] + c.content[len(whose[0]):]
         return found
 
     def _correct(self, said: Said, text: str, fix: tuple[str, str], now: datetime, written: set[str]) -> Event | None:

@@ -208,3 +208,15 @@ def test_shes_typed_fast_is_the_girlfriend_the_turn_before_named(memory):
     memory.add("my gf thinks i should go for it", user_id="u", session_id="s")
     memory.add("shes a pastry chef lol", user_id="u", session_id="s")
     assert "User's girlfriend is a pastry chef." in {m.content for m in facts(memory.get_all(user_id="u"))}
+
+
+def test_she_is_named_when_the_user_named_her_before(memory):
+    memory.add("Pretty hectic. My daughter Maya started kindergarten on Monday.", user_id="u", session_id="s")
+    memory.flush()  # (the graph learns her name behind the write, as the user types the next turn)
+    memory.add("She just turned five.", user_id="u", session_id="s")
+    found = [h.memory.content for h in memory.search("how old is Maya?", user_id="u", limit=2)]
+    assert "User's daughter Maya just turned five." in found
+    memory.add("我女儿叫朵朵，今年上小学。", user_id="z", session_id="s")
+    memory.flush()
+    memory.add("她特别喜欢画画。", user_id="z", session_id="s")
+    assert "用户的女儿朵朵特别喜欢画画" in {m.content for m in facts(memory.get_all(user_id="z"))}

@@ -276,7 +276,7 @@ def test_chinese_leaves_out_its_wo_and_the_sentence_is_still_the_users(text, fac
 
 @pytest.mark.parametrize(("text", "facts"), [
     ("我妹妹在上海工作，也住在上海。", ["用户的妹妹在上海工作", "用户的妹妹住在上海"]),  # was "用户也住在上海"
-    ("我女儿叫小雨，也喜欢画画。", ["用户女儿叫小雨", "用户的女儿喜欢画画"]),  # was "用户也喜欢画画"
+    ("我女儿叫小雨，也喜欢画画。", ["用户的女儿叫小雨", "用户的女儿喜欢画画"]),  # was "用户也喜欢画画"
     ("我住在上海，也在上海工作。", ["用户住在上海", "用户在上海工作"]),  # each on its own: no "也"
     ("我不喝咖啡，只喝茶。", ["用户不喝咖啡", "用户只喝茶"]),
     ("我喜欢猫，但是对猫毛过敏。", ["用户喜欢猫", "用户对猫毛过敏"]),
@@ -960,3 +960,42 @@ def test_chinese_said_without_i(text, facts):
 def test_a_daily_routine_of_so_many_hours_is_keyed_by_what_is_done():
     (c,) = extract_candidates("我每天学习大概十个小时。", now=NOW)
     assert (c.key, c.content) == ("habit:学习", "用户每天学习大概十个小时")
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My fiancé's name is Daniel, he's a firefighter.",
+     ["User's fiance's name is Daniel.", "User's fiance is a firefighter."]),
+    ("I work part-time as a dental hygienist, Tuesdays and Thursdays.",
+     ["User works part-time as a dental hygienist, Tuesdays and Thursdays."]),
+    ("I want a small bridal party, just my sister and my best friend Priya.",
+     ["User wants a small bridal party, just their sister and their best friend Priya."]),
+    ("I need help planning my wedding. It's on June 14th next year.", ["User's wedding is on June 14th next year (2027-06-14)."]),
+    ("My sister's wedding is coming up. It's next Saturday.",
+     ["User's sister's wedding is coming up.", "User's sister's wedding is next Saturday (2026-05-16)."]),
+    ("我今年32岁，月薪两万五。", ["用户今年32岁", "用户月薪两万五"]),
+    ("我老公是公务员，收入比较稳定。", ["用户的老公是公务员", "用户的老公收入比较稳定"]),
+])
+def test_weddings_work_and_money(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "referent", "facts"), [
+    ("His mom is being difficult about the guest list.", "fiance",
+     ["User's fiance's mom is being difficult about the guest list."]),
+    ("His sister lives in Paris.", "mom", []),  # no "his" of the user's mom
+    ("We already booked the photographer.", "friend", ["User already booked the photographer."]),  # no couple
+    ("We were together for three years.", "boyfriend", ["User and their boyfriend were together for three years."]),
+    ("我们一起去了海边。", "老公", ["用户和老公一起去了海边"]),
+])
+def test_whose_and_who_we_are_by_the_turn_before(text, referent, facts):
+    assert [c.content for c in extract_candidates(text, now=NOW, referent=referent)] == facts
+
+
+@pytest.mark.parametrize(("text", "due"), [
+    ("My wedding is on June 14th next year.", "2027-06-14"),
+    ("My exam is on June 14th.", "2026-06-14"),
+    ("我的婚礼在明年六月十四号。", "2027-06-14"),
+])
+def test_a_day_said_with_next_year_is_due_next_year(text, due):
+    (c,) = extract_candidates(text, now=NOW)
+    assert c.due_at is not None and c.due_at.date().isoformat() == due

@@ -55,6 +55,9 @@ def formal(text: str) -> str:
     if CJK_RE.search(text):
         return text
     out = _I_RE.sub("I", text)
+    if "fianc" in out:  # (the rules' words are unaccented: "fiancé" is their "fiance")
+        out = out.replace("fiancée", "fiancee").replace("fiancé", "fiance").replace("Fiancée", "Fiancee").replace(
+            "Fiancé", "Fiance")
     if "'" not in out:
         out = _NO_APOSTROPHE_RE.sub(lambda m: _keep_case(m.group(), _NO_APOSTROPHE[m.group().lower()]), out)
     out = _CHAT_RE.sub(lambda m: _CHAT[m.group()], out)

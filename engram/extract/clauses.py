@@ -30,7 +30,8 @@ _EN_CONTINUE_RE = re.compile(
 _ZH_CLAUSE_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|但是|不过|同时)(?=我)")
 _ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
 _ZH_CONTINUE_RE = re.compile(
-    r"^(?:也|还|都|平时|目前|现在|一直)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|有|养|叫|今年|最喜欢|来自|老家|对(?![方面手]))"
+    r"^(?:也|还|都|平时|目前|现在|一直)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|有|养|叫|今年|最喜欢|来自|老家|对(?![方面手])"
+    r"|月薪|年薪|工资|收入)"
 )
 _ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
 _ZH_ITS_RE = re.compile(r"^(?:叫|名字叫|今年|已经|才)")
@@ -46,6 +47,9 @@ _ZH_INTRODUCED_RE = re.compile(rf"^我(?:们)?(?:家)?(?:还|也)?有(?:一|两|
 _ZH_AND_RE = re.compile(r"^(?:并且|并|而且|同时|以及|然后|再)(?!我)")
 _ZH_DETAIL_BAD_RE = re.compile(r"[你您他她它这那吗呢？?]|[不没]")
 _EN_DETAIL_RE = re.compile(r"^(?:with|and|plus|including|using|in|as)\s+\S", re.I)
+# "my best friend Priya" split off after "and": a person named, no clause of its own
+_EN_JUST_SOMEONE_RE = re.compile(
+    r"^my\s+(?:(?:best|little|older|younger|big|baby|oldest|youngest)\s+)?[a-z-]+(?:\s+[A-Z][a-z]+)?[.!]?$")
 _EN_DETAIL_BAD = frozenset("you your it this that them he she they i".split())
 
 
@@ -166,6 +170,9 @@ def split_clauses(s: str, lang: str) -> list[str]:
     for p in parts:
         if out and EN_DATE_RE.fullmatch(out[-1]):
             out[-1] = p + " " + lcfirst(out[-1])
+            continue
+        if out and _EN_JUST_SOMEONE_RE.match(p):
+            out[-1] += " and " + p  # "…, just my sister and my best friend Priya": who, not a clause
             continue
         out.append(p)
     return out

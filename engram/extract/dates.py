@@ -197,6 +197,9 @@ def _en_weekday(today: date, name: str, mod: str | None) -> date:
     return _next_week(today, wd) if (mod or "").lower() == "next" else _upcoming(today, wd)
 
 
+_NEXT_YEAR_RE = re.compile(r"\s*,?\s*next\s+year\b", re.I)
+
+
 def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]:
     """The day and time an `EN_DATE_RE` match names; (None, None) when it names none."""
     g = m.groupdict()
@@ -212,10 +215,9 @@ def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]
         return _en_weekday(today, g["wd"], g["mod"]), t
     if g["iy"]:
         return _iso(g, t)
-    if g["mon"]:
-        return _md(today, MONTHS[g["mon"].lower()], int(g["md"]), g["my"]), t
-    if g["mon2"]:
-        return _md(today, MONTHS[g["mon2"].lower()], int(g["dm"]), g["my2"]), t
+    if g["mon"] or g["mon2"]:  # ("June 14th next year": in the year after this one)
+        year = g["my"] or g["my2"] or (str(today.year + 1) if _NEXT_YEAR_RE.match(m.string, m.end()) else None)
+        return _md(today, MONTHS[(g["mon"] or g["mon2"]).lower()], int(g["md"] or g["dm"]), year), t
     if g["dom"] or g["dom2"]:
         of = (g["domof"] or "").lower()
         return _day_of_month(today, int(g["dom"] or g["dom2"]), 1 if of == "next" else 0 if of else None), t
@@ -252,8 +254,9 @@ def resolve_zh(m: re.Match[str], today: date) -> tuple[date | None, time | None]
     if g["dom"] or g["dom2"]:
         ahead = None if g["dom2"] else 1 if g["ofm"].startswith("下") else 0
         return _day_of_month(today, zh_int(g["dom"] or g["dom2"]), ahead), t
-    if g["m"]:
-        return _md(today, zh_int(g["m"]), zh_int(g["d"]), g["y"]), t
+    if g["m"]:  # ("明年六月十四号": in the year after this one)
+        year = g["y"] or (str(today.year + 1) if m.string[max(0, m.start() - 2):m.start()] == "明年" else None)
+        return _md(today, zh_int(g["m"]), zh_int(g["d"]), year), t
     if g["iy"]:
         return _iso(g, t)
     if g["n"]:

@@ -67,7 +67,7 @@ _JOB_HEADS = frozenset(
     scientist researcher analyst consultant accountant architect professor lecturer pilot
     dentist pharmacist photographer journalist reporter editor musician singer dancer actor
     actress entrepreneur founder cofounder co-founder ceo cto cfo coo vp intern freelancer
-    veterinarian vet therapist psychologist psychiatrist counselor counsellor firefighter
+    veterinarian vet hygienist midwife caregiver nanny receptionist therapist psychologist psychiatrist counselor counsellor firefighter
     officer soldier farmer mechanic electrician plumber carpenter waiter waitress cashier clerk
     librarian translator interpreter economist banker trader investor realtor homemaker
     athlete coach trainer tutor postdoc paramedic technician administrator sysadmin devops
@@ -87,10 +87,10 @@ _ALLERGY_RE = re.compile(
     re.I,
 )
 _EN_JOB_RE = re.compile(
-    rf"^i(?:(?:'m|\s+am)\s+{EN_ADV}|\s+{EN_ADV}work\s+as\s+|(?:'ve|\s+have)?\s+{EN_ADV}(?:became|become)\s+"
+    rf"^i(?:(?:'m|\s+am)\s+{EN_ADV}|\s+{EN_ADV}work\s+(?:(?:part|full)[- ]time\s+|remotely\s+|freelance\s+)?as\s+|(?:'ve|\s+have)?\s+{EN_ADV}(?:became|become)\s+"
     rf"|(?P<been>(?:'ve|\s+have)\s+{EN_ADV}been\s+(?:working\s+as\s+)?))"
     r"(?P<det>a|an)\s+(?P<job>[a-z][a-z' -]*?)"
-    r"(?:\s+(?P<prep>at|for|in|with)\s+(?P<org>.+))?$",
+    r"(?:\s+(?P<prep>at|for|in|with)\s+(?P<org>[^,]+))?(?:,\s+(?P<when>(?:[A-Z]\w+days?|weekends|nights|mornings)\b.*))?$",
     re.I,
 )
 _RELATIONS = {
@@ -261,8 +261,10 @@ def _en_job(s: str, ctx: Ctx) -> list[Candidate] | None:
         head = whole[: since.start()].strip()
         prep, _, org = head.partition(" ")
         prep, org = prep.lower(), org or None
-    verb_is = "works as" if re.search(r"\bwork\s+as\b", s[: m.start("det")], re.I) else "is"
-    said = f"User has been {det} {job}{lasting}." if lasting else f"User {verb_is} {det} {job}."
+    worked = re.search(r"\bwork\s+(?P<how>(?:(?:part|full)[- ]time|remotely|freelance)\s+)?as\b", s[: m.start("det")], re.I)
+    verb_is = f"works {worked.group('how') or ''}as" if worked else "is"  # "works part-time as"
+    when = f", {m.group('when').rstrip('.!')}" if m.group("when") else ""  # ", Tuesdays and Thursdays"
+    said = f"User has been {det} {job}{lasting}." if lasting else f"User {verb_is} {det} {job}{when}."
     out = [candidate(ctx, Kind.FACT, said, "fact:occupation", slot_value(job), "user's occupation")]
     if org and prep in ("at", "for"):
         org = trim_time(cut_clause(org)).strip()

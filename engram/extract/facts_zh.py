@@ -218,7 +218,10 @@ def _zh_my(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     if key.endswith(("birthday", "anniversary")) and (day := calendar_day(val, ctx.now, "zh")) is not None:
         s, val = s[: s.rfind(val)] + day, day  # "下个月十五号" → "1月15日"
-    return [candidate(ctx, Kind.FACT, zh_third(s), key, slot_value(val), f"用户的{rel or ''}{attr or '名字'}",
+    said = zh_third(s)
+    if rel and not attr and said.startswith("用户" + rel):
+        said = "用户的" + said[2:]  # "我女儿叫朵朵" → "用户的女儿叫朵朵"
+    return [candidate(ctx, Kind.FACT, said, key, slot_value(val), f"用户的{rel or ''}{attr or '名字'}",
                       entities=[val] if key.endswith("name") else [])]
 
 

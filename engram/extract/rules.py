@@ -88,7 +88,7 @@ from engram.extract.preferences import favourite, preference
 from engram.extract.statements import (
     about_other, main_part, name_beside_kin, note_place, note_referent, statement, tail_comment, unclefted, with_it_named,
 )
-from engram.extract.tasks import BARE_ROUTINE, task
+from engram.extract.tasks import BARE_ROUTINE, its_day, task
 from engram.models import Candidate, Kind, utcnow
 from engram.text import detect_language, split_sentences
 
@@ -236,7 +236,7 @@ def extract_candidates(
     out: list[Candidate] = []
     seen: set[tuple[str | None, str | None, str]] = set()
     greeted = False
-    memo: dict[str, Any] = {"other": referent} if referent else {}
+    memo: dict[str, Any] = {"other": referent, "before": referent} if referent else {}
     sentences = split_sentences(prepared)
     if owned:
         sentences = [as_owned(sentence, owned) for sentence in sentences]
@@ -247,6 +247,8 @@ def extract_candidates(
         if out and refers_back(sentence):  # "I'm allergic to penicillin, please remember that."
             as_explicit(out, "remember")
             continue
+        sentence = its_day(sentence, memo.get("said"))  # "…my wedding. It's on June 14th." → "My wedding is on …"
+        memo["said"] = sentence
         memo["first"] = index == 0  # "I'm Tom." opening a message introduces the user
         ctx = Ctx(now, "en", greeted=greeted, memo=memo)
         rest, greeted = strip_fillers(sentence.strip(), "en")

@@ -60,6 +60,10 @@ _EN_PEOPLE = frozenset(
     in-laws mentor students teammate co-founder co-founders cofounder cofounders coach tutor landlord landlady
     client clients""".split()
 )
+# who "we" in the user's next turn is, by the turn before ("…my boyfriend Jake." / "We were together
+# for three years."): a couple; a friend or a sister named then is no "we" of the next turn
+_EN_COUPLE = frozenset("wife husband partner spouse girlfriend boyfriend fiance fiancee".split())
+_ZH_COUPLE = frozenset("老婆 妻子 太太 爱人 老公 丈夫 女朋友 男朋友 女友 男友 对象 未婚夫 未婚妻".split())
 _EN_PETS = frozenset(
     """dog dogs puppy puppies pup cat cats kitten kittens pet pets parrot rabbit bunny hamster fish goldfish
     bird birds horse turtle snake lizard guinea""".split()
@@ -672,7 +676,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         with_whom = memo.get("other") if m.group("we") else None
         # "…my boyfriend Jake. We were together for three years." (a pet is no "we"; nor is the
         # person "we" do something to: "We're throwing him a party")
-        if with_whom in _EN_PEOPLE and not re.search(r"\b(?:him|her|them)\b", rest, re.I):
+        if with_whom in _EN_PEOPLE and not re.search(r"\b(?:him|her|them)\b", rest, re.I) \
+                and (with_whom != memo.get("before") or with_whom in _EN_COUPLE):
             subject = f"User and their {with_whom}"
             pred = {"'re": "are ", "'ve": "have ", "'ll": "will "}.get((m.group("wc") or "").lower(), "") + rest
         elif m.group("we") and pred.lower().startswith("were "):
@@ -705,7 +710,12 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if not prior:
             return None
         pron, pc = m.group("pron").lower(), (m.group("pc") or "").lower()
-        if pron in ("her", "his", "its", "their"):
+        kin = rest.split(None, 1)
+        if pron in ("her", "his", "their") and len(kin) == 2 and kin[0].lower() in _EN_PEOPLE | _EN_PETS \
+                and (pron == "their") == (prior in EN_PLURAL_OWNED) \
+                and pronoun_fits({"her": "she", "his": "he"}.get(pron, pron), prior):
+            subject, rest = f"User's {prior}'s {kin[0].lower()}", kin[1]  # "His mom is being difficult …"
+        elif pron in ("her", "his", "its", "their"):
             if not rest.lower().startswith(("name", "birthday")):
                 return None
             subject = f"User's {prior}'s"
@@ -944,7 +954,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     subject = "用户"
     if m.group("subj") == "我们" and _ZH_OUR_THING_RE.match(body):
         subject = "用户的"  # "我们项目下个月上线": the user's project
-    elif m.group("subj") == "我们" and memo.get("other") in ZH_PEOPLE:
+    elif m.group("subj") == "我们" and memo.get("other") in ZH_PEOPLE and (
+            memo["other"] != memo.get("before") or memo["other"] in _ZH_COUPLE):
         subject = "用户和" + memo["other"]  # "我女朋友也在成都，周三晚上我们一起吃饭"
     for w in _ZH_PET_OBJ_RE.findall(body)[-1:]:
         memo["other"] = w
@@ -1053,7 +1064,7 @@ def about_other(s: str, lang: str) -> bool:
 
 _EN_MY_OWNED_RE = re.compile(r"\bmy\s+(?:(?:old|new|little|big|younger|older|best)\s+)?([a-z-]+)", re.I)
 _ZH_MY_OWNED_RE = re.compile(rf"我(?:家|们家)?的?({ZH_OWNED_RE})")
-_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they|we|shes|hes|theyre)\b|[她他它]|我们)", re.I)
+_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they|we|shes|hes|theyre|his|her)\b|[她他它]|我们)", re.I)
 
 
 def opens_with_pronoun(said: str) -> bool:

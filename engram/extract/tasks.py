@@ -133,6 +133,24 @@ _ZH_BARE_ACT_RE = re.compile(
 )
 
 
+# "…planning my wedding. It's on June 14th next year.": the day of the user's event just named
+_EN_MY_EVENT_NAMED_RE = re.compile(rf"\b(?:my|i\s+have\s+an?|i've\s+got\s+an?|i\s+got\s+an?)\s+(?P<thing>(?:[\w'-]+\s+){{0,2}}?{_EN_EVENTS})\b", re.I)
+_EN_ITS_DAY_RE = re.compile(r"^(?:and\s+)?it(?:'s|\s+is|'ll\s+be|\s+will\s+be)\s+(?P<day>(?:on|in|next|this|tomorrow)\b.+)$",
+                            re.I)
+
+
+def its_day(sentence: str, before: str | None) -> str:
+    """"It's on June 14th next year." after a sentence that named the user's wedding (`before`),
+    as "My wedding is on June 14th next year."; any other sentence as it is."""
+    if before is None or sentence[:2].lower() not in ("it", "an"):
+        return sentence
+    m = _EN_ITS_DAY_RE.match(sentence.strip())
+    named = [e.group("thing") for e in _EN_MY_EVENT_NAMED_RE.finditer(before)]
+    if m is None or not named or not EN_DATE_RE.search(m.group("day")):
+        return sentence
+    return f"My {named[-1].lower()} is {m.group('day')}"
+
+
 def task(s: str, ctx: Ctx) -> list[Candidate] | None:
     """A task with its due date (UTC) and recurrence rule, or None."""
     return _zh_task(s, ctx) if ctx.lang == "zh" else _en_task(s, ctx)
