@@ -32,7 +32,7 @@ from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
 from engram.extract.answers import answer_as_statement, asks_of_pronoun
 from engram.extract.keys import CJK_RE
-from engram.extract.corrections import CORRECTS_WITHIN, LOOK_BACK, corrected, correction, says
+from engram.extract.corrections import CORRECTS_WITHIN, LOOK_BACK, corrected, correction, says, switch
 from engram.extract.statements import last_referent, opens_with_pronoun
 from engram.graph import build as graph
 from engram.graph import kin
@@ -93,8 +93,10 @@ _NAME_FIRST_RE = re.compile(
 )
 
 
-_OBJECT_PRONOUN_RE = re.compile(r"\b(?:him|her)\b|(?<=[带陪给跟和让叫])[他她]", re.IGNORECASE)  # "带他去公园"
+_OBJECT_PRONOUN_RE = re.compile(r"\b(?:him|her|his)\b|(?<=[带陪给跟和让叫])[他她它]", re.IGNORECASE)  # "带他去公园"
 _SPEAKS_OF_RE = re.compile(r"\b(?:he|she|him|her|his)\b|[他她]", re.IGNORECASE)
+SWITCH_LOOK_BACK = 200  # the user's latest memories a switch ("no more poetry") may reach
+_SWITCHABLE = frozenset({Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.DECISION})  # (not what happened, nor a summary)
 _REFERENT_TURNS = 6  # working-memory turns looked back through for who "she" is (three exchanges)
 
 
@@ -173,6 +175,11 @@ class Writer:
                 found = []
             else:
                 found = self._read(said, messages, message, text, answers, local)
+                moved = switch(text) if fix is None and message.role == "user" else None
+                switched = self._switch(source, text, moved, local, written) if moved is not None else None
+                if switched is not None:  # "we switched to uv, no more poetry": what said poetry says uv
+                    out.events.append(switched)
+                    written.add(switched.memory.id)
             rules += found
             for candidate in found:
                 event = self.add_candidate(source, candidate, text, written)
@@ -280,6 +287,18 @@ class Writer:
         if target is None:
             return None
         return self.add_candidate(said, corrected(target, new, old, now), text, written, replaces=target)
+
+    def _switch(self, said: Said, text: str, moved: tuple[str, str], now: datetime, written: set[str]) -> Event | None:
+        """The user's latest standing memory that says what they switched away from, said with
+        what they use now (it supersedes the old one; history keeps both). Whenever it was said:
+        a switch ends a habit of years. What happened (an event) is history, and stays as it is."""
+        new, old = moved
+        recent = self.services.store.list(said.scope, LIVE, limit=SWITCH_LOOK_BACK)
+        target = next((m for m in recent if m.kind in _SWITCHABLE and says(m.content, old)), None)
+        if target is None:
+            return None
+        return self.add_candidate(said, corrected(target, new, old, now, "switched by the user"), text, written,
+                                  replaces=target)
 
     def add_candidate(
         self, said: Said, candidate: Candidate, text: str, written: set[str] | None = None,

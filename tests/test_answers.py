@@ -56,6 +56,7 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("新家怎么样？那你自己在哪里上班？", "我在国贸，以后通勤要一个小时了。", "用户在国贸工作"),
     ("你现在住哪？", "我住在望京。", "用户住在望京"),
     ("每天学习多久？", "大概十个小时吧。", "用户每天学习大概十个小时"),
+    ("Got it. What Python version?", "3.12. And type hints everywhere please.", "User uses Python 3.12."),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]
@@ -220,3 +221,10 @@ def test_she_is_named_when_the_user_named_her_before(memory):
     memory.flush()
     memory.add("她特别喜欢画画。", user_id="z", session_id="s")
     assert "用户的女儿朵朵特别喜欢画画" in {m.content for m in facts(memory.get_all(user_id="z"))}
+
+
+def test_how_old_it_is_answered_after_the_user_spoke_of_their_cat(memory):
+    memory.add("我家猫最近不怎么吃东西，有点担心。", user_id="u", session_id="s")
+    memory.add([{"role": "assistant", "content": "它多大了？"}, {"role": "user", "content": "快十岁了，是一只橘猫。"}],
+               user_id="u", session_id="s")
+    assert "用户的猫快十岁" in {m.content for m in facts(memory.get_all(user_id="u"))}

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from engram import Action, Kind, Status
-from engram.extract.corrections import correction
+from engram.extract.corrections import correction, switch
 
 SAID = datetime(2026, 12, 2, 10, tzinfo=UTC)  # a Wednesday
 
@@ -83,3 +83,34 @@ def test_a_correction_reaches_only_what_was_said_lately(memory):
     memory.add("My partner's name is Sam.", user_id="u", timestamp=datetime(2026, 10, 1, tzinfo=UTC))
     memory.add("Sorry, I meant Alex, not Sam.", user_id="u", timestamp=SAID)  # two months on: nothing to take back
     assert _live(memory) == ["User's partner's name is Sam."]
+
+
+def test_a_switch_months_later_puts_the_old_tool_right_and_keeps_what_happened(memory):
+    memory.add("I always use poetry and ruff.", user_id="u", timestamp=datetime(2026, 6, 1, tzinfo=UTC))
+    memory.add("Actually we switched to uv last week, no more poetry.", user_id="u", timestamp=SAID)
+    live = _live(memory)
+    assert "User always uses uv and ruff." in live and not any("poetry and ruff" in m for m in live)
+    assert "User switched to uv, no more poetry." in live  # what happened stays as said
+    (old,) = [m for m in memory.get_all(user_id="u", filters={"status": [Status.SUPERSEDED]}) if m.kind is not Kind.TURN]
+    assert old.content == "User always uses poetry and ruff."
+
+
+def test_a_switch_in_chinese_and_one_that_names_nothing_kept(memory):
+    memory.add("我们团队用MySQL做数据库。", user_id="z", timestamp=datetime(2026, 3, 1, tzinfo=UTC))
+    memory.add("我们从MySQL换成了PostgreSQL。", user_id="z", timestamp=SAID)
+    assert any("PostgreSQL" in m and "MySQL" not in m for m in _live(memory, "z"))
+    memory.add("I moved from Notion to Obsidian.", user_id="v", timestamp=SAID)  # no memory said Notion
+    assert all(m.metadata.get("polarity") is None for m in memory.get_all(user_id="v"))
+
+
+@pytest.mark.parametrize(("text", "moved"), [
+    ("Actually we switched to uv last week, no more poetry.", ("uv", "poetry")),
+    ("I moved from Notion to Obsidian.", ("Obsidian", "Notion")),
+    ("We replaced Jenkins with GitHub Actions.", ("GitHub Actions", "Jenkins")),
+    ("I use Obsidian now instead of Notion.", ("Obsidian", "Notion")),
+    ("不用微信了，改用飞书。", ("飞书", "微信")),
+    ("I switched to decaf.", None),  # nothing named as left behind
+    ("I moved to it.", None),
+])
+def test_what_reads_as_a_switch(text, moved):
+    assert switch(text) == moved

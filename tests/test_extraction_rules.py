@@ -999,3 +999,30 @@ def test_whose_and_who_we_are_by_the_turn_before(text, referent, facts):
 def test_a_day_said_with_next_year_is_due_next_year(text, due):
     (c,) = extract_candidates(text, now=NOW)
     assert c.due_at is not None and c.due_at.date().isoformat() == due
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I always use poetry and ruff.", ["User always uses poetry and ruff."]),
+    ("I always go to the gym and swim.", ["User always goes to the gym and swims."]),
+    ("Please don't suggest black, I hate it.", ["User dislikes black."]),
+    ("Show me the code, I like it.", []),  # (a one-off: no standing taste)
+    ("My team lead is Marcus, he's very strict about tests.",
+     ["User's team lead is Marcus.", "User's team lead is very strict about tests."]),
+    ("My best friend is Tom, he's a chef.", ["User's best friend is Tom.", "User's best friend is a chef."]),
+    ("Dad used to be a carpenter, he still loves fixing things.",
+     ["User's dad used to be a carpenter.", "User's dad still loves fixing things."]),
+    ("我的狗很胖。", ["用户的狗很胖"]),  # said of the dog: no mood of the moment
+    ("我很累。", []),
+])
+def test_tools_tastes_and_who_he_is(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "referent", "facts"), [
+    ("I'm his main caregiver now.", "dad", ["User is their dad's main caregiver."]),
+    ("I gave her flowers.", "mom", ["User gave her flowers."]),  # (whom, not whose: left as said)
+    ("上周带它去看了兽医。", "橘猫", ["用户带橘猫去看了兽医"]),
+    ("上周带它去看了医生。", "爸爸", ["用户带它去看了医生"]),  # (它 is no father)
+])
+def test_his_and_its_are_the_one_the_turn_before_named(text, referent, facts):
+    assert [c.content for c in extract_candidates(text, now=NOW, referent=referent)] == facts

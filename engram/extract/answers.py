@@ -51,7 +51,7 @@ Rule = tuple[re.Pattern[str], Callable[[re.Match[str], str], str | None]]
 def _en_np(answer: str) -> str | None:
     """The noun phrase a short English answer is ("Coco.", "Aisle, always.", "In Porto."), or
     None: a sentence of its own ("Her name's Coco.") is read by the rules as it is."""
-    np = _TAIL_EN.sub("", _LEAD_EN.sub("", answer.strip())).split(",")[0].strip()
+    np = re.split(r",|[.!?]\s", _TAIL_EN.sub("", _LEAD_EN.sub("", answer.strip())))[0].strip()
     words = np.split()
     if not words or len(words) > _MAX_EN_WORDS or _CLAUSE_WORDS.intersection(w.lower() for w in words) \
             or "'s " in np or words[0].lower() in ("no", "not", "nope", "none", "neither", "nothing"):
@@ -94,6 +94,14 @@ def _measure(m: re.Match[str], np: str) -> str | None:
 
 _NOT_A_MEASURE_RE = re.compile(r"\b(?:plan|plans|idea|question|problem|point|take|guess|excuse|secret|reason|number)\b",
                                re.I)
+
+
+def _zh_age_of(m: re.Match[str], a: str) -> str | None:
+    """"你的猫多大了？" / "快十岁了" → "我的猫今年快十岁"."""
+    a = a.rstrip("了啦")
+    if a.endswith("岁"):
+        return f"我的{m.group('x')}今年{a}"
+    return f"我的{m.group('x')}今年{a}岁" if re.fullmatch(r"[0-9]{1,3}|[一二三四五六七八九十]{1,3}", a) else None
 
 
 def _on(np: str) -> str:
@@ -170,6 +178,10 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^(?:do you have|are there) any (?:other )?(?:(?:health|medical|chronic) )?(?P<x>conditions|health issues"
                 r"|health problems|injuries|illnesses|pets|allergies|food allergies)(?: I should know about)?\?$", re.I),
      lambda m, np: f"I'm allergic to {_lc(np)}." if m.group("x").lower().endswith("allergies") else f"I have {_lc(np)}."),
+    # "What Python version?" / "3.12." → "I use Python 3.12."
+    (re.compile(r"^(?:got it[.!]?\s*)?(?:what|which) (?:(?P<x>[\w.+#-]+) version|version of (?P<x2>[\w.+#-]+))"
+                r"(?: are you (?:on|using|running)| do you use)?\?$", re.I),
+     lambda m, np: f"I use {m.group('x') or m.group('x2')} {np}." if re.match(r"^v?\d", np) else None),
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) are you (?:looking for|after|hoping for|hoping to find"
                 r"|interested in)\?$", re.I), _looking_for),
     (re.compile(r"^what (?:part )?do you find (?P<how>(?:the )?(?:hardest|most difficult|most challenging|easiest"
@@ -206,9 +218,7 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"^你(?:现在)?在哪(?:里|儿)?(?:工作|上班)[？?]$"), lambda m, a: f"我在{a.removeprefix('在')}工作"),
     (re.compile(r"^你(?:今年)?(?:多大|几岁)(?:了)?[？?]$"),
      lambda m, a: f"我{a}" if a.endswith("岁") else f"我{a}岁" if re.fullmatch(r"[0-9]{1,3}|[一二三四五六七八九十]{1,3}", a) else None),
-    (re.compile(r"^你(?:的|家的?)(?P<x>[\u4e00-\u9fff]{1,4}?)(?:今年)?(?:多大|几岁)(?:了)?[？?]$"),
-     lambda m, a: f"我的{m.group('x')}今年{a}" if a.endswith("岁")
-     else f"我的{m.group('x')}今年{a}岁" if re.fullmatch(r"[0-9]{1,3}|[一二三四五六七八九十]{1,3}", a) else None),
+    (re.compile(r"^你(?:的|家的?)(?P<x>[\u4e00-\u9fff]{1,4}?)(?:今年)?(?:多大|几岁)(?:了)?[？?]$"), _zh_age_of),
     (re.compile(r"^你是做什么(?:工作)?的[？?]$|^你做什么工作[？?]$|^你的工作是什么[？?]$"),
      lambda m, a: f"我是{a.removeprefix('我是')}"),
     (re.compile(r"^(?:你的?)?(?P<x>[\u4e00-\u9fff]{1,6}?)(?:是|在)?(?:什么时候|哪天|哪一天|几号)[？?]$"),
@@ -235,7 +245,7 @@ _ZH_YES_RULES: list[Rule] = [
 
 
 _PRONOUN_EN_RE = re.compile(r"\b(?P<p>he|she)\b", re.I)
-_PRONOUN_ZH_RE = re.compile(r"^(?P<p>他|她)(?!们)")
+_PRONOUN_ZH_RE = re.compile(r"^(?P<p>他|她|它)(?!们)")
 
 
 def _asked(question_turn: str) -> str | None:

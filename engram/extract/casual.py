@@ -33,7 +33,7 @@ _CHAT = {
 _CHAT_RE = re.compile(r"(?<![\w'.])(" + "|".join(map(re.escape, _CHAT)) + r")(?![\w'.])")
 _SENTENCE_START_RE = re.compile(r"(^|[.!?]\s+)([a-z])")
 # a name typed in lower case, after the words that introduce one ("a cat called pixel", "i'm john,")
-_KIN = r"(?:girlfriend|boyfriend|wife|husband|partner|fiancee?|son|daughter|sister|brother|mom|dad|best friend)"
+_KIN = r"(?:girlfriend|boyfriend|wife|husband|partner|fiancee?|son|daughter|sister|brother|mom|dad|mum|grandma|grandpa|best friend)"
 _NAME_AFTER_RE = re.compile(
     rf"\b(called|named|name is|name's|call me|I'm|{_KIN} is|{_KIN}'s)\s+([a-z]{{2,}})(?=\s*(?:,|\.|!|$|and\b))"
 )
@@ -45,7 +45,8 @@ _BARE_STATE_RE = re.compile(
     re.I,
 )
 # "gf is sarah": the user's own, said without "my"
-_BARE_KIN_RE = re.compile(rf"(^|[.!?]\s+)({_KIN})(?=\s+(?:is|'s|works|lives|loves)\b)", re.I)
+_BARE_KIN_RE = re.compile(
+    rf"(^|[.!?]\s+)({_KIN})(?=\s+(?:is|'s|was|works|worked|lives|lived|loves|used to|still|has|had|just)\b)", re.I)
 _NOT_NAMES = frozenset("""fine good ok okay tired sure sorry here back home done ready busy happy sad excited so
     very not just really also still glad new single married""".split())
 
@@ -61,7 +62,7 @@ def formal(text: str) -> str:
     if "'" not in out:
         out = _NO_APOSTROPHE_RE.sub(lambda m: _keep_case(m.group(), _NO_APOSTROPHE[m.group().lower()]), out)
     out = _CHAT_RE.sub(lambda m: _CHAT[m.group()], out)
-    out = _BARE_KIN_RE.sub(lambda m: m.group(1) + "my " + m.group(2), out)
+    out = _BARE_KIN_RE.sub(lambda m: m.group(1) + ("My " if m.group(2)[0].isupper() else "my ") + m.group(2).lower(), out)
     out = _BARE_STATE_RE.sub(lambda m: m.group(1) + "I'm " + m.group(2).lower(), out)
     if any(ch.isupper() for ch in text):
         return out  # (written with capitals: its sentences and names have theirs)

@@ -52,9 +52,47 @@ def correction(text: str) -> tuple[str, str] | None:
     return new, old
 
 
+# a switch from one thing to another, whenever the old one was said: "we switched to uv last week,
+# no more poetry", "I moved from Notion to Obsidian", "我们从MySQL换成了PostgreSQL"
+_THING_EN = r"[\w.+#-]+(?:\s+[\w.+#-]+){0,2}?"
+_WHO_EN = r"\b(?:i|we)(?:'ve|\s+have)?\s+(?:just\s+|finally\s+|recently\s+|already\s+|now\s+)*"
+_SWITCH_EN_RE = re.compile(
+    rf"{_WHO_EN}(?:switched|moved|migrated|changed)\s+(?:over\s+)?from\s+(?P<old>{_THING_EN})\s+to\s+(?P<new>{_THING_EN})"
+    r"(?=\s*(?:[,.!;]|$|\s+(?:last|this|recently|yesterday|now|a\s+few|two|three|and|because)\b))"
+    rf"|{_WHO_EN}(?:switched|moved|migrated)\s+(?:over\s+)?to\s+(?P<new2>{_THING_EN})"
+    r"(?:\s+(?:last\s+\w+|this\s+\w+|recently|yesterday|now|a\s+few\s+\w+\s+ago))?\s*,?\s+"
+    rf"(?:no\s+more|instead\s+of|rather\s+than|not)\s+(?P<old2>{_THING_EN})(?=\s*(?:[,.!;]|$|\s+(?:anymore|any\s+more)\b))"
+    rf"|{_WHO_EN}(?:replaced|swapped(?:\s+out)?)\s+(?P<old3>{_THING_EN})\s+(?:with|for)\s+(?P<new3>{_THING_EN})(?=\s*(?:[,.!;]|$))"
+    rf"|{_WHO_EN}use\s+(?P<new4>{_THING_EN})\s+(?:now\s+)?instead\s+of\s+(?P<old4>{_THING_EN})(?=\s*(?:[,.!;]|$))",
+    re.I,
+)
+_THING_ZH = r"[^，,。！!？?\s了]{1,12}?"
+_SWITCH_ZH_RE = re.compile(
+    rf"从(?P<old>{_THING_ZH})(?:换成|改成|换到|改用|迁移到|转到)了?(?P<new>{_THING_ZH})(?:了)?(?=[，,。！!]|$)"
+    rf"|不(?:再)?用(?P<old2>{_THING_ZH})了[，,]?(?:改用|换成|改成|现在用)了?(?P<new2>{_THING_ZH})(?:了)?(?=[，,。！!]|$)"
+    rf"|(?:换成|改用)了?(?P<new3>{_THING_ZH})[，,](?:不(?:再)?用(?P<old3>{_THING_ZH})了)(?=[，,。！!]|$)"
+)
+_NOT_A_THING = frozenset("it that this them there here a an the my our".split())
+
+
+def switch(text: str) -> tuple[str, str] | None:
+    """(new, old) when `text` says the user switched from one thing to another, else None."""
+    said = text.strip()
+    m = (_SWITCH_ZH_RE if CJK_RE.search(said) else _SWITCH_EN_RE).search(said)
+    if m is None:
+        return None
+    found = {k: v for k, v in m.groupdict().items() if v}
+    new = next(v for k, v in found.items() if k.startswith("new")).strip().rstrip(".!;")
+    old = next(v for k, v in found.items() if k.startswith("old")).strip().rstrip(".!;")
+    if new.lower() == old.lower() or {new.lower(), old.lower()} & _NOT_A_THING:
+        return None
+    return new, old
+
+
 def _as_word(word: str) -> re.Pattern[str] | None:
     """`word` as a whole word, in any case; None for Chinese, which has no spaces to bound it."""
-    return None if CJK_RE.search(word) else re.compile(rf"(?<![\w'-]){re.escape(word)}(?![\w'-])", re.I)
+    # (bounded by Latin letters only: "MySQL" is a word of "用MySQL做数据库")
+    return None if CJK_RE.search(word) else re.compile(rf"(?<![A-Za-z0-9_'-]){re.escape(word)}(?![A-Za-z0-9_'-])", re.I)
 
 
 def says(content: str, word: str) -> bool:
@@ -63,7 +101,7 @@ def says(content: str, word: str) -> bool:
     return word in content if pattern is None else pattern.search(content) is not None
 
 
-def corrected(target: MemoryItem, new: str, old: str, now: datetime) -> Candidate:
+def corrected(target: MemoryItem, new: str, old: str, now: datetime, why: str = "corrected by the user") -> Candidate:
     """`target` with `old` put right as `new`; a task's day is read again from the new words
     ("actually it's Friday, not Thursday")."""
     pattern = _as_word(old)
@@ -88,6 +126,6 @@ def corrected(target: MemoryItem, new: str, old: str, now: datetime) -> Candidat
         content=content, kind=target.kind, key=target.key,
         value=put_right(target.value) if target.value else None,
         polarity=int(target.metadata.get("polarity", 0)), importance=target.importance, language=target.language,
-        source=Source.RULE, reason=f"corrected by the user: {old} → {new}", entities=list(target.entities),
+        source=Source.RULE, reason=f"{why}: {old} → {new}", entities=list(target.entities),
         due_at=due, recurrence=target.recurrence, valid_from=target.valid_from,
     )

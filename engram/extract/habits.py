@@ -128,6 +128,10 @@ def zh_routine(body: str) -> tuple[str | None, str | None]:
     return (key, slot_value(body)) if key else (None, None)
 
 
+_EN_AND_ONE_MORE_RE = re.compile(
+    r"^(.*?\S)\s+and\s+(?!(?:i|we|my|then|it|they|he|she|you|that|this|so|also)\b)([\w.+#-]+(?:\s+[\w.+#-]+)?)$", re.I)
+
+
 def habit(s: str, ctx: Ctx) -> list[Candidate] | None:
     """"I usually go running at 6am", "我平时早上六点跑步": a routine without a recurrence."""
     if ctx.lang == "zh":
@@ -140,10 +144,14 @@ def habit(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     if _EN_NEG_RE.search(rest) or EN_TRANSIENT_RE.search(s):
         return None
+    also = _EN_AND_ONE_MORE_RE.match(rest.strip())  # "use poetry and ruff": both said, the first keyed
     rest = trim_fillers(cut_clause(rest)).strip()
     rest = " " + rest if rest else ""
     said = m.group("verb") + rest
     act = en_activity(said)
+    if also is not None and rest.strip() == also.group(1):
+        more = also.group(2).split()
+        rest += " and " + " ".join([third_verb(more[0]) if more[0].lower() in EN_ACTIVITY_VERBS else more[0], *more[1:]])
     words = act.lower().split()
     if not words or len(words) > 7 or CONTEXT_WORDS.intersection(words):
         return None

@@ -223,3 +223,22 @@ def _zh_preference(s: str, ctx: Ctx) -> list[Candidate] | None:
     content = zh_third("我" + adv + verb + obj)
     return [candidate(ctx, Kind.PREFERENCE, content, "preference:" + slug, "dislike" if negative else "like",
                       f"{verb}{key_obj}", polarity=polarity, entities=entities_of(key_obj))]
+
+
+# "Please don't suggest black, I hate it.": what "it" is, the request before names
+_EN_REQUEST_THEN_FEELING_RE = re.compile(
+    r"^(?P<ask>(?:please\s+)?(?:(?:don't|do\s+not|never)\s+)?(?:suggest|recommend|use|add)\s+"
+    r"(?P<np>(?!(?:it|that|this|them|me|anything|something|more|any)\b)[\w.+#-]+(?:\s+[\w.+#-]+){0,2}?))"
+    r"\s*[,;]\s*(?:because\s+)?i\s+(?P<feel>(?:really\s+|absolutely\s+|just\s+)?(?:hate|love|like|dislike|adore|can't\s+stand))"
+    r"\s+(?:it|them|that)\b(?P<rest>[^,;]*)$",
+    re.I,
+)
+
+
+def request_then_feeling(sentence: str) -> list[str]:
+    """"Please don't suggest black, I hate it." as "Please don't suggest black." / "I hate black.",
+    for the rules to read the feeling about what the request names; any other sentence as it is."""
+    m = _EN_REQUEST_THEN_FEELING_RE.match(sentence.strip())
+    if m is None:
+        return [sentence]
+    return [m.group("ask") + ".", f"I {m.group('feel')} {m.group('np')}{m.group('rest')}"]

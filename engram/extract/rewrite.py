@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.keys import WS_RE
-from engram.extract.phrases import ZH_OWNED_RE
+from engram.extract.phrases import ZH_OWNED_RE, ZH_PET_BREEDS, ZH_PETS
 from engram.relatives import KIN_EN, KIN_ZH
 
 
@@ -128,7 +128,9 @@ _EN_OBJECT_PRONOUN_RE = re.compile(
 _EN_THEIRS = frozenset(KIN_EN) | frozenset(
     "family friends friend place house home apartment garden birthday name car job work office school boss business "
     "company shop store studio band dog cat".split())
-_EN_POSSESSIVE_RE = re.compile(r"\b(?P<p>her|his|their)\s+(?P<n>[a-z-]+)\b", re.IGNORECASE)
+_EN_POSSESSIVE_RE = re.compile(
+    r"\b(?P<p>her|his|their)\s+(?P<adj>(?:main|primary|only|new|old|best|favou?rite|late|little|big|younger|older)\s+)?"
+    r"(?P<n>[a-z-]+)\b", re.IGNORECASE)
 
 
 def en_objects_named(said: str, prior: str, owner: str = "their") -> str:
@@ -147,14 +149,16 @@ def en_objects_named(said: str, prior: str, owner: str = "their") -> str:
         pronoun = m.group("p").lower()
         fits = plural if pronoun == "their" else not plural and prior not in (
             _EN_MALE if pronoun == "her" else _EN_FEMALE)
-        return f"{owner} {prior}'s {m.group('n')}" if fits and m.group("n").lower() in _EN_THEIRS else m.group()
+        noun = m.group("n").lower() in _EN_THEIRS or pronoun == "his"  # ("his" is always whose; "her" may be whom)
+        return f"{owner} {prior}'s {m.group('adj') or ''}{m.group('n')}" if fits and noun else m.group()
 
     return _EN_POSSESSIVE_RE.sub(whose, _EN_OBJECT_PRONOUN_RE.sub(named, said))
 
 
 _ZH_FEMALE = frozenset({w for w, relation in KIN_ZH.items() if relation in _FEMALE} | {"闺蜜"})
 _ZH_MALE = frozenset(w for w, relation in KIN_ZH.items() if relation in _MALE)
-_ZH_PRONOUN_RE = re.compile(r"(?<![其])(?P<p>[他她])(?![们])")
+_ZH_PRONOUN_RE = re.compile(r"(?<![其])(?P<p>[他她它])(?![们])")
+_ZH_ANIMALS = frozenset(ZH_PETS) | frozenset(ZH_PET_BREEDS)
 
 
 def unnamed_object(said: str) -> bool:
@@ -167,6 +171,8 @@ def unnamed_object(said: str) -> bool:
 def pronoun_fits(pronoun: str, prior: str) -> bool:
     """Whether "she"/"he" (她/他) can stand for the user's `prior` ("mom", "妈妈"): not the
     other gender's kin word; a word of no gender ("friend", "朋友") fits either."""
+    if pronoun == "它":
+        return prior in _ZH_ANIMALS
     wrong = {"she": _EN_MALE, "he": _EN_FEMALE, "她": _ZH_MALE, "他": _ZH_FEMALE}.get(pronoun.lower(), frozenset())
     return prior.lower() not in wrong
 
@@ -175,6 +181,8 @@ def zh_objects_named(said: str, prior: str) -> str:
     """"给她买礼物" → "给妈妈买礼物", once a clause before named the user's 妈妈 (`prior`); a
     pronoun of the other gender is left as said."""
     def named(m: re.Match[str]) -> str:
+        if m.group("p") == "它":  # ("它" is an animal's: "带它去看了兽医")
+            return prior if prior in _ZH_ANIMALS else m.group()
         wrong = _ZH_MALE if m.group("p") == "她" else _ZH_FEMALE
         return m.group() if prior in wrong else prior
 

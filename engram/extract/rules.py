@@ -84,7 +84,7 @@ from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import intro_apart, user_name
 from engram.extract.owned import as_owned
 from engram.extract.phrases import strip_aside, strip_end
-from engram.extract.preferences import favourite, preference
+from engram.extract.preferences import favourite, preference, request_then_feeling
 from engram.extract.statements import (
     about_other, main_part, name_beside_kin, note_place, note_referent, statement, tail_comment, unclefted, with_it_named,
 )
@@ -241,7 +241,8 @@ def extract_candidates(
     if owned:
         sentences = [as_owned(sentence, owned) for sentence in sentences]
     for index, sentence in enumerate(
-        part for whole in sentences for named in with_it_named(name_beside_kin(whole))
+        part for whole in sentences for asked in request_then_feeling(whole)
+        for named in with_it_named(name_beside_kin(asked))
         for piece in commands_apart(named) for part in intro_apart(piece)
     ):
         if out and refers_back(sentence):  # "I'm allergic to penicillin, please remember that."

@@ -64,6 +64,9 @@ _EN_PEOPLE = frozenset(
 # for three years."): a couple; a friend or a sister named then is no "we" of the next turn
 _EN_COUPLE = frozenset("wife husband partner spouse girlfriend boyfriend fiance fiancee".split())
 _ZH_COUPLE = frozenset("老婆 妻子 太太 爱人 老公 丈夫 女朋友 男朋友 女友 男友 对象 未婚夫 未婚妻".split())
+# "my team lead", "my band's drummer": a person named by their role in the user's group
+_EN_GROUPS = frozenset("team band class squad crew club group project company department".split())
+_EN_GROUP_ROLES = frozenset("lead leader manager captain coach owner founder drummer singer teacher".split())
 _EN_PETS = frozenset(
     """dog dogs puppy puppies pup cat cats kitten kittens pet pets parrot rabbit bunny hamster fish goldfish
     bird birds horse turtle snake lizard guinea""".split()
@@ -700,11 +703,15 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 pass  # "My knee hurts when I run": the user's knee
             elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS:
                 return None  # "my bad", "my god"; "my art is about …" goes on
+        role = _EN_TWO_WORD_OWN_RE.match(rest) if head in _EN_GROUPS and not m.group("own_s") else None
+        if role is not None and role.group(1).lower() in _EN_GROUP_ROLES:  # "my team lead is Marcus"
+            own, head = f"{own} {role.group(1).lower()}", role.group(1).lower()
+            rest = rest[role.end():]
         other = own
         subject = f"User's {own}" + ("'s" if m.group("own_s") else "")
         pred = rest
-        if head in _EN_OWNED:
-            memo["other"] = own
+        if head in _EN_OWNED or head in _EN_GROUP_ROLES:
+            memo["other"] = own  # ("team lead" over the "team" `note_referent` saw first)
     else:
         prior = memo.get("other")
         if not prior:
@@ -723,8 +730,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             if pc == "'s":
                 rest = "is " + rest if rest.lower().startswith(("name ", "birthday ")) else rest
         else:
-            alive = prior in _EN_PEOPLE or prior in _EN_PETS
-            many = alive and prior in EN_PLURAL_OWNED
+            head = prior.split()[-1]  # ("best friend", "team lead": who they are is the last word)
+            alive = head in _EN_PEOPLE or head in _EN_PETS or head in _EN_GROUP_ROLES
+            many = alive and head in EN_PLURAL_OWNED
             if (pron == "they" and not many) or pron == "it" or (pron in ("he", "she") and (not alive or many)) \
                     or not pronoun_fits(pron, prior):
                 return None  # "it" is no person; "he"/"she" is no car; "she" is no brother
@@ -857,9 +865,10 @@ _ZH_FIRM_RE = re.compile(r"^我(?:坚信|深信|始终相信|一直相信|坚决
 _ZH_CUT_RE = re.compile(r"因为|所以|但是|不过|可是|然后|而且|——|—|-|（|\(|：|:")
 _ZH_TRAIL_RE = re.compile(r"[啊呀哦啦嘛哈呗哟噢喔嗯呢吧~]+$")
 # says nothing lasting: "总是很忙", "在学校", "在学新东西", "快30岁了" (the age rule reads ages)
+# "很累", "特别好": how the user feels now (said of their dog or mom, "很胖", "特别能吃" is a fact)
+_ZH_MOOD_RE = re.compile(r"^(?:总是|一直|最近|现在|真的|有点|有些|也|还)*(?:很|太|好|挺|特别|非常|超|有点)[^，,]{1,2}$")
 _ZH_EMPTY_RE = re.compile(
-    r"^(?:总是|一直|最近|现在|真的|有点|有些|也|还)*(?:很|太|好|挺|特别|非常|超|有点)[^，,]{1,2}$"
-    r"|^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|(?:喜欢|爱|讨厌|想|见|找|帮|给|跟|和|对|是|了)[它他她这那]$"
+    r"^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|(?:喜欢|爱|讨厌|想|见|找|帮|给|跟|和|对|是|了)[它他她这那]$"
 )
 # an age: the user's is the age rule's ("我快30岁了" is none); a child's or a pet's is a statement
 _ZH_AGE_RE = re.compile(r"^[快都已经才满]*[0-9一二三四五六七八九十两]+岁")
@@ -943,7 +952,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if prior and prior not in rest and _ZH_SAID_OF_RE.match(rest) and len(rest) <= 16:
             return _zh_finish("用户的" + prior, rest, ctx, other=prior)
         if memo.get("opens") and _zh_dropped_subject(s):  # "昨天去了海边": Chinese leaves out its 我
-            return _zh_finish("用户", zh_objects_named(s, prior) if prior in ZH_PEOPLE else s, ctx, other=None)
+            named = prior in ZH_PEOPLE or prior in ZH_PETS or prior in ZH_PET_BREEDS
+            return _zh_finish("用户", zh_objects_named(s, prior) if named else s, ctx, other=None)
         return None
     pre = m.group("pre")
     if pre and not find_range(pre, ctx.now) and not _ZH_PRE_OK_RE.fullmatch(pre):
@@ -1009,7 +1019,8 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
     body = _zh_concise(body)
     if not 2 <= len(body) <= _MAX_ZH_CHARS or _ZH_CONTEXT_ONLY.match(body):
         return None
-    if _ZH_EMPTY_RE.search(body) or (other is None and (_ZH_AGE_RE.match(body) or _negates_slot("我" + body, ctx))):
+    if _ZH_EMPTY_RE.search(body) or (other is None and (
+            _ZH_MOOD_RE.match(body) or _ZH_AGE_RE.match(body) or _negates_slot("我" + body, ctx))):
         return None
     body = zh_third(_ZH_OUR_RE.sub("用户的", body).replace("我们", "用户"))  # "我们项目下个月上线": the user's project
     kind, why = _zh_kind(body)
