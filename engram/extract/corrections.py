@@ -72,12 +72,18 @@ _SWITCH_ZH_RE = re.compile(
     rf"|不(?:再)?用(?P<old2>{_THING_ZH})了[，,]?(?:改用|换成|改成|现在用)了?(?P<new2>{_THING_ZH})(?:了)?(?=[，,。！!]|$)"
     rf"|(?:换成|改用)了?(?P<new3>{_THING_ZH})[，,](?:不(?:再)?用(?P<old3>{_THING_ZH})了)(?=[，,。！!]|$)"
 )
+_SWITCH_WORDS = ("switched", "moved", "migrated", "changed", "replaced", "swapped", "instead of",
+                 "换成", "改成", "换到", "改用", "迁移", "转到")
+_MAX_SWITCH_CHARS = 400  # a switch is said in a sentence or two
 _NOT_A_THING = frozenset("it that this them there here a an the my our".split())
 
 
 def switch(text: str) -> tuple[str, str] | None:
     """(new, old) when `text` says the user switched from one thing to another, else None."""
     said = text.strip()
+    low = said.lower()
+    if len(said) > _MAX_SWITCH_CHARS or not any(w in low for w in _SWITCH_WORDS):
+        return None  # (most messages: no word of a switch, no pattern run)
     m = (_SWITCH_ZH_RE if CJK_RE.search(said) else _SWITCH_EN_RE).search(said)
     if m is None:
         return None
