@@ -57,6 +57,8 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("你现在住哪？", "我住在望京。", "用户住在望京"),
     ("每天学习多久？", "大概十个小时吧。", "用户每天学习大概十个小时"),
     ("Got it. What Python version?", "3.12. And type hints everywhere please.", "User uses Python 3.12."),
+    ("What are you reading these days?", "Currently halfway through Dune, loving it.", "User is reading Dune."),
+    ("Great taste! How many books do you read a year?", "Around 40.", "User reads around 40 books a year."),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]
@@ -94,6 +96,7 @@ def test_yes_to_a_reminder_offer_is_a_reminder(memory):
 
 
 @pytest.mark.parametrize(("question", "answer"), [
+    ("Where do you live?", "Honestly, I live in Berlin."),  # (a word of manner, then the sentence: no "in Honestly")
     ("How are you?", "Good."),  # no question of a fact
     ("What's your dog's name?", "I don't have a dog."),  # a sentence of its own: the rules read it
     ("What's your dog's name?", "Why do you ask? It's a long story, really, you know how it is."),

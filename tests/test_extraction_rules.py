@@ -1026,3 +1026,29 @@ def test_tools_tastes_and_who_he_is(text, facts):
 ])
 def test_his_and_its_are_the_one_the_turn_before_named(text, referent, facts):
     assert [c.content for c in extract_candidates(text, now=NOW, referent=referent)] == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("还行吧，刚换了工作，现在在字节跳动做产品经理。", ["用户刚换了工作", "用户在字节跳动工作", "用户是产品经理"]),
+    ("之前在阿里干了五年。", ["用户之前在阿里干了五年"]),
+    ("新工作压力挺大的，经常加班到十点。", ["用户新工作压力挺大", "用户经常加班到十点"]),
+    ("对了，我下个月要去参加我表妹的婚礼，在成都。", ["用户下个月要去参加用户表妹的婚礼，在成都（2026-06-01）"]),  # not where the user lives
+    ("我住在北京，在腾讯工作。", ["用户住在北京", "用户在腾讯工作"]),
+])
+def test_chinese_work_and_where_an_event_is(text, facts):
+    assert said(text) == facts
+
+
+def test_a_chinese_weekend_habit_is_a_fact_not_a_plan():
+    (c,) = extract_candidates("周末一般会去游泳。", now=NOW)
+    assert (c.kind, c.content) == (Kind.FACT, "用户周末一般会去游泳")
+
+
+@pytest.mark.parametrize(("text", "kind", "fact"), [
+    ("I read mostly sci-fi and some history.", Kind.FACT, "User reads mostly sci-fi and some history."),
+    ("I read a great book yesterday.", Kind.EVENT, "User read a great book."),
+    ("The highlight was a tea ceremony in Kyoto.", Kind.EVENT, "For User, the highlight was a tea ceremony in Kyoto."),
+])
+def test_read_now_or_then_and_what_stood_out(text, kind, fact):
+    (c,) = extract_candidates(text, now=NOW)
+    assert (c.kind, c.content) == (kind, fact)

@@ -26,10 +26,13 @@ _MAX_QUESTION_CHARS = 400
 _YES_EN = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|definitely|absolutely|of course|that would be great"
                      r"|sounds good)(?:[\s,!.]+(?:please|thanks|thank you|do it|that would be great))*[\s!.]*$", re.I)
 _YES_ZH = re.compile(r"^(?:好的?|要|需要|可以|行|嗯|是的?|麻烦(?:你)?了|谢谢)(?:[，,！!。\s]*(?:谢谢|麻烦了|好的?|要))*[！!。\s]*$")
-_LEAD_EN = re.compile(r"^(?:(?:oh|um+|uh+|well|hmm+|haha|lol|it's|its|that's|that would be|definitely|probably)[\s,]+)+", re.I)
+_LEAD_EN = re.compile(r"^(?:(?:oh|um+|uh+|well|hmm+|haha|lol|it's|its|that's|that would be|definitely|probably|currently"
+                      r"|right now|at the moment|just|still|halfway through|almost done with|about to finish)[\s,]+)+",
+                      re.I)
 _TAIL_EN = re.compile(r"\s*,\s*(?:always|definitely|of course|for sure|obviously|haha|lol|I think|I guess)\b.*$|[\s!.~]+$", re.I)
 _CLAUSE_WORDS = frozenset("""i i'm i've we you your he she it it's its they their her his him them me is are was
     were am be been has have had do does did don't doesn't didn't can can't will won't""".split())
+_NOT_AN_ANSWER = frozenset("yes yeah yep no nope well so ok okay actually anyway sure hmm right true".split())
 _COUNT_RE = re.compile(r"^(?:about |around |maybe |roughly |over |under |nearly |almost )?(?:\d+|a few|a couple|two|three"
                        r"|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred)\b", re.I)
 _HOW_OFTEN_RE = re.compile(r"^(?:about |around |usually |mostly )?(?:every|once|twice|three times|daily|weekly|monthly"
@@ -41,7 +44,7 @@ _ZH_BY_RE = re.compile(r"的(?:航班|飞机|火车|高铁|动车|车|船)$")  #
 # "我在国贸" (where, not "我在家办公": what the user does there is a sentence the rules read)
 _ZH_I_AM_AT_RE = re.compile(r"^我(?:现在)?(?:住)?(?=在(?![^，,。]*(?:办公|上班|工作|干活|上学|住))[\u4e00-\u9fffA-Za-z])")
 _ZH_WHERE_RE = re.compile(r"在哪|住哪")
-_AND_MORE_RE = re.compile(r"^[^,.!?]{1,60},\s+(?:and|but|plus)\s+(?:my|i|i'm|i've)\b", re.I)
+_AND_MORE_RE = re.compile(r"^[^,.!?]{1,60},\s+(?:(?:and|but|plus)\s+)?(?:my|i|i'm|i've)\b", re.I)
 _ZH_SO_RE = re.compile(r"^(?:那么?|那你呢|所以|然后)[，,]?(?=你)")
 _TAIL_ZH = re.compile(r"(?:[。！!~～\s]|吧|呀|啊|哈哈+|呢)+$")
 
@@ -53,6 +56,8 @@ def _en_np(answer: str) -> str | None:
     None: a sentence of its own ("Her name's Coco.") is read by the rules as it is."""
     np = re.split(r",|[.!?]\s", _TAIL_EN.sub("", _LEAD_EN.sub("", answer.strip())))[0].strip()
     words = np.split()
+    if len(words) == 1 and (words[0].lower().endswith("ly") or words[0].lower() in _NOT_AN_ANSWER):
+        return None  # "Honestly, I live in Berlin.": a word of manner, the answer is the sentence
     if not words or len(words) > _MAX_EN_WORDS or _CLAUSE_WORDS.intersection(w.lower() for w in words) \
             or "'s " in np or words[0].lower() in ("no", "not", "nope", "none", "neither", "nothing"):
         return None
@@ -156,6 +161,10 @@ _EN_RULES: list[Rule] = [
      lambda m, np: f"I'm expecting {_lc(np)} {m.group('x')}." if _COUNT_RE.match(np) else None),
     (re.compile(r"^how many (?P<x>[a-z -]{2,30}?) do you have\?$", re.I),
      lambda m, np: f"I have {_lc(np)} {m.group('x')}." if _COUNT_RE.match(np) else None),
+    # "How many books do you read a year?" / "Around 40." → "I read around 40 books a year."
+    (re.compile(r"^how many (?P<x>[a-z -]{2,30}?) do you (?P<v>read|run|drink|watch|write|eat|smoke|walk|swim|cook|bake"
+                r"|make|sell|teach|see|ride|play)(?P<per> (?:a|per|each|every) (?:year|month|week|day|night))?\?$", re.I),
+     lambda m, np: f"I {m.group('v')} {_lc(np)} {m.group('x')}{m.group('per') or ''}." if _COUNT_RE.match(np) else None),
     (re.compile(r"^(?:any|do you have a|what(?:'s| is) your) budget(?P<per> per [a-z]+)?(?P<for> for [\w -]{1,30}?)?"
                 r"(?: in mind)?\?$", re.I),
      lambda m, np: f"My budget is {_lc(np)}{m.group('per') or ''}{m.group('for') or ''}." if re.search(r"\d", np) else None),

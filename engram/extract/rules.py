@@ -115,7 +115,20 @@ def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
                 if found and ctx.memo is not None and ctx.lang == "zh" and not about_other(c, "zh"):
                     ctx.memo["last"] = "用户"  # "我不喝咖啡，只喝茶": the next clause goes on about the user
                 return found  # a rule's refusal ([]) stands, unless the clause is about someone else
+        if ctx.lang == "zh" and ctx.memo is not None and (ctx.memo.get("opens") or ctx.memo.get("last") == "用户") \
+                and _ZH_WHERE_I_AM_RE.match(c):  # "（刚换了工作，）现在在字节跳动做产品经理": Chinese leaves out its 我
+            found = zh_fact("我" + c, ctx)
+            if found and all(f.key in _ZH_MY_PLACE_SLOTS for f in found):
+                ctx.memo["last"] = "用户"
+                return found
     return statement(c, ctx) or []
+
+
+# a place alone after an event: where it is ("…婚礼，在成都")
+_ZH_THERE_RE = re.compile(r"^我?(?P<at>在[\u4e00-\u9fffA-Za-z]{2,8})$")
+# a clause with no subject that says where the speaker works, lives or studies
+_ZH_WHERE_I_AM_RE = re.compile(r"^(?:现在|目前|如今|一直)?(?:在|住在)[\u4e00-\u9fffA-Za-z]")
+_ZH_MY_PLACE_SLOTS = frozenset({"fact:employer", "fact:occupation", "fact:location", "fact:school"})
 
 
 def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[Candidate]:
@@ -164,12 +177,17 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
             continue  # "…, we'd go …" is hedged; "I used to ride with my dad" beside it is not
         # "My mom's birthday is next Saturday and I have no idea what to get her": the first
         # clause is read by every rule, as if said alone
-        found = _mine_clause(strip_end(clause), plain if per_clause and not own_hedge else ctx)
-        detail = joined_detail(clause, ctx.lang) if not found and len(last) == 1 else None
+        if ctx.lang == "zh" and len(last) == 1 and last[0].kind in (Kind.TASK, Kind.EVENT) \
+                and (where := _ZH_THERE_RE.match(strip_end(clause))) is not None:
+            found = []  # "…参加我表妹的婚礼，在成都": where the event is, not where the user lives
+            moved: str | None = "，" + where.group("at")
+        else:
+            found = _mine_clause(strip_end(clause), plain if per_clause and not own_hedge else ctx)
+            moved = from_to_detail(strip_end(clause), ctx.lang) if not found and len(last) == 1 else None
+        detail = joined_detail(clause, ctx.lang) if not found and not moved and len(last) == 1 else None
         if detail and last[0].kind is Kind.PREFERENCE:
             last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
             continue
-        moved = from_to_detail(strip_end(clause), ctx.lang) if not found and len(last) == 1 else None
         if moved:  # "…下个月要搬家，从朝阳区搬到海淀区": where from and where to, with the move
             said, due = _DUE_SUFFIX_RE.match(last[0].content.rstrip(".。")).group("said", "due")
             last[0].content = said + moved + (due or "") + ("" if ctx.lang == "zh" else ".")

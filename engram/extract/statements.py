@@ -453,8 +453,24 @@ def _en_predicate_after_i(rest: str, contr: str) -> str | None:
         return third_verb(words[0]) + " " + " ".join(words[1:])  # what the preference rule left: "love being around friends"
     if head in _EN_CHATTER or head.endswith("ing") or not head.isalpha():
         return None  # "I know…", "I loving it", "I do- Oscar"
-    verb = words[0] if head in EN_IRREGULAR_PAST else third_verb(words[0])
+    past = head in EN_IRREGULAR_PAST and not (head in _EN_SAME_PAST and _en_habitual(low, adv))
+    verb = words[0] if past else third_verb(words[0])
     return lead + verb + (" " + " ".join(words[1:]) if len(words) > 1 else "")
+
+
+# verbs whose past is their present ("I read", "I put"): a habit when said like one
+_EN_SAME_PAST = frozenset("read put cut hit let set cost hurt quit spread bet".split())
+_EN_HABIT_MARKS = frozenset("mostly usually often always only sometimes never rarely generally every each daily nightly "
+                            "weekly regularly".split())
+_EN_PAST_MARKS = frozenset("yesterday last ago once when earlier already just".split())
+
+
+def _en_habitual(low: list[str], adv: list[str]) -> bool:
+    """"I (only) read on my Kindle", "I read mostly sci-fi": said as a habit, not as what happened."""
+    said = {w.lower() for w in adv} | set(low)
+    per = any(a in ("a", "per") and b.strip(".,!") in ("day", "week", "month", "year", "night")
+              for a, b in zip(low, low[1:]))  # "40 books a year"
+    return (per or bool(said & _EN_HABIT_MARKS)) and not (said & _EN_PAST_MARKS)
 
 
 def _en_ok_adjective(low: list[str]) -> bool:
@@ -580,6 +596,13 @@ def _commented_on(found: list[Candidate] | None, ctx: Ctx) -> list[Candidate] | 
 _EN_TWO_WORD_OWN_RE = re.compile(r"^([a-z][a-z-]+)\s+(?=(?:is|are|was|were)\s+\S)", re.I)
 
 
+_EN_BEST_PART_RE = re.compile(
+    r"^the\s+(?P<part>highlight|best\s+part|worst\s+part|hardest\s+part|funniest\s+part|favou?rite\s+part|low\s+point)"
+    r"(?:\s+(?:of|for)\s+(?P<of>(?:the|my|our)\s+[\w' -]{1,30}?))?\s+(?P<be>was|is|has\s+been)\s+(?P<what>.+)$",
+    re.I,
+)
+
+
 def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     # the clause opens its sentence (before "Also," was cut): a subject left out can only be "I"
     opens = s.strip()[:1].isupper() or bool(ctx.memo and ctx.memo.get("opens"))
@@ -598,6 +621,15 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     s = _EN_SINCE_RE.sub("", _EN_SINCE_TALK_RE.sub("", _EN_SINCE_LAST_RE.sub("", s)))  # "Since I lost my job, …"; not "Since we last spoke, …"
     if not s:
         return None
+    best = _EN_BEST_PART_RE.match(s)
+    if best:  # "The highlight was a tea ceremony in Kyoto": what stood out for the user
+        what = _they(we_rest(_en_concise(best.group("what"))))
+        if _YOU_RE.search(what) or not content_words(what) or CONTEXT_WORDS.intersection(what.lower().split()[:1]):
+            return None
+        part = best.group("part").lower() + (f" of {en_rest(best.group('of'))}" if best.group("of") else "")
+        return [candidate(ctx, Kind.EVENT if best.group("be").lower() == "was" else Kind.FACT,
+                          as_sentence(f"For User, the {part} {best.group('be').lower()} {what}"), None, None,
+                          "what stood out for the user")]
     photo = _EN_PHOTO_RE.match(s)
     if photo:  # "Here's a photo of my horse painting I did recently"
         what = _they(we_rest(_en_concise(photo.group("x"))))
@@ -842,7 +874,7 @@ _ZH_OUR_RE = re.compile(f"我们(?={_ZH_OUR_THINGS})")
 _ZH_BUT_RE = re.compile(r"^(?:不过|但是|但|可是|而且|所以|然后)")
 # how the speaker is, said without 我: "最近压力很大", "这段时间睡眠不太好"
 _ZH_STATE_RE = re.compile(
-    r"^(?:最近|这几天|这段时间|这阵子|这些天|近来|一直)(?:压力|心情|身体|睡眠|胃口|精神|状态|情绪)"
+    r"^(?:(?:最近|这几天|这段时间|这阵子|这些天|近来|一直)(?:工作|学习|生活)?|(?:新)?工作|学习|生活)(?:压力|心情|身体|睡眠|胃口|精神|状态|情绪)"
     r"(?:一直|也|都)?(?:有点|有些|很|特别|挺|比较|非常|不太|不是很|太|超级?|越来越)?"
     r"(?:大|好|差|不好|不错|糟|糟糕|低落|紧张|焦虑|一般|不稳定)"
 )
@@ -852,7 +884,7 @@ _ZH_IS_MY_RE = re.compile(r"^(?P<x>[^，,。我你您他她它]{1,8}?)(?:就|也
 _ZH_NOT_A_TOPIC_RE = re.compile(r"^(?:这|那|哪|谁|什么|怎么|为什么|它|其实|可能|应该|不)|[吗呢？?]")
 # "还有不到三周": how long until something, no statement about the user
 _ZH_COUNTDOWN_RE = re.compile(r"^还(?:有|剩|差)(?:不到|差不多|大概|将近|就)?[0-9一二两三四五六七八九十几半]+个?(?:天|周|星期|礼拜|月|年|小时|分钟)")
-_ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报])|不能|没法|不敢)")
+_ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|经常|常常|总是|老是|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报])|不能|没法|不敢)")
 _ZH_CHATTER_RE = re.compile(
     rf"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想(?!{ZH_WANT_VERBS})|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
     r"是说|意思是|说|问|告诉|明白了|懂|懂了|看到了|听说|祝|谢谢|感谢|替你|为你|很高兴|高兴|开心|好开心|抱歉|对不起|"
@@ -860,6 +892,7 @@ _ZH_CHATTER_RE = re.compile(
     r"喜欢这|喜欢那|爱这|爱那|跟你|和你)"
 )
 _ZH_PLAN_RE = re.compile(r"打算|计划|准备|要去|想去|将要|即将|要|下周|下个月|明年|明天|后天|下次|周[一二三四五六日末]|月底")
+_ZH_USUALLY_RE = re.compile(r"一般|平时|平常|通常|经常|常常|总是|老是|每周|每天|每个周末|每逢")
 _ZH_PAST_RE = re.compile(r"了|过|去年|昨天|上周|上个月|前年|刚|已经|那年|小时候|以前")
 _ZH_FIRM_RE = re.compile(r"^我(?:坚信|深信|始终相信|一直相信|坚决认为|坚持认为)(?P<rest>.+)$")
 _ZH_CUT_RE = re.compile(r"因为|所以|但是|不过|可是|然后|而且|——|—|-|（|\(|：|:")
@@ -879,6 +912,8 @@ _ZH_FIRST_TIME_RE = re.compile("第一次|第一天|头一回|头一次")  # a f
 
 
 def _zh_kind(body: str) -> tuple[Kind, str]:
+    if _ZH_USUALLY_RE.search(body) and "了" not in body:
+        return Kind.FACT, "habit"  # "周末一般会去游泳": what the user does, not a plan for one weekend
     if _ZH_PLAN_RE.search(body) and "了" not in body:
         return Kind.EVENT, "plan"
     if body.startswith(("喜欢", "爱", "讨厌", "坚信", "更喜欢", "特别喜欢", "很喜欢")):
@@ -1007,7 +1042,8 @@ def _zh_dropped_subject(s: str) -> bool:
 
 
 _ZH_ONE_OF_RE = re.compile(r"^(?:另外|另)?一[只个条匹]|^(?:大的|小的|老大|老二|老三)")
-_ZH_LEAD_WORDS = frozenset("最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末 在家 一般 平时 经常 通常".split())
+_ZH_LEAD_WORDS = frozenset(
+    "最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末 在家 一般 平时 经常 通常 之前 以前 后来 当时".split())
 _ZH_PREPOSITIONS = frozenset("从 在 跟 和 给 把 对 为 替 陪 同".split())
 _ZH_VERB_TAGS = ("v", "vq", "vd")
 _ZH_NOT_DEEDS = frozenset("希望 祝 谢谢 感谢 觉得 认为 知道 听说 记得 忘了 看来 好像 似乎 是 笑死 笑 哭 累死 困死 饿死 气死 吓死 醉".split())
