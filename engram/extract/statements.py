@@ -469,7 +469,7 @@ def _en_habitual(low: list[str], adv: list[str]) -> bool:
     """"I (only) read on my Kindle", "I read mostly sci-fi": said as a habit, not as what happened."""
     said = {w.lower() for w in adv} | set(low)
     per = any(a in ("a", "per") and b.strip(".,!") in ("day", "week", "month", "year", "night")
-              for a, b in zip(low, low[1:]))  # "40 books a year"
+              for a, b in zip(low, low[1:], strict=False))  # "40 books a year"
     return (per or bool(said & _EN_HABIT_MARKS)) and not (said & _EN_PAST_MARKS)
 
 
