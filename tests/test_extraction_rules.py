@@ -1052,3 +1052,14 @@ def test_a_chinese_weekend_habit_is_a_fact_not_a_plan():
 def test_read_now_or_then_and_what_stood_out(text, kind, fact):
     (c,) = extract_candidates(text, now=NOW)
     assert (c.kind, c.content) == (kind, fact)
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("然后我爸把他的旧车给我开了，是一辆白色的卡罗拉。", ["用户的爸把他的旧车给用户开了，是一辆白色的卡罗拉"]),  # (no "用户的爸是一辆…")
+    ("这周六要带我奶奶去医院复查，她上个月做了白内障手术。",
+     ["用户这周六要带用户的奶奶去医院复查（2026-05-09）", "用户的奶奶做了白内障手术"]),
+    ("My sister Jess is getting married in October in Maine, and I'm her maid of honor.",
+     ["User's sister Jess is getting married in October in Maine.", "User is their sister's maid of honor."]),
+])
+def test_whose_car_whom_she_is_and_whose_maid_of_honor(text, facts):
+    assert said(text) == facts

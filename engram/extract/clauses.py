@@ -41,6 +41,8 @@ _ZH_OTHER_HINT_RE = re.compile(
 )
 # "我买了一辆车，是特斯拉": a 是 after something counted out says what that thing is, not the user
 _ZH_COUNTED_OBJECT_RE = re.compile(r"[了过](?:一|两|几|[0-9])?[张只个本幅件条部首篇辆套块台双匹座所家间]")
+# what a thing just named is: "…，是一辆白色的卡罗拉" (a car, a flat: no person or pet)
+ZH_WHICH_THING_RE = re.compile(r"^是(?:一|两)?[辆台部架艘套件本张座栋间把双块][\u4e00-\u9fffA-Za-z0-9]{1,12}[。！!]?$")
 # a clause that ends by bringing someone in: what follows without a subject is about them
 # ("我有个哥哥，在北京工作": the brother works there, not the user)
 _ZH_INTRODUCED_RE = re.compile(rf"^我(?:们)?(?:家)?(?:还|也)?有(?:一|两|几|[0-9])?[个位只条]?(?:{ZH_OWNED_RE})$")
@@ -148,7 +150,8 @@ def split_clauses(s: str, lang: str) -> list[str]:
             if out and out[0].startswith("我") and not p.startswith("我") \
                     and not (_ZH_ITS_RE.match(p) and _ZH_OTHER_HINT_RE.search(out[-1], 1)) \
                     and not _ZH_INTRODUCED_RE.search(out[-1]) \
-                    and not (p.startswith("是") and _ZH_COUNTED_OBJECT_RE.search(out[-1])):  # "我买了一辆车，是…"
+                    and not (p.startswith("是") and (_ZH_COUNTED_OBJECT_RE.search(out[-1]) or ZH_WHICH_THING_RE.match(p))):
+                # ("我买了一辆车，是…", "…旧车给我开了，是一辆白色的卡罗拉": what the thing is)
                 bare = _ZH_AND_RE.sub("", p)  # "并且在腾讯工作": a statement of its own after all
                 if _ZH_CONTINUE_RE.match(bare):  # the first clause's subject: "我妹妹在上海工作，也住在上海"
                     owner = _ZH_OWNER_RE.match(out[0])

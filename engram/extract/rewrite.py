@@ -128,6 +128,7 @@ _EN_OBJECT_PRONOUN_RE = re.compile(
 _EN_THEIRS = frozenset(KIN_EN) | frozenset(
     "family friends friend place house home apartment garden birthday name car job work office school boss business "
     "company shop store studio band dog cat".split())
+_EN_BE_BEFORE_RE = re.compile(r"\b(?:am|'m|is|was|be|became|become)\s+$", re.I)
 _EN_POSSESSIVE_RE = re.compile(
     r"\b(?P<p>her|his|their)\s+(?P<adj>(?:main|primary|only|new|old|best|favou?rite|late|little|big|younger|older)\s+)?"
     r"(?P<n>[a-z-]+)\b", re.IGNORECASE)
@@ -149,7 +150,8 @@ def en_objects_named(said: str, prior: str, owner: str = "their") -> str:
         pronoun = m.group("p").lower()
         fits = plural if pronoun == "their" else not plural and prior not in (
             _EN_MALE if pronoun == "her" else _EN_FEMALE)
-        noun = m.group("n").lower() in _EN_THEIRS or pronoun == "his"  # ("his" is always whose; "her" may be whom)
+        # ("his" is always whose; "her" may be whom, but not after "I'm": "I'm her maid of honor")
+        noun = m.group("n").lower() in _EN_THEIRS or pronoun == "his" or _EN_BE_BEFORE_RE.search(m.string, 0, m.start())
         return f"{owner} {prior}'s {m.group('adj') or ''}{m.group('n')}" if fits and noun else m.group()
 
     return _EN_POSSESSIVE_RE.sub(whose, _EN_OBJECT_PRONOUN_RE.sub(named, said))

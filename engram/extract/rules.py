@@ -71,7 +71,7 @@ from typing import Any
 from engram.extract.candidate import Ctx
 from engram.extract.changes import change
 from engram.extract.casual import formal
-from engram.extract.clauses import ended_detail, from_to_detail, joined_detail, split_clauses
+from engram.extract.clauses import ZH_WHICH_THING_RE, ended_detail, from_to_detail, joined_detail, split_clauses
 from engram.extract.explicit import as_explicit, asked_to_keep, commands_apart, explicit_command, refers_back
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
@@ -181,6 +181,9 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
                 and (where := _ZH_THERE_RE.match(strip_end(clause))) is not None:
             found = []  # "…参加我表妹的婚礼，在成都": where the event is, not where the user lives
             moved: str | None = "，" + where.group("at")
+        elif ctx.lang == "zh" and len(last) == 1 and ZH_WHICH_THING_RE.match(strip_end(clause)):
+            found = []  # "…把他的旧车给我开了，是一辆白色的卡罗拉": what the thing is, no one's 是
+            moved = "，" + strip_end(clause)
         else:
             found = _mine_clause(strip_end(clause), plain if per_clause and not own_hedge else ctx)
             moved = from_to_detail(strip_end(clause), ctx.lang) if not found and len(last) == 1 else None

@@ -982,9 +982,13 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         rest = s[one.end():] if one and prior else s
         if prior and (lead := _ZH_BUT_RE.match(rest)) and rest[lead.end():][:1] in _ZH_PRONOUNS:
             rest = rest[lead.end():]  # "…，不过他考的是电子信息"
-        if prior and rest[:1] in _ZH_PRONOUNS and (rest[0] == "它") == (prior in ZH_PETS or prior in ZH_PET_BREEDS):
-            rest = rest[1:]  # "我妹妹来看我了，她是护士", "我养了一只狗，它三岁了"
-        if prior and prior not in rest and _ZH_SAID_OF_RE.match(rest) and len(rest) <= 16:
+        named_by_pronoun = False
+        if prior and rest[:1] in _ZH_PRONOUNS and (rest[0] == "它") == (prior in ZH_PETS or prior in ZH_PET_BREEDS) \
+                and pronoun_fits(rest[0], prior):
+            rest, named_by_pronoun = rest[1:], True  # "我妹妹来看我了，她是护士", "我养了一只狗，它三岁了"
+        # (after a pronoun that stands for them, whatever it says: "…带我奶奶去复查，她上个月做了白内障手术")
+        if prior and prior not in rest and (_ZH_SAID_OF_RE.match(rest) or (named_by_pronoun and _ZH_PAST_RE.search(rest))) \
+                and len(rest) <= 16:
             return _zh_finish("用户的" + prior, rest, ctx, other=prior)
         if memo.get("opens") and _zh_dropped_subject(s):  # "昨天去了海边": Chinese leaves out its 我
             named = prior in ZH_PEOPLE or prior in ZH_PETS or prior in ZH_PET_BREEDS
@@ -1139,7 +1143,8 @@ def note_referent(s: str, ctx: Ctx) -> None:
         return
     if ctx.lang == "zh":
         m = _ZH_REFERENT_RE.match(s)
-        found = [m.group("w")] if m else (_ZH_PET_OBJ_RE.findall(s) or _ZH_HAS_WHO_RE.findall(s.rstrip("。！!")))[-1:]
+        found = [m.group("w")] if m else (_ZH_PET_OBJ_RE.findall(s) or _ZH_HAS_WHO_RE.findall(s.rstrip("。！!"))
+                                          or _ZH_MY_OWNED_RE.findall(s))[-1:]  # "…带我奶奶去医院复查，她…"
     else:
         m = _EN_REFERENT_RE.match(s) or _EN_HAS_WHO_RE.match(s)  # "My sister …", "I have a sister, she …"
         found = [m.group("w").lower()] if m and m.group("w").lower() in _EN_OWNED else [
