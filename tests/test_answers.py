@@ -59,6 +59,9 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("Got it. What Python version?", "3.12. And type hints everywhere please.", "User uses Python 3.12."),
     ("What are you reading these days?", "Currently halfway through Dune, loving it.", "User is reading Dune."),
     ("Great taste! How many books do you read a year?", "Around 40.", "User reads around 40 books a year."),
+    ("Great. How often do you work out?", "3 times a week, mostly spin classes.", "User works out 3 times a week."),
+    ("How often do you visit your parents?", "Every other weekend.", "User visits their parents every other weekend."),
+    ("你好，我是你的健身教练，你的目标是什么？", "想增肌，现在太瘦了。", "用户的目标是增肌"),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]

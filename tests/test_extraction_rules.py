@@ -1063,3 +1063,22 @@ def test_read_now_or_then_and_what_stood_out(text, kind, fact):
 ])
 def test_whose_car_whom_she_is_and_whose_maid_of_honor(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "slots"), [
+    ("I'm 5'6 and 160 lbs right now.", [("fact:height", "User is 5'6 tall."), ("fact:weight", "User weighs 160 lbs.")]),
+    ("I weigh 72 kg.", [("fact:weight", "User weighs 72 kg.")]),
+    ("I'm 34.", [("fact:age", "User is 34 years old.")]),
+])
+def test_height_and_weight_fill_their_slots(text, slots):
+    assert [(c.key, c.content) for c in extract_candidates(text, now=NOW)] == slots
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I visit my parents every other weekend.", ["User visits their parents every other weekend."]),
+    ("以前打篮球把脚踝扭伤过，现在跑步还会疼。", ["用户以前打篮球把脚踝扭伤过"]),
+    ("我是回族，不吃猪肉。", ["用户是回族", "用户不吃猪肉"]),
+    ("身高180体重才62公斤。", ["用户的身高180体重才62公斤"]),
+])
+def test_parents_old_injuries_and_what_the_user_does_not_eat(text, facts):
+    assert said(text) == facts

@@ -32,10 +32,12 @@ _LEAD_EN = re.compile(r"^(?:(?:oh|um+|uh+|well|hmm+|haha|lol|it's|its|that's|tha
 _TAIL_EN = re.compile(r"\s*,\s*(?:always|definitely|of course|for sure|obviously|haha|lol|I think|I guess)\b.*$|[\s!.~]+$", re.I)
 _CLAUSE_WORDS = frozenset("""i i'm i've we you your he she it it's its they their her his him them me is are was
     were am be been has have had do does did don't doesn't didn't can can't will won't""".split())
+_YOUR_RE = re.compile(r"\byour\b", re.I)
 _NOT_AN_ANSWER = frozenset("yes yeah yep no nope well so ok okay actually anyway sure hmm right true".split())
 _COUNT_RE = re.compile(r"^(?:about |around |maybe |roughly |over |under |nearly |almost )?(?:\d+|a few|a couple|two|three"
                        r"|four|five|six|seven|eight|nine|ten|twelve|twenty|fifty|a hundred)\b", re.I)
-_HOW_OFTEN_RE = re.compile(r"^(?:about |around |usually |mostly )?(?:every|once|twice|three times|daily|weekly|monthly"
+_HOW_OFTEN_RE = re.compile(r"^(?:about |around |usually |mostly )?(?:every|once|twice|three times|\d+ times|\d+x|four times"
+                           r"|five times|daily|weekly|monthly"
                            r"|most|on weekends|on weekdays|a few times)\b", re.I)
 _DURATION_RE = re.compile(r"\b(?:\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few|a couple(?: of)?|several)"
                           r"\s+(?:days?|nights?|weeks?|months?|years?|hours?)\b", re.I)
@@ -173,6 +175,9 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^how long (?P<have>have you been|are you|will you be) (?P<v>[a-z]+ing(?: [a-z ]{1,20}?)?)\?$", re.I),
      lambda m, np: (f"I've been {m.group('v')} for {_lc(np)}." if m.group("have").lower().startswith("have")
                     else f"I'm {m.group('v')} for {_lc(np)}.") if _DURATION_RE.search(np) else None),
+    (re.compile(r"^how often do you (?P<v>[a-z]+(?: [a-z]+){0,3}?)\?$", re.I),
+     lambda m, np: f"I {_YOUR_RE.sub('my', m.group('v'))} {_lc(re.sub(r'[ ,]+or (?:so|something)$', '', np))}."
+     if _HOW_OFTEN_RE.match(np) else None),
     (re.compile(r"^do you (?P<v>[a-z]+(?: [a-z]+){0,3}?) (?:often|a lot|regularly|much|every day)\?$", re.I),
      lambda m, np: f"I {m.group('v')} {_lc(re.sub(r'[ ,]+or (?:so|something)$', '', np))}."
      if _HOW_OFTEN_RE.match(np) else None),
@@ -241,7 +246,7 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"^你(?:现在)?(?:多重|体重多少)[？?]$"),
      lambda m, a: f"我的体重是{a}" if re.search(r"\d|[一二三四五六七八九十百]", a) else None),
     (re.compile(r"^你的(?P<x>目标|梦想|专业|爱好|预算|计划|职业|星座|血型|身高|体重)(?:是什么|是多少|是啥)[？?]$"),
-     lambda m, a: f"我的{m.group('x')}是{a}"),
+     lambda m, a: f"我的{m.group('x')}是{re.sub(r'^(?:想要|想|要|希望)(?=..)', '', a)}"),  # ("想增肌": 增肌)
     (re.compile(r"^你是哪里人[？?]$"), lambda m, a: f"我是{a}" if a.endswith("人") else f"我是{a}人"),
     (re.compile(r"^你(?:平时|平常|业余)?(?:有什么|有哪些|的)爱好(?:吗|是什么)?[？?]$|^你(?:平时|平常)?喜欢做什么[？?]$"),
      lambda m, a: None if a.startswith(("没", "不")) else f"我喜欢{a}"),

@@ -31,7 +31,7 @@ _ZH_CLAUSE_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|但是|不过|同
 _ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
 _ZH_CONTINUE_RE = re.compile(
     r"^(?:也|还|都|平时|目前|现在|一直)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|有|养|叫|今年|最喜欢|来自|老家|对(?![方面手])"
-    r"|月薪|年薪|工资|收入)"
+    r"|月薪|年薪|工资|收入|不(?:吃|喝|抽|碰)(?!了))"
 )
 _ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
 _ZH_ITS_RE = re.compile(r"^(?:叫|名字叫|今年|已经|才)")

@@ -512,6 +512,33 @@ def _en_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
                       "what the user is learning", entities=entities_of(obj) if obj[:1].isupper() else [])]
 
 
+# "I'm 5'6 and 160 lbs", "I'm 180 cm tall", "I weigh 72 kg": the user's height and weight
+_HEIGHT = r"\d'\s?\d{1,2}(?:\"|''|”)?|\d\s?(?:ft|foot|feet)(?:\s?\d{1,2}(?:\s?(?:in|inches))?)?|1[.,]\d{1,2}\s?m|1\d{2}\s?cm"
+_WEIGHT = r"\d{2,3}(?:[.,]\d)?\s?(?:lbs?|pounds|kg|kgs|kilos)"
+_EN_BODY_RE = re.compile(
+    rf"^i(?:(?:'m|\s+am)\s+(?:(?P<h>{_HEIGHT})(?:\s+tall)?(?:\s*(?:,|and)\s*(?:weigh\s+)?(?P<w>{_WEIGHT}))?"
+    rf"|(?P<w2>{_WEIGHT}))|\s+(?:currently\s+|now\s+)?weigh\s+(?:about\s+|around\s+)?(?P<w3>{_WEIGHT}))"
+    r"(?:\s+(?:right\s+now|now|at\s+the\s+moment|currently))?$",
+    re.I,
+)
+
+
+def _en_body(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """"I'm 5'6 and 160 lbs right now" → fact:height and fact:weight (as of when it was said)."""
+    m = _EN_BODY_RE.match(s)
+    if m is None:
+        return None
+    out = []
+    if m.group("h"):
+        out.append(candidate(ctx, Kind.FACT, f"User is {m.group('h')} tall.", "fact:height", slot_value(m.group("h")),
+                             "user's height"))
+    weight = m.group("w") or m.group("w2") or m.group("w3")
+    if weight:
+        out.append(candidate(ctx, Kind.FACT, f"User weighs {weight}.", "fact:weight", slot_value(weight),
+                             "user's weight", valid_from=ctx.now))
+    return out
+
+
 def en_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
     """The first fact rule that matches an English clause starting with "I" or "my"."""
     low = s[:2].lower()
@@ -526,7 +553,8 @@ def en_fact(s: str, ctx: Ctx) -> list[Candidate] | None:
         return _en_my(s, ctx)
     if not low.startswith("i"):
         return None
-    for fn in (_en_location, _en_from, _en_work, _en_diet, _en_allergy, _en_job, _en_have, _en_age, _en_learning):
+    for fn in (_en_location, _en_from, _en_work, _en_diet, _en_allergy, _en_job, _en_have, _en_body, _en_age,
+               _en_learning):
         found = fn(s, ctx)
         if found is not None:
             return found

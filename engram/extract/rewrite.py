@@ -130,7 +130,7 @@ _EN_THEIRS = frozenset(KIN_EN) | frozenset(
     "company shop store studio band dog cat".split())
 _EN_BE_BEFORE_RE = re.compile(r"\b(?:am|'m|is|was|be|became|become)\s+$", re.I)
 _EN_POSSESSIVE_RE = re.compile(
-    r"\b(?P<p>her|his|their)\s+(?P<adj>(?:main|primary|only|new|old|best|favou?rite|late|little|big|younger|older)\s+)?"
+    r"\b(?P<p>her|his)\s+(?P<adj>(?:main|primary|only|new|old|best|favou?rite|late|little|big|younger|older)\s+)?"
     r"(?P<n>[a-z-]+)\b", re.IGNORECASE)
 
 
@@ -148,9 +148,9 @@ def en_objects_named(said: str, prior: str, owner: str = "their") -> str:
 
     def whose(m: re.Match[str]) -> str:
         pronoun = m.group("p").lower()
-        fits = plural if pronoun == "their" else not plural and prior not in (
-            _EN_MALE if pronoun == "her" else _EN_FEMALE)
-        # ("his" is always whose; "her" may be whom, but not after "I'm": "I'm her maid of honor")
+        fits = not plural and prior not in (_EN_MALE if pronoun == "her" else _EN_FEMALE)
+        # ("their" is left alone: the user's own "my" is written "their"; "his" is always whose;
+        # "her" may be whom, but not after "I'm": "I'm her maid of honor")
         noun = m.group("n").lower() in _EN_THEIRS or pronoun == "his" or _EN_BE_BEFORE_RE.search(m.string, 0, m.start())
         return f"{owner} {prior}'s {m.group('adj') or ''}{m.group('n')}" if fits and noun else m.group()
 

@@ -859,8 +859,8 @@ _ZH_BODY_RE = re.compile(
 # what a clause without a subject says of the user's own plans and particulars ("…，目标是浙江大学",
 # "…，专业是计算机"): the noun is one only a person has
 _ZH_ATTRIBUTE_RE = re.compile(
-    r"^(?:目标|梦想|理想|专业|职业|工作|爱好|计划|预算|生日|星座|血型|身高|体重|学校|母校|公司|老家|家乡|英文名|网名|小名)"
-    r"(?:是|在|定在|改成了?|换成了?)(?!什么|哪)"
+    r"^(?:(?:目标|梦想|理想|专业|职业|工作|爱好|计划|预算|生日|星座|血型|身高|体重|学校|母校|公司|老家|家乡|英文名|网名|小名)"
+    r"(?:是|在|定在|改成了?|换成了?)(?!什么|哪)|(?:身高|体重)(?:才|有|大概|差不多|只有)?[0-9一二三四五六七八九十百])"
 )
 # a part of the day or week, then how the user goes on ("…，晚上不吃主食", "…，周末也加班")
 _ZH_WHEN_GO_ON_RE = re.compile(r"^(?:早上|上午|中午|下午|傍晚|晚上|平时|周末|每天|白天|工作日)(?=[不没也还都就只常很经总老])")
@@ -1039,8 +1039,10 @@ def _zh_dropped_subject(s: str) -> bool:
                 return False
             at = verb
             continue
-        # a verb with something after it ("收到了" alone is an acknowledgement)
-        return tag in _ZH_VERB_TAGS and word not in _ZH_NOT_DEEDS and any(
+        # a verb with something after it ("收到了" alone is an acknowledgement); "打篮球", "弹钢琴" are
+        # verb and object in one word (tagged a noun)
+        verb = tag in _ZH_VERB_TAGS or (tag == "n" and len(word) >= 2 and word[0] in _ZH_VERB_OBJECT_HEADS)
+        return verb and word not in _ZH_NOT_DEEDS and any(
             t not in ("ul", "uz", "ug", "y", "x", "e") for _, t in tagged[at + 1 :])
     return False
 
@@ -1048,6 +1050,7 @@ def _zh_dropped_subject(s: str) -> bool:
 _ZH_ONE_OF_RE = re.compile(r"^(?:另外|另)?一[只个条匹]|^(?:大的|小的|老大|老二|老三)")
 _ZH_LEAD_WORDS = frozenset(
     "最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末 在家 一般 平时 经常 通常 之前 以前 后来 当时".split())
+_ZH_VERB_OBJECT_HEADS = frozenset("打踢玩弹骑练跳滑钓爬拉吹")
 _ZH_PREPOSITIONS = frozenset("从 在 跟 和 给 把 对 为 替 陪 同".split())
 _ZH_VERB_TAGS = ("v", "vq", "vd")
 _ZH_NOT_DEEDS = frozenset("希望 祝 谢谢 感谢 觉得 认为 知道 听说 记得 忘了 看来 好像 似乎 是 笑死 笑 哭 累死 困死 饿死 气死 吓死 醉".split())
