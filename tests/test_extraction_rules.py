@@ -1082,3 +1082,13 @@ def test_height_and_weight_fill_their_slots(text, slots):
 ])
 def test_parents_old_injuries_and_what_the_user_does_not_eat(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "slots"), [
+    ("关于我：我叫李明，今年28岁，在深圳做前端开发。",
+     ["fact:name", "fact:age", "fact:work_location", "fact:occupation"]),
+    ("About me: I'm Tom, 34, a nurse in Leeds.", ["fact:name", "fact:age", "fact:occupation", "fact:location"]),
+    ("A bit about me: I live in Oslo.", ["fact:location"]),
+])
+def test_a_heading_before_an_introduction_is_no_part_of_it(text, slots):
+    assert [c.key for c in extract_candidates(text, now=NOW)] == slots

@@ -81,6 +81,21 @@ _EN_CLOSING_FILLER_RE = re.compile(
 )
 
 
+# a heading before what the user says about themselves: "About me:", "关于我：", "自我介绍一下："
+_HEADING_RE = re.compile(
+    r"^(?:(?:(?:a\s+(?:little\s+)?bit|some\s+things?|a\s+few\s+things|(?:some\s+)?quick\s+facts?|(?:some\s+)?fun\s+facts?"
+    r"|more)\s+about\s+me|about\s+me|(?:a\s+)?quick\s+intro(?:duction)?|intro(?:duction)?|(?:a\s+)?quick\s+update"
+    r"|(?:an\s+)?update|background)\s*[:：-]+"
+    r"|(?:关于我(?:自己)?|自我介绍(?:一下)?|(?:先|简单)?介绍一下(?:自己|我自己)?|我的(?:基本)?情况|基本情况|更新一下)\s*[:：，,]+)\s*",
+    re.I,
+)
+
+
+def without_heading(s: str) -> str:
+    """`s` without a heading before what the user says of themselves ("About me:", "关于我：")."""
+    return _HEADING_RE.sub("", s, count=1) if ":" in s[:40] or "：" in s[:40] or "，" in s[:12] else s
+
+
 def strip_fillers(s: str, lang: str) -> tuple[str, bool]:
     """`s` without its opening fillers ("oh, btw, …") and closing asides ("…, by the way."),
     and whether the fillers included a greeting."""

@@ -40,7 +40,8 @@ _ZH_NAME_BAD_RE = re.compile(r"[了过着的你他她它人车外卖不很在是
 # "I'm John, 29, software developer from Toronto": an introduction, its parts set off by commas
 _EN_INTRO_RE = re.compile(
     r"^(?:(?i:hi|hey|hello))?[\s,!]*(?:I'm|I\s+am)\s+(?P<name>[A-Z][a-z]+),\s*(?P<age>\d{1,2})(?:\s*(?:years\s+old|y/?o))?"
-    r"(?:,\s*(?:(?:an?)\s+)?(?P<job>[a-z][a-z -]{1,40}?))?(?:,?\s+(?:from|in)\s+(?P<place>[\w][\w .'-]{1,40}?))?[.!]?$"
+    r"(?:,\s*(?:(?:an?)\s+)?(?P<job>[a-z][a-z -]{1,40}?))?(?:,?\s+(?P<prep>from|in|based\s+in)\s+(?P<place>[\w][\w .'-]{1,40}?))?"
+    r"[.!]?$"
 )
 
 
@@ -62,7 +63,8 @@ def _en_intro_apart(sentence: str) -> list[str]:
         said.append(f"I'm {'an' if job[:1] in 'aeiou' else 'a'} {job}.")
     if m.group("place"):
         place = m.group("place").strip()
-        said.append(f"I'm from {place[:1].upper() + place[1:]}.")
+        place = place[:1].upper() + place[1:]  # ("a nurse in Leeds": where they live; "from Toronto": where from)
+        said.append(f"I'm from {place}." if m.group("prep").lower() == "from" else f"I live in {place}.")
     return said
 
 

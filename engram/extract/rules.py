@@ -76,7 +76,7 @@ from engram.extract.explicit import as_explicit, asked_to_keep, commands_apart, 
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
 from engram.extract.filters import (
-    conditional, hedged, is_question, soft_hedged, statement_before_question, strip_fillers,
+    conditional, hedged, is_question, soft_hedged, statement_before_question, strip_fillers, without_heading,
 )
 from engram.extract.habits import habit
 from engram.extract.instructions import identity, instruction, nickname
@@ -258,7 +258,7 @@ def extract_candidates(
     seen: set[tuple[str | None, str | None, str]] = set()
     greeted = False
     memo: dict[str, Any] = {"other": referent, "before": referent} if referent else {}
-    sentences = split_sentences(prepared)
+    sentences = [without_heading(sentence) for sentence in split_sentences(prepared)]  # ("About me: I'm Tom, 34, …")
     if owned:
         sentences = [as_owned(sentence, owned) for sentence in sentences]
     for index, sentence in enumerate(
