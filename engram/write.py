@@ -33,6 +33,7 @@ from engram.extract import extract_candidates
 from engram.extract.answers import answer_as_statement, asks_of_pronoun
 from engram.extract.keys import CJK_RE
 from engram.extract.corrections import CORRECTS_WITHIN, LOOK_BACK, corrected, correction, says, switch
+from engram.extract.endings import ending, ends
 from engram.extract.statements import last_referent, opens_with_pronoun
 from engram.graph import build as graph
 from engram.graph import kin
@@ -181,12 +182,16 @@ class Writer:
                     out.events.append(switched)
                     written.add(switched.memory.id)
             rules += found
+            before = len(out.events)
             for candidate in found:
                 event = self.add_candidate(source, candidate, text, written)
                 if event is not None:
                     out.events.append(event)
                     if event.memory is not None and event.action is not Action.NOOP:
                         written.add(event.memory.id)
+            who = ending(text) if message.role == "user" else None
+            if who is not None:  # "Anna and I broke up": what said she is the user's girlfriend ends
+                self._end(said.scope, out.events[before:], who)
             self.flush_episodes(source)
         if out.kept:  # the LLM (when configured): this turn now, or its batch when full
             last = kept_episodes[-1].memory.id if kept_episodes else None
@@ -299,6 +304,24 @@ class Writer:
             return None
         return self.add_candidate(said, corrected(target, new, old, now, "switched by the user"), text, written,
                                   replaces=target)
+
+    def _end(self, scope: Scope, events: list[Event], who: str) -> None:
+        """The user's standing memories of a relationship they say ended, superseded by the event
+        that ended it (engram.extract.endings); history keeps both. Nothing without that event."""
+        ended = next((e.memory for e in events if e.memory is not None and e.memory.kind is Kind.EVENT
+                      and e.action in (Action.ADD, Action.SUPERSEDE)), None)
+        if ended is None:
+            return
+        store, now = self.services.store, utcnow()
+        with store.section(scope), store.atomic():
+            targets = [m for m in store.list(scope, LIVE, limit=SWITCH_LOOK_BACK)
+                       if m.kind in _SWITCHABLE and m.id != ended.id and ends(m.content, who)]
+            old = [t.model_copy(update={"status": Status.SUPERSEDED, "superseded_by": ended.id,
+                                        "valid_to": ended.valid_from, "updated_at": now}) for t in targets]
+            said = self._outdated_episodes(scope.user_id, targets, ended, now)  # ("My girlfriend Anna and I …")
+            store.write(updates=[make_record(o) for o in (*old, *said)], events=[
+                HistoryEvent.of(o, "SUPERSEDE", ended.content, "the relationship ended", old_content=o.content,
+                                related_id=ended.id) for o in (*old, *said)])
 
     def add_candidate(
         self, said: Said, candidate: Candidate, text: str, written: set[str] | None = None,

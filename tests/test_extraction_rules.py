@@ -1092,3 +1092,18 @@ def test_parents_old_injuries_and_what_the_user_does_not_eat(text, facts):
 ])
 def test_a_heading_before_an_introduction_is_no_part_of_it(text, slots):
     assert [c.key for c in extract_candidates(text, now=NOW)] == slots
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Jake and I went hiking.", ["User and Jake went hiking."]),
+    ("Sunday and I are not friends.", []),
+    ("I've moved to SF now, started at Figma on Monday.", ["User moved to SF.", "User works at Figma."]),
+    ("I started at the bottom.", ["User started at the bottom."]),  # (no employer "the bottom")
+])
+def test_someone_named_and_i_and_a_new_job_said_in_passing(text, facts):
+    assert said(text) == facts
+
+
+def test_a_chinese_habit_is_keyed_by_what_not_how_much():
+    assert [c.key for c in extract_candidates("我每天早上喝一杯咖啡。", now=NOW)] == ["habit:咖啡"]
+    assert [c.key for c in extract_candidates("我戒咖啡了。", now=NOW)] == ["habit:咖啡"]  # so it ends it

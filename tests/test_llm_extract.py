@@ -310,7 +310,7 @@ def test_an_llm_no_longer_fact_ends_exactly_the_value_it_names(llm_memory, fake_
         "content": "User no longer works at Acme.", "kind": "fact", "reason": "a change",
         "key": "fact:employer", "value": "Acme", "importance": 0.6, "polarity": -1,
     }]})
-    events = memory.add("Acme and I parted ways last month.", user_id="u")
+    events = memory.add("Left Acme behind last month.", user_id="u")  # (the rules read nothing here)
     assert [e.action for e in facts(events)] == [Action.SUPERSEDE]
     assert memory.get(kept.id).status.value == "superseded"
     assert "polarity (on a preference: 1 likes, -1 dislikes; on anything else: -1 when" in \

@@ -25,7 +25,8 @@ _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces s
 )
 _EN_SPLIT_WORDS = (" and ", " but ", " plus ", "- ", "– ", "— ", "because ", "cause ", " since ", " so ")
 _EN_CONTINUE_RE = re.compile(
-    r"\s+(?:and|but)\s+(?=(?:also\s+)?(?:work|live|love|like|enjoy|hate|prefer|moved|have|am)\b)", re.I
+    r"\s+(?:and|but)\s+(?=(?:also\s+)?(?:work|live|love|like|enjoy|hate|prefer|moved|have|am|started|joined)\b)"
+    r"|\s*,\s+(?=(?:just\s+|then\s+)?(?:started|joined|moved|quit|left)\s)", re.I  # "I've moved to SF, started at Figma"
 )
 _ZH_CLAUSE_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|但是|不过|同时)(?=我)")
 _ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
@@ -124,7 +125,7 @@ def _continue_i(m: re.Match[str]) -> str:
     """" and I " before a verb that goes on with an object ("and work at Google"), not before a
     noun ("the self-acceptance and love theme")."""
     rest = m.string[m.end():].split(None, 3)
-    return " and I " if len(rest) >= 3 else m.group()
+    return (", and I " if "," in m.group() else " and I ") if len(rest) >= 3 else m.group()
 
 
 def _names_the_object(clause: str) -> bool:

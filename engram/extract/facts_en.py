@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.candidate import Ctx, candidate, entities_of
-from engram.extract.dates import calendar_day
+from engram.extract.dates import EN_DATE_RE, calendar_day
 from engram.extract.filters import EN_TRANSIENT_RE
 from engram.extract.keys import ART_RE, WS_RE, slot_value, slugify
 from engram.extract.names import valid_en_name
@@ -53,7 +53,7 @@ _EN_HIRED_RE = re.compile(
     rf"^i(?:(?:'ve|\s+have)?\s+{EN_ADV}(?:got|gotten|landed|accepted|took|taken|started)\s+a\s+"
     r"(?:new\s+|full-time\s+|part-time\s+)?(?:job|position|role)(?:\s+offer)?\s+(?:at|with|from)"
     rf"|(?:\s+was|'ve\s+been|\s+have\s+been|\s+got)\s+{EN_ADV}hired\s+(?:at|by)"
-    rf"|(?:'ve|\s+have)?\s+{EN_ADV}joined(?P<joined>))"
+    rf"|(?:'ve|\s+have)?\s+{EN_ADV}joined(?P<joined>)|\s+{EN_ADV}started\s+at(?=\s+(?-i:[A-Z])))"
     r"\s+(?P<org>.+?)(?:\s+as\s+(?P<det>a|an)\s+(?P<job>.+))?$",
     re.I,
 )
@@ -223,6 +223,8 @@ def _en_work(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None  # "I joined a book club", "I joined Reddit": no employer without a role
     org = trim_time(cut_clause(m.group("org"))).strip()
     org = _FOR_DURATION_RE.split(org, maxsplit=1)[0]
+    day = EN_DATE_RE.search(org)
+    org = org[: day.start()].strip() if day and day.start() > 0 else org  # "Figma on Monday": Figma
     if not org or org.lower() in _ORG_BLACKLIST or len(org.split()) > 6 or pronoun_led(org):
         return []
     prep = m.group("prep").lower() if "prep" in m.groupdict() else "at"

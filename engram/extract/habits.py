@@ -88,7 +88,11 @@ def en_activity(phrase: str) -> str:
 
 def zh_activity(phrase: str) -> str:
     """"早上六点跑步" → "跑步", "跑步半小时左右" → "跑步"."""
-    return _ZH_HOW_LONG_RE.sub("", _ZH_LEAD_RE.sub("", _ZH_WHEN_RE.sub("", ZH_TIME_RE.sub("", phrase)))).strip(" ，,")
+    act = _ZH_HOW_LONG_RE.sub("", _ZH_LEAD_RE.sub("", _ZH_WHEN_RE.sub("", ZH_TIME_RE.sub("", phrase)))).strip(" ，,")
+    return _ZH_HOW_MUCH_RE.sub(r"\1", act)  # "喝一杯咖啡" → "喝咖啡": the habit is coffee, however many cups
+
+
+_ZH_HOW_MUCH_RE = re.compile(r"^([\u4e00-\u9fff])(?:[一两二三四五六七八九十几半]|[0-9]+)[杯碗瓶罐份个根支片粒勺口盒包]")
 
 
 _ZH_HOW_LONG_RE = re.compile(r"(?:大概|大约|至少|差不多)?(?:[0-9]+|[一二两三四五六七八九十几半]+)个?半?(?:小时|钟头|分钟|公里)(?:左右|多)?$")

@@ -120,7 +120,7 @@ _EN_LEAD_TIME_RE = re.compile(
     re.I,
 )
 _EN_SUBJ_RE = re.compile(
-    r"^(?:(?P<pair>my\s+(?P<pw>[a-z-]+)(?:\s+(?P<pn>(?-i:[A-Z][a-z]+)))?\s+and\s+i)(?P<pw2>)(?=\s)"
+    r"^(?:(?P<pair>(?:my\s+(?P<pw>[a-z-]+)(?:\s+(?P<pn>(?-i:[A-Z][a-z]+)))?|(?P<pw2>(?-i:[A-Z][a-z]+)))\s+and\s+i)(?=\s)"
     r"|(?P<i>i)(?P<ic>'m|'ve|'ll)?(?=[\s,])|(?P<we>we)(?P<wc>'re|'ve|'ll)?(?=[\s,])"
     r"|(?P<poss>my|our)\s+(?P<own>(?:(?:old|new|little|big|younger|older|best|oldest|youngest|eldest|"
     r"baby|step|late|two|three)\s+)*[a-z-]+)(?P<own_s>'s)?(?=[\s,])"
@@ -686,8 +686,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         who = (m.group("pw") or "").lower()
         named = f" {m.group('pn')}" if m.group("pn") else ""  # "My husband Raj and I …"
         subject = f"User and their {who}{named}" if who else f"User and {m.group('pw2')}"
-        if m.group("pw2") is None and who not in _EN_PEOPLE:
-            return None
+        if (m.group("pw2") is None and who not in _EN_PEOPLE) or (m.group("pw2") and m.group("pw2") in _EN_NO_PLACE):
+            return None  # ("Sunday and I …" names no one)
         pred = rest
     elif m.group("i") or m.group("we"):
         subject = "User"
