@@ -62,6 +62,14 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("Great. How often do you work out?", "3 times a week, mostly spin classes.", "User works out 3 times a week."),
     ("How often do you visit your parents?", "Every other weekend.", "User visits their parents every other weekend."),
     ("你好，我是你的健身教练，你的目标是什么？", "想增肌，现在太瘦了。", "用户的目标是增肌"),
+    ("Would you prefer Italian or Thai for the team dinner?", "Thai, definitely.", "User prefers Thai for the team dinner."),
+    ("Based on what you said, I'd recommend the Sony WH-1000XM5 headphones, they're $399. Want me to remember that?",
+     "yes please", "The assistant recommended the Sony WH-1000XM5 headphones, they're $399."),
+    ("Your flight is at 6am on Friday. Should I save that?", "Yes.", "User's flight is at 6am on Friday (2026-12-04 06:00)."),
+    ("我推荐你用索尼WH-1000XM5耳机，2999元。要我帮你记下来吗？", "好的", "助手推荐了索尼WH-1000XM5耳机,2999元"),
+    ("For your back pain, try the McKenzie stretches twice a day.", "ok I'll try that",
+     "User decided to try the McKenzie stretches twice a day for their back pain."),  # what the user agreed to
+    ("建议你每天做两次麦肯基拉伸。", "好的，我试试", "用户决定每天做两次麦肯基拉伸"),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]
@@ -99,7 +107,9 @@ def test_yes_to_a_reminder_offer_is_a_reminder(memory):
 
 
 @pytest.mark.parametrize(("question", "answer"), [
-    ("Where do you live?", "Honestly, I live in Berlin."),  # (a word of manner, then the sentence: no "in Honestly")
+    ("Where do you live?", "Honestly, I live in Berlin."),
+    ("That sounds rough.", "ok"),  # (no advice to agree to)
+    ("I'm here for you. Want me to remember that?", "yes"),  # (the assistant of itself)  # (a word of manner, then the sentence: no "in Honestly")
     ("How are you?", "Good."),  # no question of a fact
     ("What's your dog's name?", "I don't have a dog."),  # a sentence of its own: the rules read it
     ("What's your dog's name?", "Why do you ask? It's a long story, really, you know how it is."),

@@ -77,7 +77,8 @@ def _prefer(m: re.Match[str], np: str) -> str | None:
     for option in (m.group("a"), m.group("b")):
         if option.lower().split()[0] == first:
             noun = m.group("noun")
-            return f"I prefer {option}{' ' + noun if noun else ''}."  # as the question wrote it: "Asics", "aisle"
+            tail = _YOUR_RE.sub("my", m.group("tail") or "")  # "… for the team dinner"
+            return f"I prefer {option}{' ' + noun if noun else ''}{tail}."  # as the question wrote it: "Asics", "aisle"
     return None
 
 
@@ -182,7 +183,8 @@ _EN_RULES: list[Rule] = [
      lambda m, np: f"I {m.group('v')} {_lc(re.sub(r'[ ,]+or (?:so|something)$', '', np))}."
      if _HOW_OFTEN_RE.match(np) else None),
     (re.compile(r"^what(?:'s| is) your (?P<x>[a-z][\w -]{1,30}?)\?$", re.I), _measure),  # last: any other number
-    (re.compile(r"^do you prefer (?P<a>[\w-]+) or (?P<b>[\w-]+)(?: (?P<noun>[\w-]+))?\?$", re.I), _prefer),
+    (re.compile(r"^(?:do|would) you (?:prefer|like|want) (?P<a>[\w-]+) or (?P<b>[\w-]+)(?: (?P<noun>(?!for\b)[\w-]+))?"
+                r"(?P<tail> for [\w' -]{2,30})?\?$", re.I), _prefer),
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) do you (?P<v>like|prefer|love|enjoy)\?$", re.I),
      lambda m, np: f"I {m.group('v').lower()} {np}."),
     (re.compile(r"^what do you do(?: for (?:a living|work))?\?$", re.I), _job),
@@ -298,7 +300,10 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
         return None  # (a long message is no short answer: nothing to read, whatever its length)
     asked = _asked(question_turn)
     if asked is None:
-        return None
+        return _agreed(question_turn, answer.strip())  # "Try the McKenzie stretches." / "ok I'll try that"
+    kept = _kept(question_turn, asked, answer.strip())
+    if kept is not None:  # "… Want me to remember that?" / "yes please"
+        return kept
     if referent:  # "他多大了？" after the user spoke of their son
         asked = _named(asked, referent)
     # (a Chinese answer is its first clause: "大概十个小时吧，早上七点到图书馆。"; and "High blood
@@ -309,6 +314,73 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
         return whole
     sentences = [s for s in split_sentences(answer) if s.strip()]
     return _read(asked, sentences[0].strip()) if len(sentences) > 1 else None
+
+
+# "Want me to remember that?", "要我帮你记下来吗？": a yes keeps what the assistant just said
+_KEEP_EN_RE = re.compile(r"^(?:want|do you want|would you like|shall|should|can) (?:me to |i )?(?:remember|save|note|keep|"
+                         r"write down|make a note of) (?:that|this|it)(?: for you| for later)?\?$", re.I)
+_KEEP_ZH_RE = re.compile(r"^(?:要|需要|要不要)?(?:我)?(?:帮你)?(?:记下来|记住|记一下|保存下来|保存)(?:吗)?[？?]$")
+_EN_RECOMMENDED_RE = re.compile(r"^(?:.{0,60}?,\s*)?(?:I'd|I would|I)\s+(?:recommend|suggest|go with)\s+(?P<what>.+?)[.!]?$", re.I)
+_ZH_RECOMMENDED_RE = re.compile(r"^(?:[^，,]{0,20}[，,])?我?(?:推荐|建议)(?:你)?(?:用|买|选|试试)?(?P<what>.+?)[。！!]?$")
+# advice the user accepts: "For your back pain, try the McKenzie stretches twice a day." / "ok I'll try that"
+_EN_ADVICE_RE = re.compile(
+    r"^(?:(?P<pre>for [^,]{2,40}),\s*)?(?:(?:I'd|I would) (?:recommend|suggest) (?:that you )?|you (?:should|could|might want to) )?"
+    r"(?P<act>(?:try|do|take|use|avoid|drink|eat|get|go|consider|start|stop|skip|add|switch to|cut back on|limit)\b[^?]{3,120}?)"
+    r"[.!]?$", re.I)
+_ZH_ADVICE_RE = re.compile(r"^(?:(?P<pre>[^，,]{1,12})[，,])?(?:我)?(?:建议你?|你可以|可以试试|试试|不妨|最好)(?P<act>[^？?]{2,40}?)[。！!]?$")
+_AGREE_EN_RE = re.compile(r"^(?:ok(?:ay)?|sure|sounds good|will do|good idea|great idea|deal|got it|yes|yeah|yep)?[\s,!.]*"
+                          r"(?:i'll (?:try|do) (?:that|it|this)|i will (?:try|do) (?:that|it)|will do|sounds good|"
+                          r"good idea|great idea|ok(?:ay)?|sure)[\s,!.]*(?:thanks?(?: you)?)?[\s!.]*$", re.I)
+_AGREE_ZH_RE = re.compile(r"^(?:好的?|行|可以|没问题|嗯)?[，,！!]?(?:我(?:会)?试试(?:看)?|听你的|好的?|行|可以|没问题)"
+                          r"[，,！!。]*(?:谢谢)?[！!。]*$")
+
+
+def _said_before(turn: str) -> str | None:
+    """The assistant's last statement before its closing question (or its last one)."""
+    said = [s.strip() for s in split_sentences(turn[-_MAX_QUESTION_CHARS:]) if s.strip()]
+    statements = [s for s in said if not s.endswith(("?", "？"))]
+    return statements[-1] if statements else None
+
+
+def _kept(turn: str, asked: str, answer: str) -> str | None:
+    """A yes to "Want me to remember that?": what the assistant said, for the user to keep
+    ("Remember that you recommended the Sony WH-1000XM5 headphones, they're $399.")."""
+    zh = CJK_RE.search(asked) is not None
+    if not (_KEEP_ZH_RE if zh else _KEEP_EN_RE).match(asked) or not (_YES_ZH if zh else _YES_EN).match(answer):
+        return None
+    said = _said_before(turn)
+    if said is None:
+        return None
+    if zh:
+        rec = _ZH_RECOMMENDED_RE.match(said)
+        return f"记住，你推荐了{rec.group('what')}" if rec else f"记住，{said.replace('你', '我')}"
+    rec = _EN_RECOMMENDED_RE.match(said)
+    if rec:
+        return f"Remember that you recommended {rec.group('what')}."
+    if re.search(r"\b(?:I|I'm|I'd|I'll|me|my)\b", said):
+        return None  # the assistant speaking of itself: not the user's to keep as said
+    return "Remember that " + _YOU_AS_I_RE.sub(lambda m: _YOU_AS_I[m.group().lower()], said)
+
+
+_YOU_AS_I = {"you": "I", "your": "my", "you're": "I'm", "yours": "mine", "you've": "I've", "you'll": "I'll"}
+_YOU_AS_I_RE = re.compile(r"\b(?:you're|you've|you'll|yours|your|you)\b", re.I)
+
+
+def _agreed(turn: str, answer: str) -> str | None:
+    """"ok I'll try that" after the assistant's advice: what the user decided ("I decided to try
+    the McKenzie stretches twice a day for my back pain.")."""
+    zh = CJK_RE.search(turn) is not None
+    if not (_AGREE_ZH_RE if zh else _AGREE_EN_RE).match(answer):
+        return None
+    said = _said_before(turn)
+    m = (_ZH_ADVICE_RE if zh else _EN_ADVICE_RE).match(said) if said else None
+    if m is None:
+        return None
+    if zh:
+        return f"我决定{m.group('act')}"
+    act = _YOU_AS_I_RE.sub(lambda w: _YOU_AS_I[w.group().lower()], m.group("act"))
+    pre = _YOU_AS_I_RE.sub(lambda w: _YOU_AS_I[w.group().lower()], m.group("pre")) if m.group("pre") else ""
+    return f"I decided to {act[:1].lower() + act[1:]}{' ' + pre.lower() if pre else ''}."
 
 
 def _read(asked: str, said: str) -> str | None:
