@@ -1107,3 +1107,25 @@ def test_someone_named_and_i_and_a_new_job_said_in_passing(text, facts):
 def test_a_chinese_habit_is_keyed_by_what_not_how_much():
     assert [c.key for c in extract_candidates("我每天早上喝一杯咖啡。", now=NOW)] == ["habit:咖啡"]
     assert [c.key for c in extract_candidates("我戒咖啡了。", now=NOW)] == ["habit:咖啡"]  # so it ends it
+
+
+@pytest.mark.parametrize(("text", "slots"), [
+    ("I'm a junior at UCLA majoring in biology, pre-med track.",
+     [("fact:occupation", "User is a junior."), ("fact:major", "User is majoring in biology."),
+      ("fact:school", "User studies at UCLA.")]),
+    ("我儿子对鸡蛋过敏。", [(None, "用户的儿子对鸡蛋过敏")]),  # the son's allergy, not the user's
+    ("我从小对海鲜过敏。", [("fact:allergy_海鲜", "用户从小对海鲜过敏")]),
+])
+def test_school_major_and_whose_allergy(text, slots):
+    assert [(c.key, c.content) for c in extract_candidates(text, now=NOW)] == slots
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("MCAT is in April, I'm so nervous.", ["User's MCAT is in April."]),
+    ("Finals are next week.", ["User's finals are next week (2026-05-11)."]),
+    ("SAT scores came out.", []),  # (no "User sAT scores …")
+    ("Mostly Anki flashcards, I do like 200 cards a day.", ["User does about 200 cards a day."]),  # no liking
+    ("他对鸡蛋过敏，吃了会起疹子。", []),  # (who "他" is, only the turn before can say)
+])
+def test_exams_by_name_and_like_as_about(text, facts):
+    assert said(text) == facts

@@ -27,7 +27,8 @@ _YES_EN = re.compile(r"^(?:yes|yeah|yep|yup|sure|ok(?:ay)?|please|definitely|abs
                      r"|sounds good)(?:[\s,!.]+(?:please|thanks|thank you|do it|that would be great))*[\s!.]*$", re.I)
 _YES_ZH = re.compile(r"^(?:好的?|要|需要|可以|行|嗯|是的?|麻烦(?:你)?了|谢谢)(?:[，,！!。\s]*(?:谢谢|麻烦了|好的?|要))*[！!。\s]*$")
 _LEAD_EN = re.compile(r"^(?:(?:oh|um+|uh+|well|hmm+|haha|lol|it's|its|that's|that would be|definitely|probably|currently"
-                      r"|right now|at the moment|just|still|halfway through|almost done with|about to finish)[\s,]+)+",
+                      r"|right now|at the moment|just|still|halfway through|almost done with|about to finish|mostly|mainly|usually"
+                      r"|generally)[\s,]+)+",
                       re.I)
 _TAIL_EN = re.compile(r"\s*,\s*(?:always|definitely|of course|for sure|obviously|haha|lol|I think|I guess)\b.*$|[\s!.~]+$", re.I)
 _CLAUSE_WORDS = frozenset("""i i'm i've we you your he she it it's its they their her his him them me is are was

@@ -31,6 +31,9 @@ _CHAT = {
 }
 # in lower case only, and not before a dot: "U.S." and "Dev" (a name) stay as written
 _CHAT_RE = re.compile(r"(?<![\w'.])(" + "|".join(map(re.escape, _CHAT)) + r")(?![\w'.])")
+_LIKE_ABOUT_RE = re.compile(
+    r"\b(?P<verb>do|did|have|had|got|for|take|took|spend|spent|run|ran|read|sleep|slept|walk|walked|drink|drank|eat|ate"
+    r"|maybe|was|is|it's|earn|make|made|pay|paid|weigh|lost|gained)\s+like(?=\s+\$?\d)")
 _SENTENCE_START_RE = re.compile(r"(^|[.!?]\s+)([a-z])")
 # a name typed in lower case, after the words that introduce one ("a cat called pixel", "i'm john,")
 _KIN = r"(?:girlfriend|boyfriend|wife|husband|partner|fiancee?|son|daughter|sister|brother|mom|dad|mum|grandma|grandpa|best friend)"
@@ -44,6 +47,10 @@ _BARE_STATE_RE = re.compile(
     r"(?=\s*(?:[,.!]|$)|\s+(?:to|with|since|for|now|too|btw|lol|though|and)\b))",  # (not "Retired teacher here")
     re.I,
 )
+# "MCAT is in April", "The bar exam is next July": an exam known by name, the user's own
+_BARE_EXAM_RE = re.compile(
+    r"(^|[.!?]\s+)(?:the\s+)?(MCAT|LSAT|GRE|GMAT|SAT|ACT|IELTS|TOEFL|USMLE|[Bb]ar exam|CPA exam|[Ff]inals|[Mm]idterms?)"
+    r"(?=\s+(?:is|are)\s+(?:on|in|next|this|tomorrow)\b)", re.I)
 # "gf is sarah": the user's own, said without "my"
 _BARE_KIN_RE = re.compile(
     rf"(^|[.!?]\s+)({_KIN})(?=\s+(?:is|'s|was|works|worked|lives|lived|loves|used to|still|has|had|just)\b)", re.I)
@@ -62,6 +69,8 @@ def formal(text: str) -> str:
     if "'" not in out:
         out = _NO_APOSTROPHE_RE.sub(lambda m: _keep_case(m.group(), _NO_APOSTROPHE[m.group().lower()]), out)
     out = _CHAT_RE.sub(lambda m: _CHAT[m.group()], out)
+    out = _LIKE_ABOUT_RE.sub(r"\g<verb> about", out)  # "I do like 200 cards a day": about 200, no liking
+    out = _BARE_EXAM_RE.sub(lambda m: m.group(1) + "My " + (m.group(2) if m.group(2).isupper() else m.group(2).lower()), out)
     out = _BARE_KIN_RE.sub(lambda m: m.group(1) + ("My " if m.group(2)[0].isupper() else "my ") + m.group(2).lower(), out)
     out = _BARE_STATE_RE.sub(lambda m: m.group(1) + "I'm " + m.group(2).lower(), out)
     if any(ch.isupper() for ch in text):

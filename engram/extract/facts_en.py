@@ -65,9 +65,10 @@ _JOB_HEADS = frozenset(
     """engineer developer programmer coder doctor physician surgeon nurse teacher student lawyer
     attorney designer manager chef cook baker barista artist writer author novelist poet
     scientist researcher analyst consultant accountant architect professor lecturer pilot
-    dentist pharmacist photographer journalist reporter editor musician singer dancer actor
-    actress entrepreneur founder cofounder co-founder ceo cto cfo coo vp intern freelancer
-    veterinarian vet hygienist midwife caregiver nanny receptionist therapist psychologist psychiatrist counselor counsellor firefighter
+    dentist pharmacist freshman sophomore junior senior photographer journalist reporter editor musician
+    singer dancer actor actress entrepreneur founder cofounder co-founder ceo cto cfo coo vp intern freelancer
+    veterinarian vet hygienist midwife caregiver nanny receptionist therapist psychologist psychiatrist
+    counselor counsellor firefighter
     officer soldier farmer mechanic electrician plumber carpenter waiter waitress cashier clerk
     librarian translator interpreter economist banker trader investor realtor homemaker
     athlete coach trainer tutor postdoc paramedic technician administrator sysadmin devops
@@ -90,7 +91,8 @@ _EN_JOB_RE = re.compile(
     rf"^i(?:(?:'m|\s+am)\s+{EN_ADV}|\s+{EN_ADV}work\s+(?:(?:part|full)[- ]time\s+|remotely\s+|freelance\s+)?as\s+|(?:'ve|\s+have)?\s+{EN_ADV}(?:became|become)\s+"
     rf"|(?P<been>(?:'ve|\s+have)\s+{EN_ADV}been\s+(?:working\s+as\s+)?))"
     r"(?P<det>a|an)\s+(?P<job>[a-z][a-z' -]*?)"
-    r"(?:\s+(?P<prep>at|for|in|with)\s+(?P<org>[^,]+))?(?:,\s+(?P<when>(?:[A-Z]\w+days?|weekends|nights|mornings)\b.*))?$",
+    r"(?:\s+(?P<prep>at|for|in|with)\s+(?P<org>[^,]+))?(?:,\s+(?P<when>(?:[A-Z]\w+days?|weekends|nights|mornings)\b.*)"
+    r"|,\s+[^,]{1,40})?$",
     re.I,
 )
 _RELATIONS = {
@@ -160,6 +162,11 @@ _PLACE_CUT_RE = re.compile(r"\s+(?:with|for|since|because|to\s+be)\b", re.I)
 _FOR_DURATION_RE = re.compile(
     r"\s+for\s+(?:\d|a\b|an\b|about|over|almost|nearly|the\s+past|the\s+last|years|months)", re.I
 )
+_ORG_GOES_ON_RE = re.compile(r"\s+(?:majoring|studying|working|where|doing)\b", re.I)
+_STUDENT_YEARS = frozenset("student freshman sophomore junior senior undergrad undergraduate postgrad".split())
+# "… majoring in biology", "I major in economics": what the user studies
+_EN_MAJOR_RE = re.compile(r"\b(?:majoring|i\s+major|i'm\s+a\s+[\w-]+\s+major)\s+in\s+(?P<major>[a-z][a-z &-]{1,40}?)(?=\s*(?:,|\.|$|\s+and\b|\s+at\b))",
+                            re.I)
 _LASTING_RE = re.compile(  # how long: "for ten years", "for a decade", "since 2015"
     r"\s+(?:for\s+(?:\d|a\b|an\b|about|around|over|almost|nearly|the\s+past|the\s+last|years|months|decades|ages"
     r"|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)|since\s+\S)", re.I
@@ -267,11 +274,16 @@ def _en_job(s: str, ctx: Ctx) -> list[Candidate] | None:
     verb_is = f"works {worked.group('how') or ''}as" if worked else "is"  # "works part-time as"
     when = f", {m.group('when').rstrip('.!')}" if m.group("when") else ""  # ", Tuesdays and Thursdays"
     said = f"User has been {det} {job}{lasting}." if lasting else f"User {verb_is} {det} {job}{when}."
+    student = job.lower().split()[-1] in _STUDENT_YEARS
     out = [candidate(ctx, Kind.FACT, said, "fact:occupation", slot_value(job), "user's occupation")]
+    major = _EN_MAJOR_RE.search(s)
+    if major and student:  # "I'm a junior at UCLA majoring in biology"
+        out.append(candidate(ctx, Kind.FACT, f"User is majoring in {major.group('major')}.", "fact:major",
+                             slot_value(major.group("major")), "user's major"))
     if org and prep in ("at", "for"):
-        org = trim_time(cut_clause(org)).strip()
+        org = trim_time(cut_clause(_ORG_GOES_ON_RE.split(org, 1)[0])).strip()  # "UCLA majoring in biology": UCLA
         if org and org.lower() not in _ORG_BLACKLIST and len(org.split()) <= 6:
-            if job.lower().split()[-1] == "student":
+            if job.lower().split()[-1] in _STUDENT_YEARS:
                 out.append(candidate(ctx, Kind.FACT, f"User studies at {org}.", "fact:school", slot_value(org),
                                      "user's school", entities=entities_of(org)))
             else:

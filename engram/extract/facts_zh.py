@@ -84,7 +84,7 @@ _ZH_FROM_RE = re.compile(
     r"^我(?:来自|老家是|老家在|的老家是|的老家在|是在|是|在)?(?P<place>.{2,8}?)(?P<tail>人|长大的?|出生的?)$"
 )
 _ZH_FROM2_RE = re.compile(r"^我(?:来自|出生在|出生于|老家是|老家在)(?P<place>.{2,10})$")
-_ZH_ALLERGY_RE = re.compile(r"^我(?:对)?(?P<obj>.{1,10}?)过敏$")
+_ZH_ALLERGY_RE = re.compile(r"^我(?:也|还|一直|从小)*(?:对)?(?P<obj>[^对]{1,10}?)过敏$")  # (not "我儿子对鸡蛋过敏")
 _ZH_DIET_RE = re.compile(r"^我(?:是|一直)?(?:吃素的?|(?P<vegan>纯)?素食(?:主义)?者)$")
 
 

@@ -565,6 +565,8 @@ def _en_dropped_subject(s: str) -> str | None:
     if len(words) < 2:
         return None
     lead = words[0].lower() in _EN_DROPPED_LEAD and len(words) > 2
+    if words[lead].isupper() and len(words[lead]) > 1:
+        return None  # "SAT scores came out": a name in capitals, no verb
     verb, after = (w.lower().strip(",") for w in words[lead : lead + 2])
     if (
         verb in _EN_DROPPED_SUBJECT_VERBS
@@ -718,8 +720,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         elif m.group("we") and pred.lower().startswith("were "):
             pred = "was " + pred[5:]  # (no one named: "User was …", not "User were …")
     elif m.group("poss"):
-        own = m.group("own").lower()
-        head = own.split()[-1]
+        own = " ".join(w if w.isupper() and len(w) > 1 else w.lower() for w in m.group("own").split())  # ("MCAT")
+        head = own.split()[-1].lower()
         if head not in _EN_OWNED:
             more = s[m.start("own"):].split()[:4]  # "my online clothes store is open": the owned noun comes later
             at = next((i for i, w in enumerate(more) if w.lower().strip(",.!") in _EN_OWNED), None)
@@ -893,7 +895,7 @@ _ZH_CHATTER_RE = re.compile(
 )
 _ZH_PLAN_RE = re.compile(r"打算|计划|准备|要去|想去|将要|即将|要|下周|下个月|明年|明天|后天|下次|周[一二三四五六日末]|月底")
 _ZH_USUALLY_RE = re.compile(r"一般|平时|平常|通常|经常|常常|总是|老是|每周|每天|每个周末|每逢")
-_ZH_PAST_RE = re.compile(r"了|过|去年|昨天|上周|上个月|前年|刚|已经|那年|小时候|以前")
+_ZH_PAST_RE = re.compile(r"了|(?<![难不经超通度路错])过(?!敏|年|节|日子|来|去|得|分|度|滤)|去年|昨天|上周|上个月|前年|刚|已经|那年|小时候|以前")
 _ZH_FIRM_RE = re.compile(r"^我(?:坚信|深信|始终相信|一直相信|坚决认为|坚持认为)(?P<rest>.+)$")
 _ZH_CUT_RE = re.compile(r"因为|所以|但是|不过|可是|然后|而且|——|—|-|（|\(|：|:")
 _ZH_TRAIL_RE = re.compile(r"[啊呀哦啦嘛哈呗哟噢喔嗯呢吧~]+$")

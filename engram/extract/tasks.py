@@ -53,6 +53,7 @@ _EN_MODAL_RE = re.compile(
 )
 _EN_EVENTS = (
     r"(?:meeting|appointment|exam|test|interview|deadline|presentation|call|flight|class|lecture|checkup|check-up"
+    r"|mcat|lsat|gre|gmat|sat|act|ielts|toefl|usmle|boards|finals|midterms?"
     r"|surgery|recital|concert|demo|review|standup|stand-up|workshop|conference|trip|party|wedding|session|launch|release"
     r"|move|opening|date|dinner|reservation|booking|visit|holiday|vacation)"
 )
@@ -64,7 +65,7 @@ _EN_APPT_RE = re.compile(
 # "My flight to Tokyo is on March 3rd", "Our launch is next Monday": the user's own, on a day
 _EN_MY_EVENT_RE = re.compile(
     rf"^(?:my|our)\s+(?P<thing>(?:[\w'-]+\s+){{0,3}}?{_EN_EVENTS}(?:\s+(?:to|in|at|with|for)\s+[\w' -]{{1,30}}?)?)"
-    r"\s+(?:is|'s)\s+(?P<rest>.+)$",
+    r"\s+(?:is|are|'s)\s+(?P<rest>.+)$",
     re.I,
 )
 # "我的考试是十二月二十三号", "我的面试定在下周三": the user's own, on a day
@@ -154,6 +155,7 @@ def its_day(sentence: str, before: str | None) -> str:
 def task(s: str, ctx: Ctx) -> list[Candidate] | None:
     """A task with its due date (UTC) and recurrence rule, or None."""
     return _zh_task(s, ctx) if ctx.lang == "zh" else _en_task(s, ctx)
+
 
 
 def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
