@@ -1129,3 +1129,17 @@ def test_school_major_and_whose_allergy(text, slots):
 ])
 def test_exams_by_name_and_like_as_about(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize("kin", ["老婆", "妈妈", "室友", "猫", "男朋友"])
+@pytest.mark.parametrize("said_of", ["明天要考试", "每天跑步", "对花生过敏", "每周三上钢琴课"])
+def test_a_chinese_day_or_habit_of_someone_else_is_never_the_users(kin, said_of):
+    for c in extract_candidates(f"我{kin}{said_of}。", now=NOW):
+        assert c.content.startswith(f"用户的{kin}") and c.kind is not Kind.TASK and c.key is None
+
+
+@pytest.mark.parametrize("kin", ["wife", "mom", "roommate", "dog", "boyfriend"])
+@pytest.mark.parametrize("said_of", ["has an exam tomorrow", "runs every day", "is allergic to peanuts", "works at Google"])
+def test_an_english_day_or_habit_of_someone_else_is_never_the_users(kin, said_of):
+    for c in extract_candidates(f"My {kin} {said_of}.", now=NOW):
+        assert c.content.startswith(f"User's {kin}") and c.kind is not Kind.TASK and c.key is None
