@@ -1143,3 +1143,17 @@ def test_a_chinese_day_or_habit_of_someone_else_is_never_the_users(kin, said_of)
 def test_an_english_day_or_habit_of_someone_else_is_never_the_users(kin, said_of):
     for c in extract_candidates(f"My {kin} {said_of}.", now=NOW):
         assert c.content.startswith(f"User's {kin}") and c.kind is not Kind.TASK and c.key is None
+
+
+@pytest.mark.parametrize("who", ["Sarah", "Tom", "He", "She", "They", "The new guy"])
+@pytest.mark.parametrize("said_of", ["lives in Boston", "is allergic to peanuts", "has a cat", "has an exam tomorrow",
+                                     "moved to Denver", "just turned 40"])
+def test_what_someone_named_does_is_never_the_users(who, said_of):
+    for c in extract_candidates(f"{who} {said_of}.", now=NOW):
+        assert not c.content.startswith("User") and c.kind is not Kind.TASK and c.key is None
+
+
+@pytest.mark.parametrize("who", ["小王", "他", "她", "张伟", "同事小李"])
+@pytest.mark.parametrize("said_of", ["住在北京", "对花生过敏", "明天要考试", "每天跑步", "下个月结婚"])
+def test_what_someone_named_does_in_chinese_is_never_the_users(who, said_of):
+    assert extract_candidates(f"{who}{said_of}。", now=NOW) == []

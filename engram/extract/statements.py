@@ -1151,6 +1151,8 @@ def note_referent(s: str, ctx: Ctx) -> None:
         found = [m.group("w")] if m else (_ZH_PET_OBJ_RE.findall(s) or _ZH_HAS_WHO_RE.findall(s.rstrip("。！!"))
                                           or _ZH_MY_OWNED_RE.findall(s))[-1:]  # "…带我奶奶去医院复查，她…"
     else:
+        if _OPENS_WITH_PRONOUN_RE.match(s) and ctx.memo.get("other") is None:
+            return  # "He has a cat.": the cat is his, and no "he" of its own
         m = _EN_REFERENT_RE.match(s) or _EN_HAS_WHO_RE.match(s)  # "My sister …", "I have a sister, she …"
         found = [m.group("w").lower()] if m and m.group("w").lower() in _EN_OWNED else [
             w for w in re.findall(r"[a-z]+", s.lower()[:80]) if w in _EN_PETS]
