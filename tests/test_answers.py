@@ -70,6 +70,8 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("For your back pain, try the McKenzie stretches twice a day.", "ok I'll try that",
      "User decided to try the McKenzie stretches twice a day for their back pain."),  # what the user agreed to
     ("建议你每天做两次麦肯基拉伸。", "好的，我试试", "用户决定每天做两次麦肯基拉伸"),
+    ("What kind of dog?", "a 60 lb pit mix named tank, hes a sweetheart", "User's dog is a 60 lb pit mix named Tank."),
+    ("Nice! What kind of car is it?", "Honda Civic.", "User's car is a Honda Civic."),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]

@@ -1157,3 +1157,13 @@ def test_what_someone_named_does_is_never_the_users(who, said_of):
 @pytest.mark.parametrize("said_of", ["住在北京", "对花生过敏", "明天要考试", "每天跑步", "下个月结婚"])
 def test_what_someone_named_does_in_chinese_is_never_the_users(who, said_of):
     assert extract_candidates(f"{who}{said_of}。", now=NOW) == []
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I pay 2100 right now for a 1br in Brooklyn.", ["User pays 2100 for a 1br in Brooklyn."]),  # holds for now
+    ("I'm so tired right now.", []),  # a mood of the moment
+    ("ugh my landlord is raising the rent by $300 starting in January",
+     ["User's landlord is raising the rent by $300 starting in January."]),
+])
+def test_what_holds_right_now_and_a_sigh_before_it(text, facts):
+    assert said(text) == facts

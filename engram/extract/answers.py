@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from engram.extract.casual import formal
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
 from engram.extract.keys import CJK_RE
 from engram.extract.rewrite import pronoun_fits
@@ -81,6 +82,14 @@ def _prefer(m: re.Match[str], np: str) -> str | None:
             tail = _YOUR_RE.sub("my", m.group("tail") or "")  # "… for the team dinner"
             return f"I prefer {option}{' ' + noun if noun else ''}{tail}."  # as the question wrote it: "Asics", "aisle"
     return None
+
+
+def _a(np: str) -> str:
+    """A noun phrase after "is": "A 60 lb pit mix" → "a 60 lb pit mix", "Honda Civic" → "a Honda Civic"."""
+    first = np.split()[0].lower()
+    if first in _ARTICLES:
+        return _lc(np)
+    return f"{'an' if np[:1].lower() in 'aeiou' else 'a'} {np}"
 
 
 def _lc_common(np: str) -> str:
@@ -199,6 +208,10 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^(?:got it[.!]?\s*)?(?:what|which) (?:(?P<x>[\w.+#-]+) version|version of (?P<x2>[\w.+#-]+))"
                 r"(?: are you (?:on|using|running)| do you use)?\?$", re.I),
      lambda m, np: f"I use {m.group('x') or m.group('x2')} {np}." if re.match(r"^v?\d", np) else None),
+    # "What kind of dog?" / "A 60 lb pit mix named Tank." → "My dog is a 60 lb pit mix named Tank."
+    (re.compile(r"^(?:and )?what (?:kind|type|breed|sort|model|make) of (?P<x>(?![\w -]*\b(?:are|do|did|would|you)\b)"
+                r"[\w -]+?)(?: is (?:it|he|she|that))?\?$",
+                re.I), lambda m, np: f"My {m.group('x').lower()} is {_a(np)}."),
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) are you (?:looking for|after|hoping for|hoping to find"
                 r"|interested in)\?$", re.I), _looking_for),
     (re.compile(r"^what (?:part )?do you find (?P<how>(?:the )?(?:hardest|most difficult|most challenging|easiest"
@@ -299,6 +312,7 @@ def answer_as_statement(question_turn: str, answer: str, *, lead_only: bool = Fa
     live by Q1."); with `lead_only` (the rules found something in the message) only that is read."""
     if not question_turn or not answer or not answer.strip() or len(answer) > _MAX_ANSWER_CHARS:
         return None  # (a long message is no short answer: nothing to read, whatever its length)
+    answer = formal(answer)  # ("a pit mix named tank" typed fast: named Tank)
     asked = _asked(question_turn)
     if asked is None:
         return _agreed(question_turn, answer.strip())  # "Try the McKenzie stretches." / "ok I'll try that"

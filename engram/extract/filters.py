@@ -16,7 +16,8 @@ _EN_GREETINGS = "hi|hello|hey|hiya|howdy"
 _ZH_GREETINGS = "你好|您好|大家好|嗨|哈喽|哈啰|早上好|晚上好"
 _EN_FILLER_RE = re.compile(
     rf"^(?:(?P<greet>{_EN_GREETINGS}|good (?:morning|afternoon|evening))\b[\s,!.:;-]*"
-    r"|(?:oh|well|so|yeah|yes|yep|ok|okay|hmm+|um+|uh+|actually|honestly|btw|by the way|also"
+    r"|(?:oh|well|so|yeah|yes|yep|ok|okay|hmm+|um+|uh+|ugh+|omg|wow|yikes|welp|meh|man|dude|actually|honestly|btw"
+    r"|by the way|also"
     r"|and|but|lol|haha\w*|anyway|anyways|fyi|just fyi|for the record|just so you know|tbh"
     r"|no(?=\s*[,!.:;-]|\s+(?:i|i'm|i've|we|my|it|that|thanks|thank)\b)"  # ("No meetings on Fridays" is said)
     r"|alright|right|oh and|plus|besides"

@@ -808,7 +808,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             and not (words[0].lower() in ("use", "uses") and len(words) > 1 and words[1][:1].isupper()):
         return None  # "we go with plan B": a group's decision, not the user's fact ("we use Python": a fact)
     if kind is not Kind.EVENT and EN_TRANSIENT_RE.search(pred):
-        return None  # "I'm so tired today": a mood of the moment
+        if not _EN_STANDING_NOW_RE.match(pred):
+            return None  # "I'm so tired today": a mood of the moment
+        pred = _EN_RIGHT_NOW_RE.sub("", pred)  # "pays 2100 right now for a 1br": what holds now, said as such
     pred, valid_from = _en_valid_from(pred, ctx)
     pred = _EN_TAIL_TIME_RE.sub("", pred).strip(" ,")
     pred = _EN_DANGLING_RE.sub("", pred)  # "…diabetes, diagnosed [two years ago]": when is `valid_from`
@@ -827,6 +829,12 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     return [found]
 
 
+# a present that holds for a while ("pays 2100 right now", "rents a room at the moment"), unlike a
+# state of the moment ("is so tired right now"): "right now" goes, the statement stays
+_EN_STANDING_NOW_RE = re.compile(
+    r"^(?:pays|rents|owns|drives|earns|makes|lives|works|uses|shares|studies|takes|commutes|runs)\b"
+    r"(?!.*\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b)", re.I)
+_EN_RIGHT_NOW_RE = re.compile(r"\s*,?\s+(?:right now|at the moment)\b")
 _EN_DANGLING_RE = re.compile(r",\s+(?:first\s+)?[a-z]+ed$")
 
 
