@@ -1167,3 +1167,8 @@ def test_what_someone_named_does_in_chinese_is_never_the_users(who, said_of):
 ])
 def test_what_holds_right_now_and_a_sigh_before_it(text, facts):
     assert said(text) == facts
+
+
+def test_the_day_of_what_was_just_named_in_chinese_is_that_things_day():
+    (c,) = extract_candidates("我报了一个陶艺班，下周二开课。", now=NOW)
+    assert (c.kind, c.content) == (Kind.TASK, "用户报了一个陶艺班，下周二开课（2026-05-12）")

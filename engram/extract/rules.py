@@ -191,6 +191,14 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         if detail and last[0].kind is Kind.PREFERENCE:
             last[0].content = last[0].content.rstrip(".") + detail  # "…写报告，并附上数据图表"
             continue
+        if ctx.lang == "zh" and len(found) == 1 and len(last) == 1 and last[0].kind is Kind.EVENT \
+                and found[0].kind is Kind.TASK and found[0].due_at is not None and found[0].recurrence is None \
+                and not strip_end(clause).startswith("我"):
+            # "我报了一个陶艺班，下周二开课": the day of what was just named, not of the user
+            said, due = _DUE_SUFFIX_RE.match(found[0].content).group("said", "due")
+            last[0].content = last[0].content.rstrip("。") + "，" + said.removeprefix("用户") + (due or "")
+            last[0].kind, last[0].due_at, last[0].key = Kind.TASK, found[0].due_at, found[0].key
+            continue
         if moved:  # "…下个月要搬家，从朝阳区搬到海淀区": where from and where to, with the move
             said, due = _DUE_SUFFIX_RE.match(last[0].content.rstrip(".。")).group("said", "due")
             last[0].content = said + moved + (due or "") + ("" if ctx.lang == "zh" else ".")
