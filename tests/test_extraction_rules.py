@@ -1172,3 +1172,12 @@ def test_what_holds_right_now_and_a_sigh_before_it(text, facts):
 def test_the_day_of_what_was_just_named_in_chinese_is_that_things_day():
     (c,) = extract_candidates("我报了一个陶艺班，下周二开课。", now=NOW)
     assert (c.kind, c.content) == (Kind.TASK, "用户报了一个陶艺班，下周二开课（2026-05-12）")
+
+
+@pytest.mark.parametrize(("now", "due"), [
+    (datetime(2026, 5, 15, tzinfo=UTC), "2026-05-31"),  # this May, not yet over
+    (datetime(2026, 12, 2, tzinfo=UTC), "2027-05-31"),
+])
+def test_by_the_end_of_a_month_is_due_its_last_day(now, due):
+    (c,) = extract_candidates("I need to finish my thesis by the end of May.", now=now)
+    assert c.kind is Kind.TASK and c.due_at is not None and c.due_at.date().isoformat() == due

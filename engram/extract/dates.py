@@ -28,6 +28,7 @@ EN_DATE_RE = re.compile(
         |eod|eow)
     | (?:(?P<mod>this\ coming|this|next|coming)\s+)?(?P<wd>{_WD_EN_RE})(?:\s+(?:morning|afternoon|evening|night))?
     | (?P<iy>\d{{4}})-(?P<im>\d{{1,2}})-(?P<id>\d{{1,2}})
+    | (?:the\s+)?end\s+of\s+(?P<eom>{_MONTH_RE})
     | (?P<mon>{_MONTH_RE})\.?\s+(?P<md>\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(?P<my>\d{{4}}))?
     | (?:the\s+)?(?P<dm>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<mon2>{_MONTH_RE})(?:,?\s+(?P<my2>\d{{4}}))?
     | (?:the\s+)?(?P<dom>\d{{1,2}})(?:st|nd|rd|th)\s+of\s+(?P<domof>next|this|the)\s+month
@@ -215,6 +216,9 @@ def resolve_en(m: re.Match[str], today: date) -> tuple[date | None, time | None]
         return _en_weekday(today, g["wd"], g["mod"]), t
     if g["iy"]:
         return _iso(g, t)
+    if g["eom"]:  # "by the end of May": its last day, the next May to come
+        end = _month_end(date(today.year, MONTHS[g["eom"].lower()], 1))
+        return (end if end >= today else _month_end(end.replace(year=today.year + 1, day=1))), t
     if g["mon"] or g["mon2"]:  # ("June 14th next year": in the year after this one)
         year = g["my"] or g["my2"] or (str(today.year + 1) if _NEXT_YEAR_RE.match(m.string, m.end()) else None)
         return _md(today, MONTHS[(g["mon"] or g["mon2"]).lower()], int(g["md"] or g["dm"]), year), t
