@@ -746,6 +746,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         pred = rest
         if head in _EN_OWNED or head in _EN_GROUP_ROLES:
             memo["other"] = own  # ("team lead" over the "team" `note_referent` saw first)
+            if (named := _EN_NAME_AFTER_KIN_RE.match(rest)) is not None:  # "My sister Emma lives in Denver, she's …"
+                memo["named"] = {own: named.group(1)}
     else:
         prior = memo.get("other")
         if not prior:
@@ -770,7 +772,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
             if (pron == "they" and not many) or pron == "it" or (pron in ("he", "she") and (not alive or many)) \
                     or not pronoun_fits(pron, prior):
                 return None  # "it" is no person; "he"/"she" is no car; "she" is no brother
-            subject = f"User's {prior}"
+            name = (memo.get("named") or {}).get(prior)
+            subject = f"User's {prior} {name}" if name else f"User's {prior}"  # "User's sister Emma is a vet."
             if pc == "'ll":  # "she'll study law"
                 rest = "will " + rest
             elif pc == "'ve":
@@ -835,6 +838,7 @@ _EN_STANDING_NOW_RE = re.compile(
     r"^(?:pays|rents|owns|drives|earns|makes|lives|works|uses|shares|studies|takes|commutes|runs)\b"
     r"(?!.*\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b)", re.I)
 _EN_RIGHT_NOW_RE = re.compile(r"\s*,?\s+(?:right now|at the moment)\b")
+_EN_NAME_AFTER_KIN_RE = re.compile(r"^((?-i:[A-Z][a-z]+))\s+(?!and\b)[a-z]")
 _EN_DANGLING_RE = re.compile(r",\s+(?:first\s+)?[a-z]+ed$")
 
 
