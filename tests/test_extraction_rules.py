@@ -75,7 +75,7 @@ def test_a_pet_or_a_relative_is_never_the_user(text, wrong):
 def test_the_other_keeps_its_facts():
     assert "用户的猫叫咪咪" in said("我养了一只猫，叫咪咪。")
     assert any("用户的女儿" in g and "七岁" in g for g in said("我女儿叫小雨，今年七岁。"))
-    assert "User's cat is fourteen." in said("My cat is named Whiskers and she's fourteen.")
+    assert "User's cat Whiskers is fourteen." in said("My cat is named Whiskers and she's fourteen.")
 
 
 @pytest.mark.parametrize("text", [
@@ -964,7 +964,7 @@ def test_a_daily_routine_of_so_many_hours_is_keyed_by_what_is_done():
 
 @pytest.mark.parametrize(("text", "facts"), [
     ("My fiancé's name is Daniel, he's a firefighter.",
-     ["User's fiance's name is Daniel.", "User's fiance is a firefighter."]),
+     ["User's fiance's name is Daniel.", "User's fiance Daniel is a firefighter."]),
     ("I work part-time as a dental hygienist, Tuesdays and Thursdays.",
      ["User works part-time as a dental hygienist, Tuesdays and Thursdays."]),
     ("I want a small bridal party, just my sister and my best friend Priya.",
@@ -1188,4 +1188,12 @@ def test_by_the_end_of_a_month_is_due_its_last_day(now, due):
     ("My dog Max is 3. He loves the beach.", ["User's dog Max is 3.", "User's dog Max loves the beach."]),
 ])
 def test_she_after_a_name_keeps_the_name(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我女儿叫小雨，今年七岁。", ["用户的女儿叫小雨", "用户的女儿小雨七岁"]),
+    ("我妹妹叫小雨，她是护士。", ["用户的妹妹叫小雨", "用户的妹妹小雨是护士"]),
+])
+def test_she_after_a_chinese_name_keeps_the_name(text, facts):
     assert said(text) == facts

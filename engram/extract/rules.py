@@ -114,6 +114,9 @@ def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
             if found is not None and (found or not about_other(c, ctx.lang)):
                 if found and ctx.memo is not None and ctx.lang == "zh" and not about_other(c, "zh"):
                     ctx.memo["last"] = "用户"  # "我不喝咖啡，只喝茶": the next clause goes on about the user
+                named = next((f.entities[0] for f in found if (f.key or "").endswith("_name") and f.entities), None)
+                if named and ctx.memo is not None and ctx.memo.get("other"):  # "我女儿叫小雨，她…": 小雨
+                    ctx.memo["named"] = {ctx.memo["other"]: named}
                 return found  # a rule's refusal ([]) stands, unless the clause is about someone else
         if ctx.lang == "zh" and ctx.memo is not None and (ctx.memo.get("opens") or ctx.memo.get("last") == "用户") \
                 and _ZH_WHERE_I_AM_RE.match(c):  # "（刚换了工作，）现在在字节跳动做产品经理": Chinese leaves out its 我

@@ -1003,7 +1003,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         # (after a pronoun that stands for them, whatever it says: "…带我奶奶去复查，她上个月做了白内障手术")
         if prior and prior not in rest and (_ZH_SAID_OF_RE.match(rest) or (named_by_pronoun and _ZH_PAST_RE.search(rest))) \
                 and len(rest) <= 16:
-            return _zh_finish("用户的" + prior, rest, ctx, other=prior)
+            name = (memo.get("named") or {}).get(prior, "")  # "我女儿叫小雨，今年七岁" → "用户的女儿小雨七岁"
+            return _zh_finish("用户的" + prior + (name if name not in rest else ""), rest, ctx, other=prior)
         if memo.get("opens") and _zh_dropped_subject(s):  # "昨天去了海边": Chinese leaves out its 我
             named = prior in ZH_PEOPLE or prior in ZH_PETS or prior in ZH_PET_BREEDS
             return _zh_finish("用户", zh_objects_named(s, prior) if named else s, ctx, other=None)
