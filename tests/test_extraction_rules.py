@@ -1197,3 +1197,14 @@ def test_she_after_a_name_keeps_the_name(text, facts):
 ])
 def test_she_after_a_chinese_name_keeps_the_name(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("今天面试完了 感觉还行 是一家做游戏的公司", ["用户面试完了"]),  # a space typed for a comma
+    ("我室友叫阿杰 在杭州工作好几年了", ["用户的室友叫阿杰", "用户的室友在杭州工作好几年了"]),
+    ("对了我下周六要去杭州玩 跟大学室友一起", ["用户下周六要去杭州玩，跟大学室友一起（2026-05-16）"]),
+    ("我不太能吃辣，杭州菜应该还好吧。", ["用户不太能吃辣"]),  # (吧 softens its own clause)
+    ("我明天去北京吧。", []),
+])
+def test_chinese_typed_fast(text, facts):
+    assert said(text) == facts

@@ -31,6 +31,7 @@ _CHAT = {
 }
 # in lower case only, and not before a dot: "U.S." and "Dev" (a name) stay as written
 _CHAT_RE = re.compile(r"(?<![\w'.])(" + "|".join(map(re.escape, _CHAT)) + r")(?![\w'.])")
+_ZH_SPACE_RE = re.compile(r"(?<=[\u4e00-\u9fff])[ \u3000]+(?=[\u4e00-\u9fff])")
 _LIKE_ABOUT_RE = re.compile(
     r"\b(?P<verb>do|did|have|had|got|for|take|took|spend|spent|run|ran|read|sleep|slept|walk|walked|drink|drank|eat|ate"
     r"|maybe|was|is|it's|earn|make|made|pay|paid|weigh|lost|gained)\s+like(?=\s+\$?\d)")
@@ -60,8 +61,8 @@ _NOT_NAMES = frozenset("""fine good ok okay tired sure sorry here back home done
 
 def formal(text: str) -> str:
     """`text` with chat's shorthand written out (see the module docstring); unchanged when it has none."""
-    if CJK_RE.search(text):
-        return text
+    if CJK_RE.search(text):  # "今天面试完了 感觉还行": a space typed for a comma
+        return _ZH_SPACE_RE.sub("，", text) if " " in text else text
     out = _I_RE.sub("I", text)
     if "fianc" in out:  # (the rules' words are unaccented: "fiancé" is their "fiance")
         out = out.replace("fiancée", "fiancee").replace("fiancé", "fiance").replace("Fiancée", "Fiancee").replace(

@@ -75,16 +75,19 @@ def joined_detail(text: str, lang: str) -> str | None:
 # next month, from Queens to Brooklyn")
 _ZH_FROM_TO_RE = re.compile(r"^(?:是)?从[\u4e00-\u9fffA-Za-z0-9]{1,12}(?:搬|换|调|转|飞|开|坐车|回)?(?:到|去|回)"
                             r"[\u4e00-\u9fffA-Za-z0-9]{1,12}$")
+_ZH_WITH_WHOM_RE = re.compile(r"^(?:跟|和|与|同)[\u4e00-\u9fffA-Za-z]{1,10}一起(?:去|玩|过去)?$")
 _EN_FROM_TO_RE = re.compile(r"^from\s+(?:[A-Z][\w'-]*|the\s+\w+)(?:\s+[A-Z][\w'-]*)*\s+to\s+(?:[A-Z][\w'-]*|the\s+\w+)"
                             r"(?:\s+[A-Z][\w'-]*)*$")
 
 
 def from_to_detail(text: str, lang: str) -> str | None:
-    """Where from and where to, said as a clause of its own after the move or the trip it is
-    about ("从朝阳区搬到海淀区", "from Queens to Brooklyn"), as that statement should end; else None."""
+    """Where from and where to, or with whom, said as a clause of its own after the move or the
+    trip it is about ("从朝阳区搬到海淀区", "跟大学室友一起", "from Queens to Brooklyn"), as that
+    statement should end; else None."""
     text = text.strip()
     if lang == "zh":
-        return "，" + text if _ZH_FROM_TO_RE.match(text) and not _ZH_DETAIL_BAD_RE.search(text) else None
+        detail = _ZH_FROM_TO_RE.match(text) or _ZH_WITH_WHOM_RE.match(text)
+        return "，" + text if detail and not _ZH_DETAIL_BAD_RE.search(text) else None
     return ", " + text if _EN_FROM_TO_RE.match(text) else None
 
 

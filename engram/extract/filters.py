@@ -229,7 +229,8 @@ def conditional(s: str, lang: str) -> bool:
     no clause of it is a fact. Other hedges ("it'd be great", "kinda scary") stay in their clause."""
     if lang == "zh":
         s = _zh_wish_as_plan(s)
-        return any(h in s for h in _ZH_CONDITIONAL) or s.endswith("吧")
+        # (a closing 吧 softens its own clause: "我不太能吃辣，杭州菜应该还好吧" keeps the first)
+        return any(h in s for h in _ZH_CONDITIONAL) or (s.endswith("吧") and not re.search(r"[，,；;]", s))
     words = _WORD_RE.findall(s.lower())
     padded = _NOT_UNSURE_RE.sub(" ", " " + " ".join(words) + " ")
     return any(w in _EN_CONDITIONAL for w in words) or any(p in padded for p in _EN_CONDITIONAL_PHRASES)
