@@ -246,3 +246,13 @@ def test_how_old_it_is_answered_after_the_user_spoke_of_their_cat(memory):
     memory.add([{"role": "assistant", "content": "它多大了？"}, {"role": "user", "content": "快十岁了，是一只橘猫。"}],
                user_id="u", session_id="s")
     assert "用户的猫快十岁" in {m.content for m in facts(memory.get_all(user_id="u"))}
+
+
+def test_what_she_is_into_after_the_user_spoke_of_their_daughter(memory):
+    memory.add("I'm planning my daughter's 10th birthday party. It's on the 21st.", user_id="u", session_id="s")
+    memory.add([{"role": "assistant", "content": "Fun! What's she into?"},
+                {"role": "user", "content": "Unicorns and slime, lol. And she's obsessed with Taylor Swift."}],
+               user_id="u", session_id="s")
+    said = {m.content for m in facts(memory.get_all(user_id="u"))}
+    assert "User's daughter is into Unicorns and slime." in said
+    assert "User's daughter is obsessed with Taylor Swift." in said

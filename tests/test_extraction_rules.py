@@ -1208,3 +1208,14 @@ def test_she_after_a_chinese_name_keeps_the_name(text, facts):
 ])
 def test_chinese_typed_fast(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "referent", "facts"), [
+    ("Her best friend Mia is allergic to nuts, so no peanut butter anything.", "daughter",
+     ["User's daughter's best friend Mia is allergic to nuts."]),
+    ("I'm planning my daughter's 10th birthday party. It's on the 21st.", None,
+     ["User is planning their daughter's 10th birthday party.",
+      "User's daughter's 10th birthday party is on the 21st (2026-05-21)."]),
+])
+def test_her_best_friend_and_the_day_of_a_party_named_before(text, referent, facts):
+    assert [c.content for c in extract_candidates(text, now=NOW, referent=referent)] == facts

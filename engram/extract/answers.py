@@ -192,12 +192,16 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^do you (?P<v>[a-z]+(?: [a-z]+){0,3}?) (?:often|a lot|regularly|much|every day)\?$", re.I),
      lambda m, np: f"I {m.group('v')} {_lc(re.sub(r'[ ,]+or (?:so|something)$', '', np))}."
      if _HOW_OFTEN_RE.match(np) else None),
+    (re.compile(r"^what(?:'s| is| are) your (?P<x>[\w -]{2,30}?) (?:into|obsessed with)(?: these days| right now| lately)?\?$",
+                re.I), lambda m, np: f"My {m.group('x').lower()} is into {_lc_common(np)}."),
     (re.compile(r"^what(?:'s| is) your (?P<x>[a-z][\w -]{1,30}?)\?$", re.I), _measure),  # last: any other number
     (re.compile(r"^(?:do|would) you (?:prefer|like|want) (?P<a>[\w-]+) or (?P<b>[\w-]+)(?: (?P<noun>(?!for\b)[\w-]+))?"
                 r"(?P<tail> for [\w' -]{2,30})?\?$", re.I), _prefer),
     (re.compile(r"^what (?:kind|type|sort) of (?P<x>[\w -]+?) do you (?P<v>like|prefer|love|enjoy)\?$", re.I),
      lambda m, np: f"I {m.group('v').lower()} {np}."),
     (re.compile(r"^what do you do(?: for (?:a living|work))?\?$", re.I), _job),
+    (re.compile(r"^what are you into(?: these days| right now| lately)?\?$", re.I),
+     lambda m, np: f"I'm into {_lc_common(np)}."),
     (re.compile(r"^what are you working on(?: these days| now| right now| lately| at the moment)?\?$", re.I),
      lambda m, np: f"I'm working on {_lc(np)}."),
     # "Do you have any other conditions?" / "High blood pressure." → "I have high blood pressure."

@@ -753,8 +753,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if not prior:
             return None
         pron, pc = m.group("pron").lower(), (m.group("pc") or "").lower()
-        kin = rest.split(None, 1)
-        if pron in ("her", "his", "their") and len(kin) == 2 and kin[0].lower() in _EN_PEOPLE | _EN_PETS \
+        both = _EN_KIN_AND_REST_RE.match(rest)  # "best friend Mia is allergic …": the kin word, then the rest
+        kin = [both.group("k"), both.group("rest")] if both else rest.split(None, 1)
+        if pron in ("her", "his", "their") and len(kin) == 2 and kin[0].lower().split()[-1] in _EN_PEOPLE | _EN_PETS \
                 and (pron == "their") == (prior in EN_PLURAL_OWNED) \
                 and pronoun_fits({"her": "she", "his": "he"}.get(pron, pron), prior):
             subject, rest = f"User's {prior}'s {kin[0].lower()}", kin[1]  # "His mom is being difficult …"
@@ -838,6 +839,7 @@ _EN_STANDING_NOW_RE = re.compile(
     r"^(?:pays|rents|owns|drives|earns|makes|lives|works|uses|shares|studies|takes|commutes|runs)\b"
     r"(?!.*\b(?:today|tonight|this\s+(?:morning|afternoon|evening))\b)", re.I)
 _EN_RIGHT_NOW_RE = re.compile(r"\s*,?\s+(?:right now|at the moment)\b")
+_EN_KIN_AND_REST_RE = re.compile(r"^(?P<k>(?:best|older|younger|little|big|new|old|baby)\s+[a-z-]+)\s+(?P<rest>.+)$", re.I)
 _EN_NAME_AFTER_KIN_RE = re.compile(r"^((?-i:[A-Z][a-z]+))\s+(?!and\b)[a-z]")
 _EN_DANGLING_RE = re.compile(r",\s+(?:first\s+)?[a-z]+ed$")
 

@@ -137,7 +137,7 @@ _ZH_BARE_ACT_RE = re.compile(
 
 
 # "…planning my wedding. It's on June 14th next year.": the day of the user's event just named
-_EN_MY_EVENT_NAMED_RE = re.compile(rf"\b(?:my|i\s+have\s+an?|i've\s+got\s+an?|i\s+got\s+an?)\s+(?P<thing>(?:[\w'-]+\s+){{0,2}}?{_EN_EVENTS})\b", re.I)
+_EN_MY_EVENT_NAMED_RE = re.compile(rf"\b(?:my|i\s+have\s+an?|i've\s+got\s+an?|i\s+got\s+an?)\s+(?P<thing>(?:[\w'-]+\s+){{0,3}}?{_EN_EVENTS})\b", re.I)
 _EN_ITS_DAY_RE = re.compile(r"^(?:and\s+)?it(?:'s|\s+is|'ll\s+be|\s+will\s+be)\s+(?P<day>(?:on|in|next|this|tomorrow)\b.+)$",
                             re.I)
 
