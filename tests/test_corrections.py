@@ -114,3 +114,13 @@ def test_a_switch_in_chinese_and_one_that_names_nothing_kept(memory):
 ])
 def test_what_reads_as_a_switch(text, moved):
     assert switch(text) == moved
+
+
+def test_a_switch_or_a_move_leaves_what_others_do_as_it_was(memory):
+    memory.add("My sister lives in Chicago and uses Notion.", user_id="u", timestamp=datetime(2026, 6, 1, tzinfo=UTC))
+    memory.add("I live in Chicago.", user_id="u", timestamp=datetime(2026, 6, 1, tzinfo=UTC))
+    memory.add("I moved from Chicago to Denver.", user_id="u", timestamp=SAID)
+    memory.add("I switched from Notion to Obsidian.", user_id="u", timestamp=SAID)
+    live = _live(memory)
+    assert "User's sister lives in Chicago and uses Notion." in live  # (hers, not the user's)
+    assert "User moved to Denver." in live and "User lives in Chicago." not in live

@@ -1219,3 +1219,8 @@ def test_chinese_typed_fast(text, facts):
 ])
 def test_her_best_friend_and_the_day_of_a_party_named_before(text, referent, facts):
     assert [c.content for c in extract_candidates(text, now=NOW, referent=referent)] == facts
+
+
+def test_moved_from_one_city_to_another_is_where_the_user_lives_now():
+    (c,) = extract_candidates("I moved from Chicago to Denver.", now=NOW)
+    assert (c.key, c.content) == ("fact:location", "User moved to Denver.")

@@ -26,9 +26,10 @@ _PLACE_BLACKLIST = frozenset((
     "peace", "hope", "sin", "hell", "heaven", "a dream", "my dreams", "harmony", "here", "there",
 ))
 _EN_LOC_RE = re.compile(
-    rf"^i(?:\s+{EN_ADV}(?P<v1>live|reside|moved|relocated)\s+(?:back\s+)?(?:in|to)"
+    rf"^i(?:\s+{EN_ADV}(?P<v1>live|reside|moved|relocated)\s+(?:from\s+(?-i:[A-Z])[\w .'-]{{0,30}}?\s+)?(?:back\s+)?(?:in|to)"
     rf"|(?:'m|\s+am)\s+{EN_ADV}(?P<v2>living|based|residing|located)\s+(?:in|out\s+of)"
-    rf"|(?:'ve|\s+have)\s+{EN_ADV}(?P<v3>moved|relocated)\s+(?:back\s+)?to)\s+(?P<place>.+)$",
+    rf"|(?:'ve|\s+have)\s+{EN_ADV}(?P<v3>moved|relocated)\s+(?:from\s+(?-i:[A-Z])[\w .'-]{{0,30}}?\s+)?(?:back\s+)?to)"
+    r"\s+(?P<place>.+)$",
     re.I,
 )
 _EN_WE_RE = re.compile(r"^(?:we|(?:my\s+[\w'-]+(?:\s+[A-Z][a-z]+)?|[A-Z][a-z]+)\s+and\s+i)(?=\s|'re\b)", re.I)
