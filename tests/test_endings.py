@@ -62,6 +62,8 @@ def test_what_reads_as_an_ending(text, who):
     ("User's sister is Anna.", "Anna", False),
     ("User's boyfriend works at Google.", "", True),
     ("用户的男朋友叫小陈", "小陈", True),
+    ("User's sister's boyfriend works at Google.", "", False),  # (someone else's partner)
+    ("用户的妹妹的男朋友叫小李", "", False),
 ])
 def test_which_memories_an_ending_takes_away(content, who, gone):
     assert ends(content, who) is gone

@@ -28,6 +28,10 @@ _ZH_ENDING_RE = re.compile(
 )
 _EN_SAYS_COUPLE_RE = re.compile(rf"\b{_EN_COUPLE}\b", re.I)
 _ZH_SAYS_COUPLE_RE = re.compile(_ZH_COUPLE)
+# the user's own partner, as the rules write it ("User's girlfriend …", "User and their boyfriend …",
+# "用户的男朋友…", "用户和老公…"): not a sister's boyfriend
+_EN_USERS_COUPLE_RE = re.compile(rf"^User(?:'s|\s+and\s+their)\s+(?:(?:ex-|former\s+|future\s+)?){_EN_COUPLE}\b", re.I)
+_ZH_USERS_COUPLE_RE = re.compile(rf"^用户(?:的|和|跟)(?:{_ZH_COUPLE})")
 
 
 def ending(text: str) -> str | None:
@@ -49,8 +53,7 @@ def ends(content: str, who: str) -> bool:
     """Whether a standing memory says the relationship that ended: it names the user's partner
     (a girlfriend, a 男朋友), and the one named in the ending when there was one."""
     zh = CJK_RE.search(content) is not None
-    couple = (_ZH_SAYS_COUPLE_RE if zh else _EN_SAYS_COUPLE_RE).search(content)
-    if couple is None:
+    if (_ZH_USERS_COUPLE_RE if zh else _EN_USERS_COUPLE_RE).match(content) is None:
         return False
     if not who or (_ZH_SAYS_COUPLE_RE if zh else _EN_SAYS_COUPLE_RE).fullmatch(who):
         return True  # "we broke up", "I broke up with my boyfriend": the user's partner, whoever
