@@ -43,11 +43,11 @@ from engram.privacy import redact
 from engram.reconcile import Decision, decide, same_statement, signals_change
 from engram.records import embed_records, make_record, stamp
 from engram.sanitize import redact_json, safe_candidate
-from engram.relatives import KIN_EN, KIN_ZH
 from engram.store.base import HistoryEvent, Record, Scope
 from engram.store.scope_index import RESTATEMENT_SHORTLIST
 from engram.text import content_words, detect_language
 from engram.user_state import local_time, pending, set_pending
+from engram.whose import about_someone_else
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.llm import LLMTasks
@@ -102,20 +102,6 @@ _SWITCHABLE = frozenset({Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.DECISION}) 
 # where the user lives is the location rules' ("I moved from Chicago to Denver" supersedes it by its slot)
 _PLACE_SLOTS = frozenset({"fact:location", "fact:hometown", "fact:work_location"})
 
-
-def _users_own(item: MemoryItem) -> bool:
-    """A statement of the user's own ("User always uses poetry.", "用户的团队用MySQL"), not of their
-    sister's: a switch the user made is not one their sister made ("User's sister lives in Chicago")."""
-    whose = _WHOSE_RE.match(item.content)
-    if whose is None:
-        return False
-    owner = (whose.group("en") or whose.group("zh") or "").lower()
-    return not owner or owner not in KIN_EN and not any(owner.startswith(k) for k in KIN_ZH) \
-        and owner not in _PETS
-
-
-_WHOSE_RE = re.compile(r"^(?:User(?:'s (?P<en>[\w-]+))?\b|用户(?:的(?P<zh>[\u4e00-\u9fff]{1,3}))?)")
-_PETS = frozenset("dog cat puppy kitten pet parrot rabbit hamster 狗 猫 宠物 狗狗 猫咪".split())
 _REFERENT_TURNS = 6  # working-memory turns looked back through for who "she" is (three exchanges)
 
 
@@ -317,8 +303,9 @@ class Writer:
         a switch ends a habit of years. What happened (an event) is history, and stays as it is."""
         new, old = moved
         recent = self.services.store.list(said.scope, LIVE, limit=SWITCH_LOOK_BACK)
-        target = next((m for m in recent if m.kind in _SWITCHABLE and says(m.content, old) and _users_own(m)
-                       and m.key not in _PLACE_SLOTS), None)
+        # (the user's own statement, not their sister's; where they live is the location rules')
+        target = next((m for m in recent if m.kind in _SWITCHABLE and says(m.content, old)
+                       and not about_someone_else(m.content) and m.key not in _PLACE_SLOTS), None)
         if target is None:
             return None
         return self.add_candidate(said, corrected(target, new, old, now, "switched by the user"), text, written,
