@@ -160,18 +160,16 @@ _NAMES_AFTER_RE = re.compile(
     r"(?P<names>[A-Z][a-z]+(?:(?:\s*,\s*|\s+and\s+|\s*,\s*and\s+)[A-Z][a-z]+)*)\s*[.!]*$"
 )
 _PLACE_CUT_RE = re.compile(r"\s+(?:with|for|since|because|to\s+be)\b", re.I)
-_FOR_DURATION_RE = re.compile(
-    r"\s+for\s+(?:\d|a\b|an\b|about|over|almost|nearly|the\s+past|the\s+last|years|months)", re.I
+_FOR_DURATION_RE = re.compile(  # how long: "for ten years", "for a decade", "since 2015"
+    r"\s+(?:for\s+(?:\d|a\b|an\b|about|around|over|almost|nearly|the\s+past|the\s+last|years|months|decades|ages"
+    r"|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)|since\s+\S)", re.I
 )
 _ORG_GOES_ON_RE = re.compile(r"\s+(?:majoring|studying|working|where|doing)\b", re.I)
 _STUDENT_YEARS = frozenset("student freshman sophomore junior senior undergrad undergraduate postgrad".split())
 # "… majoring in biology", "I major in economics": what the user studies
-_EN_MAJOR_RE = re.compile(r"\b(?:majoring|i\s+major|i'm\s+a\s+[\w-]+\s+major)\s+in\s+(?P<major>[a-z][a-z &-]{1,40}?)(?=\s*(?:,|\.|$|\s+and\b|\s+at\b))",
-                            re.I)
-_LASTING_RE = re.compile(  # how long: "for ten years", "for a decade", "since 2015"
-    r"\s+(?:for\s+(?:\d|a\b|an\b|about|around|over|almost|nearly|the\s+past|the\s+last|years|months|decades|ages"
-    r"|one|two|three|four|five|six|seven|eight|nine|ten|twelve|fifteen|twenty)|since\s+\S)", re.I
-)
+_EN_MAJOR_RE = re.compile(
+    r"\b(?:majoring|i\s+major|i'm\s+a\s+[\w-]+\s+major)\s+in\s+(?P<major>[a-z][a-z &-]{1,40}?)"
+    r"(?=\s*(?:,|\.|$|\s+and\b|\s+at\b))", re.I)
 _EVALUATIVE = frozenset(
     """boring great fine good bad ok okay terrible awesome amazing hard difficult easy stressful fun
     important private secret complicated long weird strange simple tough changing unknown today
@@ -264,7 +262,7 @@ def _en_job(s: str, ctx: Ctx) -> list[Candidate] | None:
     lasting = ""  # "I've been a nurse for ten years": how long, said with the job
     if m.group("been"):
         whole = " ".join(x for x in (prep, org) if x)
-        since = _LASTING_RE.search(" " + whole)
+        since = _FOR_DURATION_RE.search(" " + whole)
         if since is None:
             return None  # ("I've been a fan of …" and the like are said as said)
         lasting = " " + whole[since.start():].strip().rstrip(".!")
