@@ -38,3 +38,8 @@ KIN_ZH = {
 }
 # a relation's usual Chinese word ("child", one of "two kids", is a 孩子 too)
 KIN_ZH_LABEL = {v: k for k, v in reversed(list(KIN_ZH.items()))} | {"child": "孩子"}
+
+# the relations of a couple: who "we" in the next turn is, and whose ending a breakup is
+COUPLE = frozenset({"wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "spouse"})
+COUPLE_EN = frozenset(w for w, relation in KIN_EN.items() if relation in COUPLE) | {"spouse", "fiancée"}
+COUPLE_ZH = frozenset(w for w, relation in KIN_ZH.items() if relation in COUPLE) | {"对象", "未婚夫", "未婚妻"}

@@ -12,8 +12,9 @@ from __future__ import annotations
 import re
 
 from engram.extract.keys import CJK_RE
+from engram.relatives import COUPLE_EN, COUPLE_ZH
 
-_EN_COUPLE = r"(?:girlfriend|boyfriend|partner|wife|husband|fiance|fiancee|fiancé|fiancée|spouse|ex)"
+_EN_COUPLE = rf"(?:{'|'.join(sorted(COUPLE_EN, key=len, reverse=True))}|ex)"
 _EN_ENDED = r"(?:broke\s+up|split\s+up|separated|got\s+divorced|divorced|called\s+it\s+off|ended\s+things)"
 _EN_ENDING_RE = re.compile(
     rf"\b(?:(?P<who>(?-i:[A-Z][a-z]+)|my\s+{_EN_COUPLE})\s+and\s+I|I|we)\s+(?:just\s+|finally\s+|recently\s+|officially\s+)*"
@@ -21,7 +22,7 @@ _EN_ENDING_RE = re.compile(
     r"(?!\s+(?:the|a|an|it|this|that|my|our)\b)",  # ("I broke up the fight")
     re.I,
 )
-_ZH_COUPLE = "女朋友|男朋友|女友|男友|老婆|老公|妻子|丈夫|对象|未婚夫|未婚妻|爱人"
+_ZH_COUPLE = "|".join(sorted(COUPLE_ZH, key=len, reverse=True))
 _ZH_ENDING_RE = re.compile(
     rf"我(?:已经|刚|刚刚)?(?:和|跟)(?:我的?)?(?P<who>{_ZH_COUPLE}|[\u4e00-\u9fff]{{1,3}}?)(?:已经|刚|刚刚)?(?:分手|离婚|分开)了"
     rf"|我们(?:已经|刚|刚刚)?(?:分手|离婚|分开)了|我(?:已经|刚|刚刚)?(?:离婚|分手)了"

@@ -41,6 +41,7 @@ from engram.extract.rewrite import (
     unnamed_object, we_rest, zh_objects_named, zh_third,
 )
 from engram.models import Candidate, Kind
+from engram.relatives import COUPLE_EN, COUPLE_ZH
 from engram.text import content_words
 from engram.when import find_range
 
@@ -60,10 +61,6 @@ _EN_PEOPLE = frozenset(
     in-laws mentor students teammate co-founder co-founders cofounder cofounders coach tutor landlord landlady
     client clients""".split()
 )
-# who "we" in the user's next turn is, by the turn before ("…my boyfriend Jake." / "We were together
-# for three years."): a couple; a friend or a sister named then is no "we" of the next turn
-_EN_COUPLE = frozenset("wife husband partner spouse girlfriend boyfriend fiance fiancee".split())
-_ZH_COUPLE = frozenset("老婆 妻子 太太 爱人 老公 丈夫 女朋友 男朋友 女友 男友 对象 未婚夫 未婚妻".split())
 # "my team lead", "my band's drummer": a person named by their role in the user's group
 _EN_GROUPS = frozenset("team band class squad crew club group project company department".split())
 _EN_GROUP_ROLES = frozenset("lead leader manager captain coach owner founder drummer singer teacher".split())
@@ -714,7 +711,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         # "…my boyfriend Jake. We were together for three years." (a pet is no "we"; nor is the
         # person "we" do something to: "We're throwing him a party")
         if with_whom in _EN_PEOPLE and not re.search(r"\b(?:him|her|them)\b", rest, re.I) \
-                and (with_whom != memo.get("before") or with_whom in _EN_COUPLE):
+                and (with_whom != memo.get("before") or with_whom in COUPLE_EN):  # (a couple: the next turn's "we")
             subject = f"User and their {with_whom}"
             pred = {"'re": "are ", "'ve": "have ", "'ll": "will "}.get((m.group("wc") or "").lower(), "") + rest
         elif m.group("we") and pred.lower().startswith("were "):
@@ -981,10 +978,7 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if m is None and (memo.get("last") == "用户" or memo.get("opens")) and (_ZH_BODY_RE.match(s) or _ZH_ATTRIBUTE_RE.match(s)):
         return _zh_finish("用户的", s, ctx, other=None)  # "…，膝盖受伤了": the user's knee; "…，目标是浙大"
     if m is None and (memo.get("last") == "用户" or memo.get("opens")) and _ZH_STATE_RE.match(s):
-        memo["last"] = "用户"  # "最近压力很大，晚上经常失眠": the speaker's own state, and what goes on from it
-        if ctx.memo is not None:
-            ctx.memo["last"] = "用户"
-        return _zh_finish("用户", s, ctx, other=None)
+        return _zh_finish("用户", s, ctx, other=None)  # "最近压力很大，晚上经常失眠": the speaker's own state
     if m is None and memo.get("last") == "用户" and (_ZH_GO_ON_RE.match(s) or _ZH_WHEN_GO_ON_RE.match(s)):
         body = re.sub(r"^(?:所以|并且|而且|然后|后来|但是|但|不过|可是)", "", s)  # "…，还做了一个碗": the user goes on
         if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body) or _ZH_COUNTDOWN_RE.match(body):
@@ -1021,7 +1015,7 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     if m.group("subj") == "我们" and _ZH_OUR_THING_RE.match(body):
         subject = "用户的"  # "我们项目下个月上线": the user's project
     elif m.group("subj") == "我们" and memo.get("other") in ZH_PEOPLE and (
-            memo["other"] != memo.get("before") or memo["other"] in _ZH_COUPLE):
+            memo["other"] != memo.get("before") or memo["other"] in COUPLE_ZH):
         subject = "用户和" + memo["other"]  # "我女朋友也在成都，周三晚上我们一起吃饭"
     for w in _ZH_PET_OBJ_RE.findall(body)[-1:]:
         memo["other"] = w
