@@ -1224,3 +1224,14 @@ def test_her_best_friend_and_the_day_of_a_party_named_before(text, referent, fac
 def test_moved_from_one_city_to_another_is_where_the_user_lives_now():
     (c,) = extract_candidates("I moved from Chicago to Denver.", now=NOW)
     assert (c.key, c.content) == ("fact:location", "User moved to Denver.")
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I work from home so at least I can watch her.", ["User works from home."]),  # (the "her" is in the cut part)
+    ("I don't want to think about him.", []),
+    ("我们想住民宿，不要连锁酒店。", ["用户想住民宿"]),
+    ("我想存钱给女儿以后上大学用。", ["用户想存钱给女儿以后上大学用"]),
+    ("我想他会来的。", []),  # ("I think", no wish)
+])
+def test_what_the_user_wants_and_a_clause_cut_before_an_unnamed_her(text, facts):
+    assert said(text) == facts

@@ -175,8 +175,8 @@ def en_hedged(s: str) -> bool:
 
 
 # "我想去新西兰" is a wish to do something (a plan), "我想他是对的" is an opinion held loosely
-ZH_WANT_VERBS = "去|学|买|换|搬|考|做|当|成为|参加|试|尝试|养|开|辞|结婚|生|回|看看|玩|旅"
-_ZH_WANT_RE = re.compile(rf"我(?:很|真|特别|一直|好|还)?想(?={ZH_WANT_VERBS})")
+ZH_WANT_VERBS = "去|学|买|换|搬|考|做|当|成为|参加|试|尝试|养|开|辞|结婚|生|回|看看|玩|旅|住|增|减|存"
+_ZH_WANT_RE = re.compile(rf"我(?:们)?(?:很|真|特别|一直|好|还)?想(?={ZH_WANT_VERBS})")
 
 
 def _zh_wish_as_plan(s: str) -> str:

@@ -129,7 +129,7 @@ _EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear 
     r"|maybe|perhaps|probably"
     r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
     r"|\s+and\s+(?=(?:it|that|this)\b)|\s+(?:because|'cause|cause|since|which|so\s+that"
-    r"|so\s+(?:i|we|it|please|don't|do\s+not|never|make\s+sure)\b"
+    r"|so\s+(?:at\s+least\s+|now\s+)?(?:i|we|it|please|don't|do\s+not|never|make\s+sure)\b"
     r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b)",
     re.I,
 )
@@ -791,7 +791,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     pred = _they(pred)
     if other is None and memo.get("other"):  # "My mom lives in Pune and I call her every Sunday"
         pred = en_objects_named(pred, memo["other"])
-    if other is None and not memo.get("other") and unnamed_object(s):
+    if other is None and not memo.get("other") and unnamed_object(pred):
         return None  # "I don't want to think about him": who he is was not said
     if ctx.memo and ctx.memo.get("place") and re.search(r"\bthere\b", pred):  # "…to Tokyo, I'll be there …"
         place = ctx.memo["place"]
