@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE, date_suffix, due_datetime, resolve_en, resolve_zh
+from engram.extract.dates import DATE_SUFFIX_RE, EN_DATE_RE, ZH_DATE_RE, date_suffix, due_datetime, resolve_en, resolve_zh
 from engram.extract.keys import CJK_RE
 from engram.models import Candidate, MemoryItem, Source
 
@@ -32,7 +32,6 @@ _ZH_RE = re.compile(
 # a word that says the sentence takes something back, or a name, a month, a number on both sides
 _MARKED_RE = re.compile(r"\b(?:actually|wait|sorry|oops|my bad|i meant|i mean|make that|should be)\b", re.I)
 _NAMED_RE = re.compile(r"^(?:[A-Z\d]|the\s+\d)")
-_DATE_SUFFIX_RE = re.compile(r"\s*[（(]\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?[)）]")
 # the user's memories a correction may reach: the latest few (what was just said), of the last day
 LOOK_BACK = 30
 CORRECTS_WITHIN = timedelta(days=1)
@@ -126,8 +125,8 @@ def corrected(target: MemoryItem, new: str, old: str, now: datetime, why: str = 
             if at is None and (was.hour, was.minute) != (23, 59):
                 at = was.time().replace(tzinfo=None)  # "下周三下午两点" → "下周四": still at two
             due = due_datetime(day, at, now, m) or due
-            if due != target.due_at and _DATE_SUFFIX_RE.search(content):
-                content = _DATE_SUFFIX_RE.sub("", content).rstrip("。.") + date_suffix(due, at, zh) + ("" if zh else ".")
+            if due != target.due_at and DATE_SUFFIX_RE.search(content):
+                content = DATE_SUFFIX_RE.sub("", content).rstrip("。.") + date_suffix(due, at, zh) + ("" if zh else ".")
     return Candidate(
         content=content, kind=target.kind, key=target.key,
         value=put_right(target.value) if target.value else None,

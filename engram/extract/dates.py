@@ -288,6 +288,16 @@ def names_weekday(m: re.Match[str]) -> bool:
     return bool(g.get("wd") or (g.get("tday") and g["tday"].lower() in _WD_EN))
 
 
+# the day a task is due, as `date_suffix` writes it at the end of its content: "…（2026-05-11）"
+DATE_SUFFIX_RE = re.compile(r"\s*[（(]\d{4}-\d{2}-\d{2}(?: \d{2}:\d{2})?[)）]")
+
+
+def split_due(content: str) -> tuple[str, str]:
+    """`content` without the due day `date_suffix` closed it with, and that suffix ("" if none)."""
+    m = DATE_SUFFIX_RE.search(content)
+    return (content[: m.start()], m.group()) if m and m.end() == len(content) else (content, "")
+
+
 def date_suffix(due: datetime | None, t: time | None, zh: bool) -> str:
     """" (2024-10-25)" / "（2024-10-25 17:00）" to append to a task; "" without a date."""
     if due is None:

@@ -75,6 +75,7 @@ from engram.extract.clauses import ZH_WHICH_THING_RE, ended_detail, from_to_deta
 from engram.extract.explicit import as_explicit, asked_to_keep, commands_apart, explicit_command, refers_back
 from engram.extract.facts_en import en_fact
 from engram.extract.facts_zh import zh_fact
+from engram.extract.dates import split_due
 from engram.extract.filters import (
     conditional, hedged, is_question, soft_hedged, statement_before_question, strip_fillers, without_heading,
 )
@@ -198,13 +199,13 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
                 and found[0].kind is Kind.TASK and found[0].due_at is not None and found[0].recurrence is None \
                 and not strip_end(clause).startswith("我"):
             # "我报了一个陶艺班，下周二开课": the day of what was just named, not of the user
-            said, due = _DUE_SUFFIX_RE.match(found[0].content).group("said", "due")
-            last[0].content = last[0].content.rstrip("。") + "，" + said.removeprefix("用户") + (due or "")
+            said, due = split_due(found[0].content)
+            last[0].content = last[0].content.rstrip("。") + "，" + said.removeprefix("用户") + due
             last[0].kind, last[0].due_at, last[0].key = Kind.TASK, found[0].due_at, found[0].key
             continue
         if moved:  # "…下个月要搬家，从朝阳区搬到海淀区": where from and where to, with the move
-            said, due = _DUE_SUFFIX_RE.match(last[0].content.rstrip(".。")).group("said", "due")
-            last[0].content = said + moved + (due or "") + ("" if ctx.lang == "zh" else ".")
+            said, due = split_due(last[0].content.rstrip(".。"))
+            last[0].content = said + moved + due + ("" if ctx.lang == "zh" else ".")
             continue
         ended = ended_detail(clause, ctx.lang) if not found and len(last) == 1 and _used_to(last[0]) else None
         if ended:  # "I used to drink soda every day but I quit last month": a habit given up
@@ -222,7 +223,6 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     return out
 
 
-_DUE_SUFFIX_RE = re.compile(r"^(?P<said>.*?)(?P<due>\s*[（(][0-9: -]+[）)])?$", re.S)  # "…（2026-05-11）": the day it is due
 
 
 def _used_to(said: Candidate) -> bool:
