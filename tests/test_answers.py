@@ -12,9 +12,12 @@ from engram.extract.answers import answer_as_statement
 from helpers import facts
 
 
+SAID = datetime(2026, 12, 2, 10, tzinfo=UTC)  # a Wednesday: the days these answers name are read against it
+
+
 def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]:
     events = memory.add([{"role": "assistant", "content": question}, {"role": "user", "content": answer}],
-                        user_id=user_id)
+                        user_id=user_id, timestamp=SAID)
     return [e.memory.content for e in events if e.memory is not None and e.memory.kind is not Kind.TURN]
 
 
@@ -85,9 +88,8 @@ def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     ("你几号搬家？", "15号", "用户15号要搬家（2026-12-15）"),
 ])
 def test_a_day_answering_when_is_a_task_due_that_day(memory, question, answer, task):
-    said = datetime(2026, 12, 2, 10, tzinfo=UTC)
     events = memory.add([{"role": "assistant", "content": question}, {"role": "user", "content": answer}],
-                        user_id="u", timestamp=said)
+                        user_id="u", timestamp=SAID)
     (kept,) = [e.memory for e in events if e.memory is not None and e.memory.kind is not Kind.TURN]
     assert (kept.kind, kept.content) == (Kind.TASK, task)
     assert kept.due_at is not None and kept.due_at.date().isoformat() in task
