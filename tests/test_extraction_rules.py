@@ -1235,3 +1235,20 @@ def test_moved_from_one_city_to_another_is_where_the_user_lives_now():
 ])
 def test_what_the_user_wants_and_a_clause_cut_before_an_unnamed_her(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Since we last spoke I've started learning the guitar.", ["User has started learning the guitar."]),
+    ("Last time we talked, I was getting ready for my exam.", ["User was getting ready for their exam."]),
+    ("It's Shia Labeouf!", []),  # (answering "who said that?": no name of the user's)
+    ("It's Tuesday!", []),
+    ("Hi, it's Anna.", ["User's name is Anna."]),
+    ("I learnt to swim.", ["User learnt to swim."]),
+    ("We all have unique paths in life.", []),  # everyone, not the user
+    ("We all went to the beach.", ["User went to the beach."]),
+    ("We've been best friends since college.", []),  # with whom is unsaid
+    ("Love the colors!", []),  # a reaction to what was shown
+    ("Love and acceptance should be everyone's right.", []),  # "love" is the subject
+])
+def test_the_conversation_itself_reactions_and_everyone_are_no_facts_of_the_users(text, facts):
+    assert said(text) == facts

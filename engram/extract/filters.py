@@ -21,6 +21,8 @@ _EN_FILLER_RE = re.compile(
     r"|and|but|lol|haha\w*|anyway|anyways|fyi|just fyi|for the record|just so you know|tbh"
     r"|no(?=\s*[,!.:;-]|\s+(?:i|i'm|i've|we|my|it|that|thanks|thank)\b)"  # ("No meetings on Fridays" is said)
     r"|alright|right|oh and|plus|besides"
+    # the conversation itself: "Since we last spoke I've…", "Last time we talked, I was…"
+    r"|(?:since|when|(?:the\s+)?last\s+time)\s+we\s+(?:last\s+(?:met|saw\s+each\s+other)\b|(?:last\s+)?(?:spoke|talked|chatted|caught\s+up))"
     r"|sorry|oops|wait|correction|i mean|i meant|what i meant (?:was|is)|to be clear|let me correct that)\b[\s,!.:;-]*)+",
     re.I,
 )

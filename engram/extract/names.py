@@ -31,7 +31,8 @@ _NOT_A_NAME_RE = re.compile(
     r"\w+(?:ese|ish|ian|ican)|(?:German|Cuban|Korean|European|Chilean|Caribbean|Latino|Latina|Thai|Filipino|Iraqi|Israeli|"
     r"Pakistani|Bangladeshi|Nepali|Kiwi|Arab|Arabic|Greek|Dutch|Swiss|Czech|Slovak|Jewish|Muslim|Hindu|Buddhist|Sikh|"
     r"Mormon|Catholic|Protestant|Orthodox|Atheist|Agnostic|Democrat|Republican|Libertarian|Liberal|Conservative|"
-    r"Hispanic|Latinx|Vegan|Texan|Londoner|New Yorker|Free|Yours|Me)",  # ("I'm Fine": `_NAME_STOP`)
+    r"Hispanic|Latinx|Vegan|Texan|Londoner|New Yorker|Free|Yours|Me|"
+    r"Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Christmas|Easter|Halloween|Thanksgiving)",  # ("I'm Fine": `_NAME_STOP`)
 )
 _ZH_NAME_RE = re.compile(r"^我(?:的名字|名字)?(?:叫做|叫|是)(?P<name>.+)$")
 _ZH_NAME_BAD_RE = re.compile(r"[了过着的你他她它人车外卖不很在是吗呢吧啊个一]")
@@ -131,6 +132,8 @@ def user_name(s: str, ctx: Ctx) -> list[Candidate] | None:
     bare = m is None
     if bare and (ctx.greeted or (ctx.memo and ctx.memo.get("first"))):
         m = _EN_GREET_NAME_RE.match(s)  # "Hi, I'm Caroline", or "I'm Tom." opening the message
+        if m is not None and not ctx.greeted and m.group(0).lower().startswith(("it", "this")):
+            m = None  # "It's Shia Labeouf!" answering "who said that?", "It's Tuesday!": only "Hi, it's Anna"
     if m is None:
         return None
     name = cut_clause(m.group("name"))

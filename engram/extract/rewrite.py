@@ -41,7 +41,7 @@ EN_IRREGULAR_PAST = frozenset(
     read rode rang rose sang sat slept sold sent set shot showed shut spent spoke stood stole swam taught
     threw understood woke won wore wrote broke did hid bit dug fed fled fought hung led slid spun swung wept
     dealt bent bled clung crept drank froze knelt sank shook shone shrank sought sprang struck swore swept
-    tore withdrew overcame undertook forgave""".split()
+    tore withdrew overcame undertook forgave learnt burnt dreamt spelt leapt smelt spilt spoilt dwelt""".split()
 )
 _EN_PAST_NOT_EVENTS = frozenset("was were said told thought".split())  # past, but no event of their own
 _EN_PAST_AS_PRESENT = frozenset("read put set quit hurt shut".split())

@@ -275,7 +275,18 @@ _EN_I_HOLD_RE = re.compile(r"^i\s+(?:(?:really|truly|honestly|still|always|just|
 # its object ("Lost my job as a banker yesterday", "Won a prize")
 _EN_DROPPED_SUBJECT_BEFORE_OBJECT = frozenset("had got lost won kept left held felt heard did knew".split())
 _EN_GOT_WHAT = frozenset("back home married engaged promoted hired accepted into".split())  # "Got back from Hawaii"
+# "we all" with a verb in the present says what is true of everyone, not what the user did
+_EN_WE_ALL_NOW_RE = re.compile(
+    r"^all\s+(?:have|need|know|deserve|make|are|can|could|should|must|get|go\s+through|struggle|want|feel)\b", re.I)
+# what "we" are only to one another: it says nothing until the other one is named
+_EN_WE_MUTUAL_RE = re.compile(
+    r"^(?:(?:have\s+)?been|are|am|were|became|stayed)\s+(?:such\s+|so\s+|really\s+|close\s+|good\s+|great\s+|best\s+)*"
+    r"(?:friends|buddies|pals|neighbou?rs|roommates|flatmates|classmates|colleagues|teammates|partners|together|close(?=\W*$))\b(?!\s+with\b)",
+    re.I)
 _EN_DROPPED_SUBJECT_PRESENT = frozenset("appreciate need miss love enjoy".split())  # "Appreciate our friendship!"
+# not after such a verb: the listener or what was just shown ("Love the colors!": a reaction), or
+# a noun's conjunction ("Love and acceptance should be everyone's right": "love" is the subject)
+_EN_NOT_AFTER_DROPPED_PRESENT = CONTEXT_WORDS | {"the", "and", "or", "is", "was", "can", "should", "will", "makes"}
 _EN_CLEFT_RE = re.compile(
     r"^(?P<x>[^,;:]{3,80}?)\s+(?:is|are|has\s+been|have\s+been)\s+(?:something|one\s+thing|a\s+thing)\s+(?:that\s+)?"
     r"(?P<i>I(?:'m|'ve|\s+am|\s+have)?)\s+(?P<rest>[^,;:]+?)[.!]*$", re.I)
@@ -569,7 +580,7 @@ def _en_dropped_subject(s: str) -> str | None:
         verb in _EN_DROPPED_SUBJECT_VERBS
         or (verb in _EN_DROPPED_SUBJECT_BEFORE_OBJECT and after in ("a", "an", "my", "our", "some", "the", "that"))
         or (verb == "got" and after in _EN_GOT_WHAT)
-        or (not lead and verb in _EN_DROPPED_SUBJECT_PRESENT and after not in CONTEXT_WORDS | {"you", "your"})
+        or (not lead and verb in _EN_DROPPED_SUBJECT_PRESENT and after not in _EN_NOT_AFTER_DROPPED_PRESENT)
     ):
         return "I " + s[0].lower() + s[1:]
     if verb == "been" and (after.endswith("ing") or _EN_BEEN_TO_RE.match(" ".join(words[lead + 1 :]))):
@@ -692,7 +703,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         subject = "User"
         contr = m.group("ic") or ""
         if m.group("we"):
-            rest = re.sub(r"^(?:all|both)\s+", "", rest, flags=re.I)  # "we all have …", "we both helped …"
+            if _EN_WE_ALL_NOW_RE.match(rest):
+                return None  # "We all have unique paths": everyone
+            rest = re.sub(r"^(?:all|both)\s+", "", rest, flags=re.I)  # "we all went …", "we both helped …"
             contr = {"'re": "'m"}.get((m.group("wc") or "").lower(), m.group("wc") or "")
             if rest.lower().startswith("are "):
                 rest = "am " + rest[4:]
@@ -714,6 +727,9 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 and (with_whom != memo.get("before") or with_whom in COUPLE_EN):  # (a couple: the next turn's "we")
             subject = f"User and their {with_whom}"
             pred = {"'re": "are ", "'ve": "have ", "'ll": "will "}.get((m.group("wc") or "").lower(), "") + rest
+        elif m.group("we") and _EN_WE_MUTUAL_RE.match(
+                {"'re": "are ", "'ve": "have "}.get((m.group("wc") or "").lower(), "") + rest):
+            return None  # "We've been best friends since college": with whom, unsaid
         elif m.group("we") and pred.lower().startswith("were "):
             pred = "was " + pred[5:]  # (no one named: "User was …", not "User were …")
     elif m.group("poss"):
