@@ -124,6 +124,12 @@ class Settings(BaseSettings):
         default=True,
         description="add() commits first and embeds from a background thread (a search of the user waits for it)",
     )
+    blas_one_thread: bool = Field(
+        default=True,
+        description="hold the process's BLAS (OpenBLAS, MKL) to one thread while this Memory is open: "
+        "engram's products are small, and a BLAS pool's hand-offs cost more than they save "
+        "(engram.blas); False leaves the process's BLAS threads as they are",
+    )
     embedding_base_url: str | None = None
     embedding_model: str | None = None
     embedding_api_key: SecretStr | None = None

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 from typing import Any
 
-from engram import deletion, disputes, lifecycle, portability, read, reminders, user_state
+from engram import blas, deletion, disputes, lifecycle, portability, read, reminders, user_state
 from engram import reembed as vectors
 from engram import validate as check
 from engram.capsule import Capsule, CapsuleEngine, Context, Delta
@@ -101,6 +101,9 @@ class Memory:
             self.services, self.capsules, add=self.add, context=self.context, flush_group=self.queue.flush_group,
         )
         self.queue.resume()
+        self._blas_held = settings.blas_one_thread
+        if self._blas_held:  # one BLAS thread until `close` (engram.blas: why not per product)
+            blas.hold()
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Memory:
@@ -136,6 +139,9 @@ class Memory:
         self.queue.close()
         self.behind.close()
         self.store.close()
+        if self._blas_held:
+            self._blas_held = False
+            blas.release()
 
     # -- writing (engram.write) ------------------------------------------------------
     def add(
