@@ -309,13 +309,15 @@ class EmbedBehind:
         """Link these memories as they are now and set these vectors, in one transaction."""
         store = self.services.store
         try:
+            # what they name, read before the writers' lock (the rules are linking's costly part)
+            ahead = graph.read_ahead(store.get_many(links)) if links else {}
             with store.atomic():
                 if links:
                     # those still noted (`settle` or an edit may have linked the others meanwhile),
                     # in the order they were written: an earlier memory can name what a later one says
                     noted = store.links_done(links)  # type: ignore[attr-defined]
                     items = {m.id: m for m in store.get_many(noted)}
-                    graph.link(store, [items[i] for i in noted if i in items])
+                    graph.link(store, [items[i] for i in noted if i in items], ahead=ahead)
                 landed = store.set_vectors(self.services.embedder.name, vectors) if vectors else 0  # type: ignore[attr-defined]
         except Exception:  # the worker must outlive one bad batch; vectors and notes wait for the next open
             log.warning("writing %d vectors and %d graph links made behind failed; they are made on the next open",

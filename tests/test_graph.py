@@ -265,3 +265,20 @@ def test_the_expansion_budget_cuts_ties_the_same_way_whatever_the_order_links_co
         snap = GraphSnapshot(entities=entities, aliases=aliases, mentions=mentions + others)
         kept.append(expand(snap, "What does Anna do?", fanout=8, budget=3))
     assert kept[0] == kept[1] == kept[2] == {"m1": 1.0, "m2": 1.0, "m3": 1.0}
+
+
+def test_links_read_ahead_of_the_transaction_are_read_again_for_a_memory_edited_meanwhile(memory):
+    """The worker reads what memories name before it takes the writers' lock (`read_ahead`);
+    one edited in between is linked by its new text, not by what was read."""
+    from engram.graph import build
+
+    item = memory.add("My sister Anna lives in Paris.", user_id="u", infer=False)[0].memory
+    memory.flush()
+    ahead = build.read_ahead([item])
+    edited = memory.update(item.id, content="My brother Tom lives in Rome.").memory
+    build.link(memory.store, [edited], replace=True, ahead=ahead)
+    names = {e.name for e in memory.graph("u").entities}
+    assert "Tom" in names
+    stale = build.read_ahead([edited.model_copy(update={"content": "My cat Mimi sleeps."})])
+    build.link(memory.store, [edited], replace=True, ahead={edited.id: stale[edited.id]})
+    assert "Mimi" not in {e.name for e in memory.graph("u").entities}  # (a find for other words is not used)

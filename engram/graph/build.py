@@ -43,18 +43,32 @@ def said_text(item: MemoryItem) -> str | None:
     return text
 
 
+def read_ahead(items: Sequence[MemoryItem]) -> dict[str, tuple[str | None, Found]]:
+    """What each memory names (its text as read, and the rules' finds), worked out before the
+    transaction that links them: the rules are the costly part of linking, and inside it they
+    kept every other writer waiting (`link`'s `ahead`)."""
+    out: dict[str, tuple[str | None, Found]] = {}
+    for item in items:
+        text = said_text(item)
+        out[item.id] = (text, extract(text) if text else Found())
+    return out
+
+
 def link(
     store: Store, items: Sequence[MemoryItem], *, replace: bool = False, given: Mapping[str, Candidate] | None = None,
+    ahead: Mapping[str, tuple[str | None, Found]] | None = None,
 ) -> None:
     """Link each written memory to the entities it names; `replace`: re-derive (an edit);
     `given`: the LLM candidate a memory came from, whose typed entities and relations join
-    the rules' (engram.graph.llm)."""
+    the rules' (engram.graph.llm); `ahead`: `read_ahead`'s finds, used for a memory whose text
+    is still the one they were read from."""
     if not supported(store):
         return
     by_user: dict[str, list[tuple[str, Found]]] = {}
     for item in items:
         text = said_text(item)
-        found = extract(text) if text else Found()
+        early = (ahead or {}).get(item.id)
+        found = early[1] if early is not None and early[0] == text else extract(text) if text else Found()
         candidate = (given or {}).get(item.id)
         if candidate is not None:
             found = merged(found, found_of(candidate.typed_entities, candidate.relations))

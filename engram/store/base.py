@@ -217,8 +217,11 @@ class Store(Protocol):
         both decide against the same old state. Reentrant; reads inside see the latest commit."""
         ...
 
-    def atomic(self) -> AbstractContextManager[None]:
-        """The store calls inside it are one transaction: all of them land, or none."""
+    def atomic(self, *, deferred: bool = False) -> AbstractContextManager[None]:
+        """The store calls inside it are one transaction: all of them land, or none.
+        `deferred`: whatever the transaction holds against other writers (SQLite: the file's
+        one writer lock) is taken at the first write inside, not on entry; reads before it see
+        the latest commits (a decision that must not go stale is made inside `section`)."""
         ...
 
     def get(self, memory_id: str) -> MemoryItem | None: ...

@@ -176,8 +176,10 @@ class PostgresStore(
         self._apply_patches(self._local.bumped, self._local.patches)
 
     @contextmanager
-    def atomic(self) -> Iterator[None]:
-        """Several writes as one transaction: all of them land, or none."""
+    def atomic(self, *, deferred: bool = False) -> Iterator[None]:
+        """Several writes as one transaction: all of them land, or none. (`deferred` changes
+        nothing here: a PostgreSQL transaction keeps other writers waiting only on the rows
+        and advisory locks it takes.)"""
         with self._tx():
             yield
 

@@ -232,8 +232,8 @@ class QdrantStore(QdrantCopyMixin, SQLiteStore):
                 self._client.upsert(self.collection, points=batch, wait=True)
 
     @contextmanager
-    def atomic(self) -> Iterator[None]:
-        with super().atomic():
+    def atomic(self, *, deferred: bool = False) -> Iterator[None]:
+        with super().atomic(deferred=deferred):
             yield
         if not self._tx_depth:
             self._after_commit()  # (`QdrantCopyMixin`: the mirror, or a bulk copy's points)

@@ -33,7 +33,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -92,6 +92,8 @@ class SQLiteStore(
             raise store_error(exc, self.path) from None
         self._lock = threading.RLock()
         self._reader = threading.local()  # `.on`: this thread is inside `reading`
+        # `.stack`: this thread's deferred `atomic`, whose transaction starts at its first write
+        self._later = threading.local()
         # writers of every process queue on this file's lock (`_writing`): the kernel wakes
         # the next one at once, where SQLite's busy handler polls with sleeps of up to 100 ms
         self._lock_fd = None if memory or self.read_only else _open_lock_file(self.path)
@@ -189,6 +191,10 @@ class SQLiteStore(
         nothing the readers of this process need: their searches go on meanwhile. A thread
         that already holds `_lock` may only try (`wait` off): waiting there could deadlock."""
         me = threading.get_ident()
+        if self._writer != me and wait and getattr(self._later, "stack", None) is not None:
+            # the first write of a deferred `atomic`: its transaction (and this lock) from now to its end
+            stack, self._later.stack = self._later.stack, None
+            stack.enter_context(self._tx())
         if self._writer == me:  # nested
             self._reader.on = False
             yield True
@@ -319,10 +325,23 @@ class SQLiteStore(
         self._compact_due = False
 
     @contextmanager
-    def atomic(self) -> Iterator[None]:
-        """Several writes as one transaction: all of them land, or none (an import)."""
-        with self._tx():
-            yield
+    def atomic(self, *, deferred: bool = False) -> Iterator[None]:
+        """Several writes as one transaction: all of them land, or none (an import).
+
+        `deferred`: the transaction, and with it the writers' lock, starts at the first write
+        inside, not here, so what is read and worked out before it (an add's extraction) keeps
+        no other writer waiting. Reads before that first write see the latest commits; a
+        decision that must not go stale is made inside `section`."""
+        if not deferred or self._writer == threading.get_ident() or getattr(self._later, "stack", None) is not None:
+            with self._tx():  # (inside a pending deferred one: `_writing` starts it first)
+                yield
+            return
+        with ExitStack() as stack:
+            self._later.stack = stack
+            try:
+                yield
+            finally:
+                self._later.stack = None  # (no write came: nothing was begun)
 
     def _close_lock(self) -> None:
         if self._lock_fd is not None:
