@@ -81,6 +81,21 @@ def _unowned() -> None:
         clear(force=True)
 
 
+class Hold:
+    """A `Memory`'s hold (none when `on` is false), given back once however often `release` is
+    called."""
+
+    def __init__(self, on: bool = True) -> None:
+        self._held = on
+        if on:
+            hold()
+
+    def release(self) -> None:
+        if self._held:
+            self._held = False
+            release()
+
+
 def holders() -> int:
     """How many holds are in force (a `Memory` open holds one)."""
     return _holders

@@ -101,9 +101,7 @@ class Memory:
             self.services, self.capsules, add=self.add, context=self.context, flush_group=self.queue.flush_group,
         )
         self.queue.resume()
-        self._blas_held = settings.blas_one_thread
-        if self._blas_held:  # one BLAS thread until `close` (engram.blas: why not per product)
-            blas.hold()
+        self._blas = blas.Hold(settings.blas_one_thread)  # one BLAS thread until `close` (engram.blas)
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> Memory:
@@ -126,22 +124,18 @@ class Memory:
         self.services.privacy = policy
         self.services.display = Display(policy)
 
-    # -- context manager -------------------------------------------------------------
-    def __enter__(self) -> Memory:
+    def __enter__(self) -> Memory:  # (a context manager: closed on exit)
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
-        """Stop background workers (queued jobs stay on disk for the next open; pending vectors
-        are made first) and close the store."""
+        """Stop the workers (queued jobs stay on disk, pending vectors are made), close the store."""
         self.queue.close()
         self.behind.close()
         self.store.close()
-        if self._blas_held:
-            self._blas_held = False
-            blas.release()
+        self._blas.release()
 
     # -- writing (engram.write) ------------------------------------------------------
     def add(
