@@ -381,13 +381,13 @@ class Writer:
                 overlap=s.settings.merge_overlap,
             )
 
-        # Decided outside the writers' lock (a model call, or the reads and the vectors of a
-        # near-duplicate check, kept every other writer waiting) and decided again inside it
-        # only when another write changed this user's memories meanwhile.
-        seen = s.store.user_version(scope.user_id)
-        decision = decided()
+        # With an LLM judge, decided outside the writers' lock (a model call is the slow part) and
+        # decided again inside it when another writer changed this user's memories meanwhile.
+        # Without one, deciding is a few indexed reads: done once, inside the lock.
+        seen = s.store.user_version(scope.user_id) if judge is not None else None
+        decision = decided() if judge is not None else None
         with s.store.section(scope):
-            if s.store.user_version(scope.user_id) != seen:
+            if decision is None or s.store.user_version(scope.user_id) != seen:
                 decision = decided()
             if decision.action is Action.NOOP and written and decision.target is not None \
                     and decision.target.id in written:
