@@ -74,8 +74,10 @@ def _unowned() -> None:
     did, for as long as it lives; any other's setting is skipped. engram's threads come and go
     (a worker may multiply first), so each change here is made with no thread owning the pool,
     and leaves none owning it."""
-    from threadpoolctl import OpenBLASController
-
+    try:
+        from threadpoolctl import OpenBLASController
+    except ImportError:  # (an older threadpoolctl: any thread sets the pool)
+        return
     clear = getattr(OpenBLASController, "clear_controlling_thread", None)
     if clear is not None:
         clear(force=True)
