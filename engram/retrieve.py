@@ -355,6 +355,8 @@ class Retriever:
         """Graph-expanded retrieval (engram.graph.expand) fused in: each candidate's relevance
         becomes the weighted mean of what it had and its share of the graph's best score."""
         s = self.settings
+        if not graph.applies(query):
+            return  # not a question the graph serves: the links still owed can wait for the worker
         if self.settle is not None:  # the user's links made behind (engram.embed_behind)
             self.settle(scope.user_id, vectors=False)
         hits = graph.ranked(self.store, scope, query, filters, s, found)[:depth]

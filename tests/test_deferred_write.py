@@ -58,3 +58,27 @@ def test_a_deferred_transaction_lands_whole_or_not_at_all(tmp_path, embedder):
             m.add("I like coffee.", user_id="ana", infer=False)
             m.delete(kept.id)
         assert [x.content for x in m.get_all(user_id="ana")] == ["I like coffee."]
+
+
+def test_a_question_the_graph_does_not_serve_leaves_the_links_to_the_worker(tmp_path, embedder, monkeypatch):
+    """Linking in the search's thread takes the writers' lock; a question the graph cannot
+    answer ("where do I live?") does not wait for it, a list question still reads its writes."""
+    from engram.embed_behind import EmbedBehind
+
+    asked: list[bool] = []
+    real = EmbedBehind.settle
+
+    def settle(self, user_id, *, vectors=True, links=True, stand_ins=False):
+        asked.append(links)
+        return real(self, user_id, vectors=vectors, links=links, stand_ins=stand_ins)
+
+    monkeypatch.setattr(EmbedBehind, "settle", settle)
+    with Memory(tmp_path / "m.db", embedder=embedder) as m:
+        m.add("My sister Anna lives in Lisbon.", user_id="ana")
+        asked.clear()
+        m.search("where do I live?", user_id="ana")
+        assert asked and not any(asked)
+        asked.clear()
+        hits = m.search("what do you know about my sister Anna?", user_id="ana")
+        assert any(asked)
+        assert "Lisbon" in hits[0].memory.content
