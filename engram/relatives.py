@@ -21,7 +21,16 @@ KIN_EN = {
     "friend": "friend", "best friend": "best friend", "bff": "best friend", "mentor": "mentor", "family": "family",
     "fam": "family", "family's": "family", "teacher": "teacher", "doctor": "doctor", "therapist": "therapist",
     "co-founder": "co-founder", "cofounder": "co-founder", "teammate": "teammate", "classmate": "classmate",
-    "coach": "coach", "landlord": "landlord", "landlady": "landlord",
+    "coach": "coach", "landlord": "landlord", "landlady": "landlord", "spouse": "spouse",
+    "mother-in-law": "mother-in-law", "father-in-law": "father-in-law", "sister-in-law": "sister-in-law",
+    "brother-in-law": "brother-in-law", "son-in-law": "son-in-law", "daughter-in-law": "daughter-in-law",
+    "stepmom": "stepmother", "step-mom": "stepmother", "stepmother": "stepmother", "stepdad": "stepfather",
+    "step-dad": "stepfather", "stepfather": "stepfather", "stepson": "stepson", "stepdaughter": "stepdaughter",
+    "stepbrother": "stepbrother", "stepsister": "stepsister", "half-brother": "brother", "half-sister": "sister",
+    "grandson": "grandson", "granddaughter": "granddaughter", "grandkids": "grandchildren",
+    "grandchildren": "grandchildren", "grandparents": "grandparents", "twin": "twin", "godmother": "godmother",
+    "godfather": "godfather", "ex": "ex", "ex-wife": "ex-wife", "ex-husband": "ex-husband",
+    "ex-girlfriend": "ex-girlfriend", "ex-boyfriend": "ex-boyfriend",
 }
 KIN_ZH = {
     "妈妈": "mother", "母亲": "mother", "老妈": "mother", "妈": "mother", "爸爸": "father", "父亲": "father",
@@ -34,7 +43,15 @@ KIN_ZH = {
     "堂哥": "cousin", "老板": "boss", "领导": "boss", "经理": "manager", "同事": "colleague", "室友": "roommate",
     "邻居": "neighbour", "朋友": "friend", "好朋友": "best friend", "闺蜜": "best friend", "导师": "mentor",
     "老师": "teacher", "家人": "family", "合伙人": "co-founder", "同学": "classmate", "队友": "teammate",
-    "教练": "coach", "房东": "landlord",
+    "教练": "coach", "房东": "landlord", "岳父": "father-in-law", "公公": "father-in-law", "岳母": "mother-in-law",
+    "婆婆": "mother-in-law", "嫂子": "sister-in-law", "弟媳": "sister-in-law", "姐夫": "brother-in-law",
+    "妹夫": "brother-in-law", "女婿": "son-in-law", "儿媳": "daughter-in-law", "儿媳妇": "daughter-in-law",
+    "孙子": "grandson", "外孙": "grandson", "孙女": "granddaughter", "外孙女": "granddaughter", "侄子": "nephew",
+    "外甥": "nephew", "侄女": "niece", "外甥女": "niece", "继父": "stepfather", "继母": "stepmother",
+    "后妈": "stepmother", "表妹": "cousin", "表弟": "cousin", "堂姐": "cousin", "堂妹": "cousin", "堂弟": "cousin",
+    "前妻": "ex-wife", "前夫": "ex-husband", "前女友": "ex-girlfriend", "前男友": "ex-boyfriend",
+    "未婚夫": "fiance", "未婚妻": "fiance", "舅妈": "aunt", "姨妈": "aunt", "婶婶": "aunt", "伯母": "aunt",
+    "姑父": "uncle", "姨父": "uncle", "伯伯": "uncle",
 }
 # a relation's usual Chinese word ("child", one of "two kids", is a 孩子 too)
 KIN_ZH_LABEL = {v: k for k, v in reversed(list(KIN_ZH.items()))} | {"child": "孩子"}

@@ -1252,3 +1252,29 @@ def test_what_the_user_wants_and_a_clause_cut_before_an_unnamed_her(text, facts)
 ])
 def test_the_conversation_itself_reactions_and_everyone_are_no_facts_of_the_users(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My brother-in-law Tom is a pilot for Delta.", ["User's brother-in-law Tom is a pilot for Delta."]),
+    ("My sister-in-law Maria lives in Rome.", ["User's sister-in-law Maria lives in Rome."]),
+    ("My step-dad Bob is retired.", ["User's step-dad Bob is retired."]),
+    ("My uncle Tom is a farmer.", ["User's uncle Tom is a farmer."]),  # (a name, not "my uncle tom")
+    ("My target weight is 70 kg.", ["User's target weight is 70 kg."]),
+    ("我姐夫叫王强，是个程序员。", ["用户的姐夫叫王强", "用户的姐夫是个程序员"]),  # the programmer is not the user
+    ("我侄女叫朵朵，今年五岁。", ["用户的侄女叫朵朵", "用户的侄女五岁"]),
+    ("我嫂子在银行工作。", ["用户的嫂子在银行工作"]),
+    ("Our baby is due in March!", ["User's baby is due in March."]),  # ("baby" the noun, not "baby is")
+    ("My baby girl is sick.", ["User's baby girl is sick."]),
+])
+def test_in_laws_step_family_and_nieces_are_theirs_with_their_names(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I used to smoke but quit three years ago.", ["User used to smoke but quit three years ago."]),
+    ("I used to smoke, but quit last year.", ["User used to smoke but quit last year."]),
+    ("I used to drink soda every day but gave it up in 2020.", ["User used to drink soda every day but quit in 2020."]),
+    ("I used to play tennis but stopped after my injury.", ["User used to play tennis."]),  # (not an ending alone)
+])
+def test_a_habit_given_up_without_saying_i_again_is_kept_as_ended(text, facts):
+    assert said(text) == facts

@@ -20,6 +20,9 @@ _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces s
     r"(?<!\s)(?:\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my|we|she|he)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's)\b)"
     r"|\s*[-–—]+\s+(?=(?:i|my|we)\b)|\s*,?\s+(?:because|'cause|cause|since|so)\s+(?=(?:i|my)\b)"
     r"|\s+when\s+(?=my\s)"
+    # "I used to smoke but quit three years ago": the habit given up, read as "… but I quit …" is
+    r"|\s*,?\s+but\s+(?=(?:then\s+)?(?:finally\s+)?(?:quit|stopped|gave\s+(?:it\s+|that\s+)?up)(?:\s+(?:it|that))?"
+    r"(?:\s+(?:a|an|\w+)\s+(?:days?|weeks?|months?|years?)\s+ago|\s+last\s+\w+|\s+in\s+\d{4})?\s*[.!]?$)"
     r"|(?:\s*,\s*(?:but|and)|\s+but)\s+(?=[a-z]+(?:\s+[a-z]+)?\s+(?:(?:is|are|was|were)\s+(?:\w+\s+){0,3}my|(?:has|have)\s+\w+\s+me)\b))",
     re.I
 )

@@ -112,8 +112,10 @@ EN_PLURAL_OWNED = frozenset("""sons daughters kids children babies brothers sist
     friends roommates neighbors neighbours grandparents cousins teammates classmates students dogs puppies cats
     kittens pets birds""".split())
 # the gender "her"/"him" (她/他) may stand for, by the relation a kin word names (engram.relatives)
-_FEMALE = frozenset("mother sister wife girlfriend daughter grandmother aunt niece".split())
-_MALE = frozenset("father brother husband boyfriend son grandfather uncle nephew".split())
+_FEMALE = frozenset("""mother sister wife girlfriend daughter grandmother aunt niece mother-in-law sister-in-law
+    daughter-in-law stepmother stepsister stepdaughter granddaughter godmother ex-wife ex-girlfriend""".split())
+_MALE = frozenset("""father brother husband boyfriend son grandfather uncle nephew father-in-law brother-in-law
+    son-in-law stepfather stepbrother stepson grandson godfather ex-husband ex-boyfriend""".split())
 _EN_FEMALE = frozenset({w for w, relation in KIN_EN.items() if relation in _FEMALE} | {"fiancee"})
 _EN_MALE = frozenset({w for w, relation in KIN_EN.items() if relation in _MALE} | {"fiance"})
 # "her"/"him"/"them" as an object (no noun phrase of theirs follows: "I call her every Sunday")

@@ -41,7 +41,7 @@ from engram.extract.rewrite import (
     unnamed_object, we_rest, zh_objects_named, zh_third,
 )
 from engram.models import Candidate, Kind
-from engram.relatives import COUPLE_EN, COUPLE_ZH
+from engram.relatives import COUPLE_EN, COUPLE_ZH, KIN_EN
 from engram.text import content_words
 from engram.when import find_range
 
@@ -60,7 +60,7 @@ _EN_PEOPLE = frozenset(
     cousin cousins nephew niece family fam team teammates teacher doctor therapist classmate classmates
     in-laws mentor students teammate co-founder co-founders cofounder cofounders coach tutor landlord landlady
     client clients""".split()
-)
+) | frozenset(k for k in KIN_EN if " " not in k)  # ("brother-in-law", "stepdad": engram.relatives)
 # "my team lead", "my band's drummer": a person named by their role in the user's group
 _EN_GROUPS = frozenset("team band class squad crew club group project company department".split())
 _EN_GROUP_ROLES = frozenset("lead leader manager captain coach owner founder drummer singer teacher".split())
@@ -120,7 +120,7 @@ _EN_SUBJ_RE = re.compile(
     r"^(?:(?P<pair>(?:my\s+(?P<pw>[a-z-]+)(?:\s+(?P<pn>(?-i:[A-Z][a-z]+)))?|(?P<pw2>(?-i:[A-Z][a-z]+)))\s+and\s+i)(?=\s)"
     r"|(?P<i>i)(?P<ic>'m|'ve|'ll)?(?=[\s,])|(?P<we>we)(?P<wc>'re|'ve|'ll)?(?=[\s,])"
     r"|(?P<poss>my|our)\s+(?P<own>(?:(?:old|new|little|big|younger|older|best|oldest|youngest|eldest|"
-    r"baby|step|late|two|three)\s+)*[a-z-]+)(?P<own_s>'s)?(?=[\s,])"
+    r"baby|step|late|two|three)\s+)*(?!(?:is|are|was|were|has|have|had|will|just|does|did)\b)[a-z-]+)(?P<own_s>'s)?(?=[\s,])"
     r"|(?P<pron>she|he|it|they|her|his|its|their)(?P<pc>'s|'re|'ll|'ve)?(?=[\s,]))",
     re.I,
 )
@@ -603,7 +603,7 @@ def _commented_on(found: list[Candidate] | None, ctx: Ctx) -> list[Candidate] | 
 
 
 # "my target weight is …", "my monthly rent was …": the owned noun is the second word
-_EN_TWO_WORD_OWN_RE = re.compile(r"^([a-z][a-z-]+)\s+(?=(?:is|are|was|were)\s+\S)", re.I)
+_EN_TWO_WORD_OWN_RE = re.compile(r"^((?-i:[a-z])[a-z-]+)\s+(?=(?:is|are|was|were)\s+\S)", re.I)  # (not a name: "my uncle Tom is …")
 
 
 _EN_BEST_PART_RE = re.compile(
