@@ -36,7 +36,9 @@ from engram.store.base import MemoryRow, Scope, Store
 from engram.slots import fact_slots, question_slots, without_idioms
 from engram.text import detect_language, lexical_tokens
 from engram.when import TimeRange, find_ranges
-from engram.whose import about_someone_else, about_someone_named, about_user_alone, users_own
+from engram.whose import (
+    about_someone_else, about_someone_named, about_user_alone, among_asked, asked_relations, theirs_about, users_own,
+)
 
 _MAX_RANGES = 3  # time expressions of one query searched within (more are rare and costly)
 _REPLACED_DEPTH = 10  # superseded memories searched, whose matches count for what replaced them
@@ -483,12 +485,25 @@ def _whose_first(
 ) -> list[tuple[float, str, tuple[float, float, float, float]]]:
     """`factor` of the score for a memory about someone the question is not about (engram.whose):
     what is said of the user's roommate, asked about the user alone ("我要考哪个学校？"); the user's
-    own particulars, asked about someone of theirs ("what's my niece's name?")."""
+    own particulars, or a fact about another of theirs, asked about someone of theirs ("what's my
+    niece's name?" is not "User's name is Lena." nor "User's nephew is called Max.")."""
     alone, other = about_user_alone(query), about_someone_named(query)
     if not alone and not other:
         return scored
+    asked = asked_relations(query) if other else frozenset()
+    about = {memory_id: theirs_about(contents[memory_id]) for _, memory_id, _ in scored} if asked else {}
+    # another of theirs counts less only once something is said of the one asked about (asked
+    # for "my niece's name", "User's sister Eva had a baby girl named Mila" is the answer)
+    if not any(subject is not None and among_asked(subject, asked) for subject in about.values()):
+        about = {}
+
+    def elsewhere(memory_id: str) -> bool:
+        subject = about.get(memory_id)
+        return subject is not None and not among_asked(subject, asked)
+
     return [
-        (score * factor if (alone and about_someone_else(contents[memory_id])) or (other and users_own(keys[memory_id]))
+        (score * factor if (alone and about_someone_else(contents[memory_id]))
+         or (other and (users_own(keys[memory_id]) or elsewhere(memory_id)))
          else score, memory_id, signal)
         for score, memory_id, signal in scored
     ]

@@ -32,18 +32,18 @@ _FIRST_PERSON_RE = re.compile(r"\b(?:i|me|my|mine|myself|i'm|i've|i'd|i'll)\b|�
 # a fact whose subject is one of the user's people or animals ("User's roommate Jake plays
 # guitar.", "用户的室友小王也考浙大"), as the rules and the LLM prompts write them
 _OTHER_SUBJECT_RE = re.compile(
-    r"^(?:User's\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?:"
+    r"^(?:User's\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<en>"
     + "|".join(map(re.escape, _OTHERS_EN)) + r")(?:s|'s)?\b"
-    r"|用户的(?:" + "|".join(map(re.escape, _OTHERS_ZH)) + "))",
+    r"|用户的(?P<zh>" + "|".join(map(re.escape, _OTHERS_ZH)) + "))",
     re.IGNORECASE,
 )
 
 # a turn that opens with one of the user's people or animals ("My roommate Jake plays guitar.",
 # "有，我室友小王也考浙大…"), after at most a word of answer
 _TURN_OTHER_RE = re.compile(
-    r"^(?:[^，,。.!?]{0,6}[，,]\s*)?(?:my\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?:"
+    r"^(?:[^，,。.!?]{0,6}[，,]\s*)?(?:my\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<en>"
     + "|".join(map(re.escape, _OTHERS_EN)) + r")(?:s|'s)?\b"
-    r"|我家?的?(?:" + "|".join(map(re.escape, _OTHERS_ZH)) + "))",
+    r"|我家?的?(?P<zh>" + "|".join(map(re.escape, _OTHERS_ZH)) + "))",
     re.IGNORECASE,
 )
 
@@ -55,10 +55,17 @@ _USERS_OWN_KEYS = frozenset("""fact:name fact:age fact:birthday fact:location fa
 
 # the user's own person or animal, named as theirs ("my niece", "我的狗")
 _MY_OTHERS_RE = re.compile(
-    r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?:" + "|".join(map(re.escape, _OTHERS_EN)) + r")(?:s|'s|’s)?\b"
-    r"|我(?:家|们家)?的?(?:" + "|".join(map(re.escape, _OTHERS_ZH)) + ")",
+    r"\b(?:my|our)\s+(?:[\w-]+\s+)?(?P<en>" + "|".join(map(re.escape, _OTHERS_EN)) + r")(?:s|'s|’s)?\b"
+    r"|我(?:家|们家)?的?(?P<zh>" + "|".join(map(re.escape, _OTHERS_ZH)) + ")",
     re.IGNORECASE,
 )
+# relations that take in others: a question about "my kids" is about a son too, and the reverse
+_TAKES_IN = {
+    "children": {"child", "son", "daughter", "baby"}, "child": {"children", "son", "daughter", "baby"},
+    "parents": {"mother", "father"}, "grandparents": {"grandmother", "grandfather"},
+    "grandchildren": {"grandson", "granddaughter"}, "pet": set(ANIMALS_ZH), "宠物": set(ANIMALS_ZH.values()),
+}
+_EVERYONE = frozenset({"family"})  # "my family" asks about any of them
 
 
 @lru_cache(maxsize=1024)
@@ -86,3 +93,37 @@ def about_someone_else(text: str) -> bool:
         return True
     opening = _TURN_OTHER_RE.match(text)
     return opening is not None and _FIRST_PERSON_RE.search(text, opening.end()) is None
+
+
+def _relation(word: str) -> str:
+    """A kin or animal word as the relation it names ("mom" and "妈妈": mother)."""
+    return KIN_EN.get(word.lower()) or KIN_ZH.get(word) or word.lower()
+
+
+def _related(a: str, b: str) -> bool:
+    return a == b or b in _TAKES_IN.get(a, ()) or a in _TAKES_IN.get(b, ())
+
+
+@lru_cache(maxsize=1024)
+def asked_relations(question: str) -> frozenset[str]:
+    """The relations of the user's own people or animals that the question's last line names as
+    theirs ("what does my brother-in-law do?", "我姐夫做什么工作": brother-in-law)."""
+    lines = question.strip().splitlines()
+    line = lines[-1] if lines else ""
+    found = {_relation(m.group("en") or m.group("zh")) for m in _MY_OTHERS_RE.finditer(line)}
+    return frozenset() if found & _EVERYONE else frozenset(found)
+
+
+def theirs_about(text: str) -> str | None:
+    """The relation of the user's person or animal a fact is about ("User's sister-in-law works at a
+    bank.") or a turn opens with ("我嫂子在银行工作。"): sister-in-law; None for anything else."""
+    m = _OTHER_SUBJECT_RE.match(text) or _TURN_OTHER_RE.match(text)
+    if m is None:
+        return None
+    subject = _relation(m.group("en") or m.group("zh"))
+    return None if subject in _EVERYONE else subject
+
+
+def among_asked(subject: str, asked: frozenset[str]) -> bool:
+    """Whether one of the user's people (a relation, as `theirs_about` gives it) is one the question asks about."""
+    return any(_related(subject, a) for a in asked)

@@ -89,3 +89,19 @@ def test_a_question_about_someone_of_the_users_ranks_the_users_own_particulars_l
                        "My sister Eva just had a baby girl named Mila!"])
         assert "Mila" in memory.search("what's my niece's name?", user_id="u", limit=1)[0].memory.content
         assert memory.search("what's my name?", user_id="u", limit=1)[0].memory.content == "User's name is Lena."
+
+
+@pytest.mark.parametrize(("turns", "question", "answer", "other"), [
+    (["我嫂子在银行工作。", "我姐夫叫王强，是个程序员。"], "我姐夫做什么工作？", "程序员", "嫂子"),
+    (["My sister-in-law works at a bank.", "My brother-in-law is a pilot."], "what does my brother-in-law do?",
+     "pilot", "sister-in-law"),
+])
+def test_asked_about_one_of_the_users_people_what_is_said_of_another_of_theirs_comes_after(
+        use, turns, question, answer, other):
+    from engram import Memory
+
+    with Memory(":memory:", embedder=use) as memory:
+        _said(memory, turns)
+        found = [r.memory.content for r in memory.search(question, user_id="u", limit=5)]
+        first_other = next(i for i, content in enumerate(found) if other in content)
+        assert answer in found[0] and all(other not in content for content in found[:first_other])
