@@ -91,7 +91,7 @@ class AddOutcome:
 
 # a sentence that may start with a name ("Max passed away"), not with "I", "My", "The", …
 _NAME_FIRST_RE = re.compile(
-    r"(?:^|[.!?]\s+)(?!(?:I|My|The|We|It|This|That|There|Our|Your|You|He|She|They|A|An|And|But|So)\b)[A-Z][a-z]+ [a-z]"
+    r"(?:^|[.!?]\s+)(?!(?:I|My|The|We|It|This|That|There|Our|Your|You|He|She|They|A|An|And|But|So)\b)[A-Z][a-z]+(?:['’]s)? [a-z]"
 )
 
 

@@ -1265,6 +1265,11 @@ def test_the_conversation_itself_reactions_and_everyone_are_no_facts_of_the_user
     ("我嫂子在银行工作。", ["用户的嫂子在银行工作"]),
     ("Our baby is due in March!", ["User's baby is due in March."]),  # ("baby" the noun, not "baby is")
     ("My baby girl is sick.", ["User's baby girl is sick."]),
+    ("我儿子今年高考，想考清华。", ["用户的儿子高考", "用户的儿子想考清华"]),  # what the son wants
+    ("我养了一只猫，想给它起个名字。", ["用户养了一只猫"]),  # the user's wish, not the cat's
+    ("We're moving in on the 15th.", ["User's move-in is on the 15th (2026-05-15)."]),  # (not "move is in on")
+    ("I've been learning Spanish on Duolingo for about 200 days straight now.",
+     ["User has been learning Spanish on Duolingo for about 200 days straight."]),
 ])
 def test_in_laws_step_family_and_nieces_are_theirs_with_their_names(text, facts):
     assert said(text) == facts

@@ -15,6 +15,9 @@ OWNED = {"Max": "dog", "Anna": "sister", "小雨": "女儿"}
 @pytest.mark.parametrize("sentence, read", [
     ("Max passed away last week.", "My dog Max passed away last week."),
     ("Anna got promoted.", "My sister Anna got promoted."),
+    ("Anna's car broke down.", "My sister Anna's car broke down."),  # what is theirs
+    ("Anna’s birthday is in May.", "My sister Anna’s birthday is in May."),
+    ("Anna's.", "Anna's."),
     ("小雨考上了大学。", "我的女儿小雨考上了大学。"),
     ("Anna, guess what!", "Anna, guess what!"),  # called out, not talked about
     ("Maxwell is great.", "Maxwell is great."),  # another word that starts the same
@@ -42,6 +45,8 @@ def test_the_rules_then_keep_it_about_them():
      "User's dog Biscuit chewed their shoes again."),
     ("我和老公李明打算三月去京都旅行。", "李明升职了！", "用户的老公李明升职了"),
     ("We have a son named Leo.", "Leo just started kindergarten.", "User's son Leo just started kindergarten."),
+    ("My daughter Lily is in second grade.", "Lily's birthday is October 3rd.",
+     "User's daughter Lily's birthday is October 3rd."),
     ("我们有一个五岁的儿子叫乐乐。", "乐乐最近感冒了，一直咳嗽。", "用户的儿子乐乐最近感冒了"),
     ("我有个女儿叫小美。", "小美今天第一天上学。", "用户的女儿小美第一天上学"),
     ("We have two kids, Emma who is 8 and Noah who is 5.", "Emma is allergic to peanuts.",

@@ -492,9 +492,13 @@ def _en_age(s: str, ctx: Ctx) -> list[Candidate] | None:
 
 _FOR_A_WHILE_RE = re.compile(
     r"\s+(?:for|since)\s+(?:about\s+|around\s+|almost\s+|nearly\s+|over\s+)?(?:\d+|a|an|one|two|three|four|five|six"
-    r"|seven|eight|nine|ten|a\s+few|a\s+couple\s+of|several)\s+(?:days?|weeks?|months?|years?)$",
+    r"|seven|eight|nine|ten|a\s+few|a\s+couple\s+of|several)\s+(?:days?|weeks?|months?|years?)"
+    r"(?:\s+(?:straight|in\s+a\s+row))?(?:\s+(?:now|already|so\s+far))?$",  # ("for 200 days straight now")
     re.I,
 )
+
+
+_LEARN_HOW_RE = re.compile(r"\s+(?:on|with|through|via|using|at|from)\s+.+$", re.I)  # where or how, not what
 
 
 def _en_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
@@ -516,7 +520,7 @@ def _en_learning(s: str, ctx: Ctx) -> list[Candidate] | None:
     if not words or len(words) > 5 or words[0] in _LEARN_BAD_FIRST or pronoun_led(obj) \
             or CONTEXT_WORDS.intersection(words):
         return []
-    slug = slugify(obj, consume=True, limit=4)
+    slug = slugify(_LEARN_HOW_RE.sub("", obj), consume=True, limit=4)  # ("Spanish on Duolingo": learning Spanish)
     if not slug:
         return []
     content = en_third(s[:start] + obj + (lasting.group() if lasting else "")

@@ -16,7 +16,8 @@ from engram.extract.keys import CJK_RE
 
 def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
     """`sentence` with "my <relation>" before a name of `owned` it starts with: "Max passed away"
-    → "My dog Max passed away", "小雨考上了大学" → "我的女儿小雨考上了大学". Not a name called out
+    → "My dog Max passed away", "Lily's birthday is …" → "My daughter Lily's birthday is …", "小雨考上了大学"
+    → "我的女儿小雨考上了大学". Not a name called out
     ("Anna, guess what!"), nor one that is only the start of a longer word."""
     for name, relation in owned.items():
         if not sentence.startswith(name):
@@ -26,5 +27,8 @@ def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
             if after and CJK_RE.match(after):
                 return f"我的{relation}{sentence}"
         elif after == " " and sentence[len(name) + 1 : len(name) + 2].islower():
+            return f"My {relation} {sentence}"
+        elif after in ("'", "’") and sentence[len(name) + 1 : len(name) + 3] == "s " \
+                and sentence[len(name) + 3 : len(name) + 4].islower():  # "Lily's birthday is …"
             return f"My {relation} {sentence}"
     return sentence

@@ -871,6 +871,9 @@ _ZH_OWN_SUBJECT_RE = re.compile(
     rf"|下了?.{{0,3}}[雨雪]|刮.{{0,2}}风)")
 # what a clause without a subject may go on to say of the person or pet named before it
 _ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|考|学|读|喜欢|爱|住|对(?![方面手])|经常|常常|总是|一直|平时|[一二两三四五六七八九十\d]+岁)")
+# … or what they want to do: a person named before ("我儿子今年高考，想考清华"); not a pet, nor a
+# wish about them ("我养了一只猫，想给它起个名字" is the user's wish)
+_ZH_THEIR_WISH_RE = re.compile(r"^(?:想|打算|准备)(?!.*[他她它])")
 _ZH_PET_OBJ_RE = re.compile(rf"(?:{'|'.join(sorted(ZH_PETS + ZH_PET_BREEDS, key=len, reverse=True))})")
 _ZH_HAS_WHO_RE = re.compile(rf"有(?:一|两|几)?[个位]?({ZH_OWNED_RE})$")
 _ZH_SUBJ_RE = re.compile(r"^(?P<pre>[^我，,]{0,8}?)(?P<subj>我们|我)(?!的|们的|家的)")
@@ -1013,8 +1016,9 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 and pronoun_fits(rest[0], prior):
             rest, named_by_pronoun = rest[1:], True  # "我妹妹来看我了，她是护士", "我养了一只狗，它三岁了"
         # (after a pronoun that stands for them, whatever it says: "…带我奶奶去复查，她上个月做了白内障手术")
-        if prior and prior not in rest and (_ZH_SAID_OF_RE.match(rest) or (named_by_pronoun and _ZH_PAST_RE.search(rest))) \
-                and len(rest) <= 16:
+        wish = prior in ZH_PEOPLE and _ZH_THEIR_WISH_RE.match(rest) is not None
+        if prior and prior not in rest and len(rest) <= 16 \
+                and (_ZH_SAID_OF_RE.match(rest) or wish or (named_by_pronoun and _ZH_PAST_RE.search(rest))):
             name = (memo.get("named") or {}).get(prior, "")  # "我女儿叫小雨，今年七岁" → "用户的女儿小雨七岁"
             return _zh_finish("用户的" + prior + (name if name not in rest else ""), rest, ctx, other=prior)
         if memo.get("opens") and _zh_dropped_subject(s):  # "昨天去了海边": Chinese leaves out its 我

@@ -91,6 +91,7 @@ _EN_MOVED_RE = re.compile(
 # "We launch on March 15th", "We're releasing next Friday": the day of the user's own launch
 _EN_WE_EVENT_RE = re.compile(
     r"^we(?:'re|\s+are)?\s+(?P<verb>launch(?:ing)?|releas(?:e|ing)|go(?:ing)?\s+live|open(?:ing)?|mov(?:e|ing))\s+"
+    r"(?:(?P<part>in|out)\s+(?=(?:on|in|next|this|tomorrow)\b))?"  # "moving in on the 15th": the move-in
     r"(?=(?:on|in|next|this|tomorrow)\b)",
     re.I,
 )
@@ -208,6 +209,7 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
                           None, "appointment moved", due_at=due, entities=[])]
     elif dm and (m := _EN_WE_EVENT_RE.match(s)) is not None:
         act = next(noun for stem, noun in _EN_VERB_EVENT.items() if m.group("verb").lower().startswith(stem))
+        act += f"-{m.group('part').lower()}" if m.group("part") else ""
         reason = "appointment"
         body = f"User's {act} is {s[m.end():].rstrip('.!')}"
     elif (m := _EN_DEADLINE_RE.match(s)) is not None:
