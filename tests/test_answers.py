@@ -58,6 +58,8 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("Cool, what are you learning?", "Spanish.", "User is learning Spanish."),  # a name as written
     ("新家怎么样？那你自己在哪里上班？", "我在国贸，以后通勤要一个小时了。", "用户在国贸工作"),
     ("你现在住哪？", "我住在望京。", "用户住在望京"),
+    ("你平时用什么编辑器？", "VS Code", "用户用的编辑器是VS Code"),  # (was "我的编辑器用的是…": read as nothing)
+    ("你们用什么数据库？", "PostgreSQL，之前用MySQL，去年换的。", "用户用的数据库是PostgreSQL"),
     ("每天学习多久？", "大概十个小时吧。", "用户每天学习大概十个小时"),
     ("Got it. What Python version?", "3.12. And type hints everywhere please.", "User uses Python 3.12."),
     ("What are you reading these days?", "Currently halfway through Dune, loving it.", "User is reading Dune."),

@@ -1283,3 +1283,14 @@ def test_in_laws_step_family_and_nieces_are_theirs_with_their_names(text, facts)
 ])
 def test_a_habit_given_up_without_saying_i_again_is_kept_as_ended(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我是做前端的，主要用Vue。", [("fact", "用户是做前端的"), ("fact", "用户主要用Vue")]),  # (主要 is no plan)
+    ("我在腾讯上班，一般用Go写后端。", [("fact", "用户在腾讯上班"), ("fact", "用户一般用Go写后端")]),
+    ("我妹妹在上海工作，主要用Python。", [("fact", "用户的妹妹在上海工作"), ("fact", "用户的妹妹主要用Python")]),
+    ("我需要一台新电脑。", [("fact", "用户需要一台新电脑")]),
+    ("我要去上海出差。", [("event", "用户要去上海出差")]),
+])
+def test_what_the_user_mainly_uses_goes_on_from_the_clause_before(text, facts):
+    assert [(c.kind.value, c.content) for c in extract_candidates(text, now=NOW)] == facts

@@ -259,8 +259,8 @@ _ZH_RULES: list[Rule] = [
      lambda m, a: f"我的{m.group('x')}在{a}" if ZH_DATE_RE.search(a) else None),
     (re.compile(r"^你?(?:打算|准备|计划)?(?:哪天|什么时候|几号|几点)(?P<v>[\u4e00-\u9fff]{1,4}?)(?:呢|啊)?[？?]$"),
      lambda m, a: f"我{_ZH_BY_RE.sub('', a)}要{m.group('v')}" if ZH_DATE_RE.search(a) else None),
-    (re.compile(r"^你(?:现在)?用(?:的是)?(?:什么|哪个|哪款|哪种)(?P<x>[\u4e00-\u9fff]{1,6}?)[？?]$"),
-     lambda m, a: f"我的{m.group('x')}用的是{a}"),
+    (re.compile(r"^你(?:们)?(?:现在)?(?:平时|一般|主要)?用(?:的是)?(?:什么|哪个|哪款|哪种)(?P<x>[\u4e00-\u9fff]{1,6}?)[？?]$"),
+     lambda m, a: f"我用的{m.group('x')}是{a}"),  # (read as "用户用的编辑器是VS Code")
     (re.compile(r"^你?(?P<when>每天|平时|一般|每周|每次)(?P<v>[\u4e00-\u9fff]{1,4}?)(?:多久|多长时间|几个小时)(?:呢|啊)?[？?]$"),
      lambda m, a: f"我{m.group('when')}{m.group('v')}{a}" if re.search(r"小时|分钟|钟头|天|[0-9一二两三四五六七八九十半]", a) else None),
     (re.compile(r"^你(?:现在)?(?:多重|体重多少)[？?]$"),

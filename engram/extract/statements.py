@@ -862,7 +862,7 @@ _EN_DANGLING_RE = re.compile(r",\s+(?:first\s+)?[a-z]+ed$")
 # "我女儿小雨今年七岁": a name of up to three characters, before a word that goes on; none before
 # anything else ("我老婆怀孕了" is no name "怀孕了")
 _ZH_OTHER_RE = re.compile(rf"^我(?:们家|家|们)?(?:的)?(?P<own>(?:两个|两只|一个|大|小)?(?:{ZH_OWNED_RE}))"
-                          rf"(?P<name>(?!今天|昨天|明天|最近|刚刚|已经|现在|说|让|告诉|觉得)[^\s，,的我你他她它]{{1,3}}?"
+                          rf"(?P<name>(?!今天|昨天|明天|最近|刚刚|已经|现在|说|让|告诉|觉得|主要|一般|平时|经常|总是|一直|还)[^\s，,的我你他她它]{{1,3}}?"
                           rf"(?=[是叫在每今去不也都很特最总刚已上下昨明前后会要得对有没喜说做当和跟从开包一两0-9])|)")
 _ZH_PRONOUNS = "她他它"
 # a clause that names its own subject: another person, a pronoun, the weather
@@ -923,7 +923,7 @@ _ZH_CHATTER_RE = re.compile(
     r"同意|也是|也一样|不知道|不确定|不清楚|服了|佩服|支持|在呢|在这|来了|回来了|没事|没关系|还好|挺好|很好|好|可以|行|"
     r"喜欢这|喜欢那|爱这|爱那|跟你|和你|试试|试一下|试试看|考虑一下|考虑考虑|想想|想一想)"
 )
-_ZH_PLAN_RE = re.compile(r"打算|计划|准备|要去|想去|将要|即将|要|下周|下个月|明年|明天|后天|下次|周[一二三四五六日末]|月底")
+_ZH_PLAN_RE = re.compile(r"打算|计划|准备|要去|想去|将要|即将|(?<![主需重只想])要|下周|下个月|明年|明天|后天|下次|周[一二三四五六日末]|月底")
 _ZH_USUALLY_RE = re.compile(r"一般|平时|平常|通常|经常|常常|总是|老是|每周|每天|每个周末|每逢")
 _ZH_PAST_RE = re.compile(r"了|(?<![难不经超通度路错])过(?!敏|年|节|日子|来|去|得|分|度|滤)|去年|昨天|上周|上个月|前年|刚|已经|那年|小时候|以前")
 _ZH_FIRM_RE = re.compile(r"^我(?:坚信|深信|始终相信|一直相信|坚决认为|坚持认为)(?P<rest>.+)$")
