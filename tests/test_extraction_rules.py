@@ -1294,3 +1294,16 @@ def test_a_habit_given_up_without_saying_i_again_is_kept_as_ended(text, facts):
 ])
 def test_what_the_user_mainly_uses_goes_on_from_the_clause_before(text, facts):
     assert [(c.kind.value, c.content) for c in extract_candidates(text, now=NOW)] == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I have been vegan for a while.", ["User has been vegan for a while."]),  # ("a while" is no clause)
+    ("I tried the recipe you suggested and it was great.", ["User tried the recipe the assistant suggested, it was great."]),
+    ("I bought the headphones you recommended.", ["User bought the headphones the assistant recommended."]),
+    ("我买了你推荐的耳机。", ["用户买了助手推荐的耳机"]),
+    ("Do you like the book you recommended?", []),
+    ("Reminds me how much I love performing.", ["User loves performing."]),
+    ("It made me realize how much I love teaching.", ["User loves teaching."]),
+])
+def test_what_the_assistant_recommended_and_what_reminds_the_user_are_read(text, facts):
+    assert said(text) == facts

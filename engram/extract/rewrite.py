@@ -60,6 +60,21 @@ _YOU = {"you're": "the assistant is", "you are": "the assistant is", "your": "th
 _EN_YOU_RE = re.compile(rf"\b(?:{'|'.join(_YOU)})\b", re.I)
 
 _ZH_YOU_RE = re.compile(r"[你您](?!们)")
+# "the book you recommended", "那本你推荐的书": what the assistant gave the user, named as the assistant's
+_EN_YOUR_DOING_RE = re.compile(
+    r"\b(?P<np>(?:the|that|this|those|these)\s+(?:[\w-]+\s+){0,2}?[\w-]+)\s+(?:that\s+)?you\s+"
+    r"(?P<v>recommended|suggested|mentioned|gave\s+me|sent\s+me|showed\s+me|told\s+me\s+about|picked|found|shared"
+    r"|wrote|made|linked)\b", re.I)
+_ZH_YOUR_DOING_RE = re.compile(r"[你您](?P<v>推荐|建议|介绍|发|给我|说)的")
+
+
+def assistant_did(sentence: str) -> str:
+    """`sentence` with what the assistant recommended or gave, said of the assistant: "I tried the
+    recipe you suggested" → "I tried the recipe the assistant suggested", "我买了你推荐的耳机" →
+    "我买了助手推荐的耳机" (a statement that says "you" is otherwise no fact of the user's)."""
+    if _ZH_YOU_RE.search(sentence):
+        return _ZH_YOUR_DOING_RE.sub(lambda m: f"助手{m.group('v')}的", sentence)
+    return _EN_YOUR_DOING_RE.sub(lambda m: f"{m.group('np')} the assistant {m.group('v')}", sentence)
 
 
 def _pron_sub(m: re.Match[str]) -> str:

@@ -130,7 +130,7 @@ _EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear 
     r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
     r"|\s+and\s+(?=(?:it|that|this)\b)|\s+(?:because|'cause|cause|since|which|so\s+that"
     r"|so\s+(?:at\s+least\s+|now\s+)?(?:i|we|it|please|don't|do\s+not|never|make\s+sure)\b"
-    r"|but|though|although|while|whereas|even\s+though|unless|if|until)\b)",
+    r"|but|though|although|(?<!\ba\s)while|whereas|even\s+though|unless|if|until)\b)",
     re.I,
 )
 _EN_REASON_RE = re.compile(r"\b(?:because|'cause|cause)\b", re.I)
@@ -307,6 +307,9 @@ _EN_FINITE_RE = re.compile(  # a verb after an -ing phrase makes the phrase its 
 _EN_BEEN_TO_RE = re.compile(r"(?:(?:only|just|never|also|once|twice)\s+)?to\s+(?!be\b|do\b|say\b)\w", re.I)
 _EN_REMINDS_ME_RE = re.compile(r"^(?:it\s+|that\s+|this\s+|which\s+)?(?:always\s+|really\s+)?reminds?\s+me\s+"
                                r"(?:(?:that|how\s+much|of\s+how\s+much)\s+)?(?=(?:i|i'm|i've|it's|my|we)\b)", re.I)
+_EN_REMINDS_HOW_RE = re.compile(r"^(?:it\s+|that\s+|this\s+)?(?:always\s+|really\s+)?(?:reminds?|made|makes)\s+me\s+"
+                                r"(?:realize\s+|realise\s+|remember\s+)?(?:of\s+)?how\s+much\s+(?=i\s+(?:love|like|enjoy|adore|miss)\b)",
+                                re.I)
 _EN_VAGUE_MY_RE = re.compile(r"\b(?:my|me)\s+(?:thing|stuff|jam|way|bad|pleasure|day|mind|heart|god|gosh)\b|on\s+my\s+own"
                              r"|\b(?:it's|that's)\b|^(?:it|that)\b", re.I)
 _EN_LINK_VERBS = frozenset("is are was were has have had brings helps makes gives keeps means reminds".split())
@@ -502,6 +505,8 @@ def unclefted(s: str, lang: str) -> str:
     really enjoy" → "I really enjoy cooking", "Building a brand is something I'm always working on"
     → "I'm always working on building a brand" (then read by every rule). Not "That is something
     I …": a pronoun in front says nothing by itself."""
+    if lang == "en" and (reminded := _EN_REMINDS_HOW_RE.match(s)) is not None:
+        return s[reminded.end():]  # "Reminds me how much I love performing": "I love performing", for every rule
     cleft = _EN_CLEFT_RE.match(s) if lang == "en" else None
     if cleft is None or cleft.group("x").split()[0].lower() in _EN_CLEFT_VAGUE:
         return s
