@@ -1307,3 +1307,15 @@ def test_what_the_user_mainly_uses_goes_on_from_the_clause_before(text, facts):
 ])
 def test_what_the_assistant_recommended_and_what_reminds_the_user_are_read(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我打算明年换个工作，想去做产品经理。", ["用户打算明年换个工作", "用户想去做产品经理"]),  # what the user wants next
+    ("我老婆怀孕六个月了，预产期是明年三月。", ["用户的老婆怀孕六个月了", "用户的老婆预产期是明年三月"]),  # hers, not the user's
+    ("我今年三十了，生日是五月。", ["用户三十了", "用户的生日是五月"]),
+    ("我女儿叫小雨，想学钢琴。", ["用户的女儿叫小雨", "用户的女儿小雨想学钢琴"]),
+    ("我妹妹在上海工作，想回老家。", ["用户的妹妹在上海工作", "用户的妹妹想回老家"]),
+    ("我在一家游戏公司做策划，已经干了三年了。", ["用户在一家游戏公司工作", "用户是策划"]),
+])
+def test_a_chinese_clause_without_a_subject_goes_on_about_who_the_first_one_named(text, facts):
+    assert said(text) == facts

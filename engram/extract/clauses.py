@@ -36,6 +36,8 @@ _ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
 _ZH_CONTINUE_RE = re.compile(
     r"^(?:也|还|都|平时|平常|目前|现在|一直|主要|一般|经常)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|有|养|叫|今年|最喜欢|来自|老家|对(?![方面手])"
     r"|用(?=[A-Za-z0-9\u4e00-\u9fff]{2})(?!户|来|于|完|过)"  # "…，主要用Vue" (what is used, named)
+    r"|(?P<wish>想(?=去|做|学|考|当|换|买|找|回|住|要|养|搬)|打算|准备|计划(?!书))"  # "…换个工作，想去做产品经理"
+    r"|(?P<attr>预产期|生日)(?=是|在)"  # "我老婆怀孕六个月了，预产期是明年三月": when it is theirs
     r"|月薪|年薪|工资|收入|不(?:吃|喝|抽|碰)(?!了))"
 )
 _ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
@@ -161,9 +163,11 @@ def split_clauses(s: str, lang: str) -> list[str]:
                     and not (p.startswith("是") and (_ZH_COUNTED_OBJECT_RE.search(out[-1]) or ZH_WHICH_THING_RE.match(p))):
                 # ("我买了一辆车，是…", "…旧车给我开了，是一辆白色的卡罗拉": what the thing is)
                 bare = _ZH_AND_RE.sub("", p)  # "并且在腾讯工作": a statement of its own after all
-                if _ZH_CONTINUE_RE.match(bare):  # the first clause's subject: "我妹妹在上海工作，也住在上海"
-                    owner = _ZH_OWNER_RE.match(out[0])
-                    p = (owner.group() if owner else "我") + bare
+                going = _ZH_CONTINUE_RE.match(bare)
+                owner = _ZH_OWNER_RE.match(out[0]) if going else None
+                if going and not (owner and going.group("wish")):  # the first clause's subject: "我妹妹在上海工作，也住在上海"
+                    # (what someone of theirs wants is read with their name: "我女儿叫小雨，想学钢琴")
+                    p = (owner.group() if owner else "我") + ("的" if going.group("attr") and not owner else "") + bare
             out.append(p)
         return out
     s = _EN_GROUP_WITH_ME_RE.sub("We", _EN_ME_AND_RE.sub(lambda m: f"My {m.group('a') or m.group('b')} and I", s, count=1), count=1)
