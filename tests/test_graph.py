@@ -60,6 +60,8 @@ def test_chinese_kin_pets_contacts_and_projects():
     ("我女儿小雨今天生病了", ("user", "daughter", "小雨")),
     ("我们家有一只金毛，叫豆豆。", ("user", "has_pet", "豆豆")),  # a breed for 狗
     ("我家有一只柯基，名字叫豆豆。", ("user", "has_pet", "豆豆")),
+    ("我的老师是王芳。", ("user", "teacher", "王芳")),  # a name after 是
+    ("我姐夫叫王强，是个程序员。", ("user", "brother-in-law", "王强")),
 ])
 def test_chinese_names_beside_a_relative_and_pets_by_breed(text, edge):
     assert edge in edges(extract(text))
@@ -75,6 +77,12 @@ def test_a_pet_named_by_its_breed_is_the_users_dog_or_cat():
 ])
 def test_a_word_after_a_relative_is_no_name(text, word):
     assert not any(word in name for _, rel, name in edges(extract(text)) if rel in ("husband", "mother"))
+
+
+@pytest.mark.parametrize("text", ["我女儿是个医生。", "我妈妈是一名护士", "我妈妈是老师。", "用户的姐夫是个程序员"])
+def test_what_a_relative_is_is_no_name(text):
+    # (the daughter was filed as a person named "个医生")
+    assert all(name.startswith(("我", "用户")) for _, _, name in edges(extract(text)))
 
 
 def test_a_long_paste_is_read_only_to_its_cap():

@@ -176,7 +176,9 @@ _ZH_SURNAMES = (
 # words a family name or 小/阿 also starts ("我老公马上…", "我妈妈小时候，…")
 _ZH_NOT_NAMES = "马上|周末|高兴|许多|方便|何时|向来|于是|白天|金钱|严重|程度|小时|小心|小区|小学|小说|小孩|小吃|阿姨|黄昏|毛病|武汉"
 _ZH_OWNED_KIN = re.compile(
-    rf"我(?:的|和|跟|与)?(?P<kin>{_ZH_KIN})(?:(?:名字)?(?:叫做|叫|名叫|是)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+)"
+    rf"我(?:的|和|跟|与)?(?P<kin>{_ZH_KIN})(?:(?:名字)?(?:叫做|叫|名叫)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+)"
+    # after 是 only a name that is one ("我的老师是王芳"), not what they are ("我女儿是个医生", "是老师")
+    rf"|是(?P<name_is>[{_ZH_SURNAMES}]{_HAN}{{1,2}}|[A-Z][a-z]+)(?=[，,。！!？?、\s]|$)"
     rf"|(?!{_ZH_NOT_NAMES})(?P<beside>[{_ZH_SURNAMES}]{_HAN}{{1,2}}|[A-Z][a-z]+)"
     r"(?=[，,。！!？?、\s]|$|是|和|跟|与|打算|准备|计划|今天|昨天|明天|刚|也|都|说))?"
 )
@@ -416,7 +418,7 @@ def _zh_who(found: Found, who: str, owner: int) -> int:
 def _chinese(body: str, found: Found, owner: int) -> None:
     for m in _ZH_OWNED_KIN.finditer(body):
         kin = KIN_ZH[m.group("kin")]
-        name = m.group("name") or m.group("beside")
+        name = m.group("name") or m.group("name_is") or m.group("beside")
         if name and not any(name.startswith(k) for k in KIN_ZH) and name not in ("老师", "医生"):
             i = found.add(Ref(name, "person", owner=owner, relation=kin))
         else:
