@@ -1319,3 +1319,13 @@ def test_what_the_assistant_recommended_and_what_reminds_the_user_are_read(text,
 ])
 def test_a_chinese_clause_without_a_subject_goes_on_about_who_the_first_one_named(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I moved in last week.", ["User moved in."]),  # (was "User moved to last week.", where the user lives)
+    ("I moved in with my girlfriend.", ["User moved in with their girlfriend."]),
+    ("I moved back to Ohio.", ["User moved to Ohio."]),
+    ("I reside in Paris.", ["User lives in Paris."]),
+])
+def test_moving_in_names_no_place(text, facts):
+    assert said(text) == facts

@@ -26,7 +26,9 @@ _PLACE_BLACKLIST = frozenset((
     "peace", "hope", "sin", "hell", "heaven", "a dream", "my dreams", "harmony", "here", "there",
 ))
 _EN_LOC_RE = re.compile(
-    rf"^i(?:\s+{EN_ADV}(?P<v1>live|reside|moved|relocated)\s+(?:from\s+(?-i:[A-Z])[\w .'-]{{0,30}}?\s+)?(?:back\s+)?(?:in|to)"
+    rf"^i(?:\s+{EN_ADV}(?P<v1>live|reside)\s+(?:back\s+)?in"
+    # (not "moved in": "I moved in last week", "moved in with my girlfriend" name no place)
+    rf"|\s+{EN_ADV}(?P<v4>moved|relocated)\s+(?:from\s+(?-i:[A-Z])[\w .'-]{{0,30}}?\s+)?(?:back\s+)?to"
     rf"|(?:'m|\s+am)\s+{EN_ADV}(?P<v2>living|based|residing|located)\s+(?:in|out\s+of)"
     rf"|(?:'ve|\s+have)\s+{EN_ADV}(?P<v3>moved|relocated)\s+(?:from\s+(?-i:[A-Z])[\w .'-]{{0,30}}?\s+)?(?:back\s+)?to)"
     r"\s+(?P<place>.+)$",
@@ -195,7 +197,7 @@ def _en_location(s: str, ctx: Ctx) -> list[Candidate] | None:
     place = _en_place(m.group("place"))
     if not _place_ok(place):
         return []
-    verb = (m.group("v1") or m.group("v2") or m.group("v3")).lower()
+    verb = (m.group("v1") or m.group("v2") or m.group("v3") or m.group("v4")).lower()
     content = {
         "live": f"User lives in {place}.", "reside": f"User lives in {place}.",
         "living": f"User lives in {place}.", "residing": f"User lives in {place}.",
