@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, field_validator
 
 from engram.models import Action, Candidate, Kind, MemoryItem
-from engram.text import content_words, normalize, restates
+from engram.text import cjk_words, content_words, is_cjk, normalize, restates
 
 if TYPE_CHECKING:  # pragma: no cover
     from engram.providers.openai_compat import OpenAICompatLLM
@@ -45,6 +45,14 @@ _CHANGE_MARKERS = re.compile(
     r"|现在|不再|已经|改成|改为|变成|如今|最近开始|以前|后来",
     re.IGNORECASE,
 )
+
+
+# words that say a statement is said again with a new value ("actually it's due in April now")
+_NEW_VALUE_MARKERS = re.compile(r"\b(?:actually|now|changed|moved|pushed|postponed)\b|其实|现在|改到|改成|改为|推迟|提前|延期|换成",
+                                re.IGNORECASE)
+_FRAME_WORD_RE = re.compile(r"[^\W\d_]+|\d+")
+_FRAME_MIN = 3  # words the two statements share before their values differ
+_VALUE_MAX = 4  # words of a value
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +115,28 @@ def _in_slot(candidate: Candidate, said: str, same_key: list[MemoryItem]) -> Dec
     return Decision(Action.SUPERSEDE, current, f"{key}: {current.value!s} -> {value!s} (latest wins)")
 
 
+def _frame_words(text: str) -> list[str]:
+    out: list[str] = []
+    for w in _FRAME_WORD_RE.findall(normalize(text)):
+        out.extend(cjk_words(w) if is_cjk(w[0]) else (w,))
+    return out
+
+
+def new_value(new: str, old: str) -> bool:
+    """`new` says what `old` says with its last words changed: "User's baby is due in March." →
+    "… due in April.", "用户的老婆预产期是三月" → "用户的老婆预产期改到四月了". The words before
+    the values (at least `_FRAME_MIN`, and most of the statement) are the same, and the values
+    (at most `_VALUE_MAX` words each) share none. ("User plays guitar" and "User plays piano"
+    share only two words: the rules leave them both.)"""
+    a, b = _frame_words(new), _frame_words(old)
+    shared = 0
+    while shared < min(len(a), len(b)) and a[shared] == b[shared]:
+        shared += 1
+    tail_a, tail_b = a[shared:], b[shared:]
+    return shared >= _FRAME_MIN and shared >= 0.6 * min(len(a), len(b)) \
+        and 1 <= len(tail_a) <= _VALUE_MAX and 1 <= len(tail_b) <= _VALUE_MAX and not set(tail_a) & set(tail_b)
+
+
 def _new_day(candidate: Candidate, current: MemoryItem) -> bool:
     """A one-off task said again with another due time ("the launch moved to April 2nd"); a
     routine's next due moves on by itself, so only its schedule (the value) counts."""
@@ -131,14 +161,17 @@ def decide(
     judge: Judge | None = None,
     grey_zone: float = 1.0,
     overlap: float = 0.5,
+    worded: list[MemoryItem] | Callable[[], list[MemoryItem]] = (),
 ) -> Decision:
     """The action for `candidate`, given its neighbours (all live memories of the scope).
 
     `said` is the user's original sentence, used to spot words of change.
     When the rules would ADD but a neighbour's cosine lies in the grey zone
     [`grey_zone`, `duplicate_similarity`), `judge` (the LLM) decides, if given.
-    `same_key` and `similar` may be functions: each is looked up only when the
-    decision gets that far (a statement said again needs neither).
+    `worded`: live memories that share the most words with the candidate, newest first (an
+    unkeyed fact said again with a new value and a word of change supersedes the one it rewords).
+    `same_key`, `similar` and `worded` may be functions: each is looked up only when the
+    decision gets that far (a statement said again needs none).
     """
     if exact:
         return Decision(Action.NOOP, exact[0], "already remembered (same statement)")
@@ -155,6 +188,15 @@ def decide(
             return Decision(
                 Action.NOOP, item, f"near-duplicate of an existing memory (cosine {similarity:.2f})"
             )
+    if candidate.kind in (Kind.FACT, Kind.EVENT) and not candidate.key and _NEW_VALUE_MARKERS.search(said):
+        # "Actually my baby is due in April now", "预产期改到四月了": the unkeyed fact said before,
+        # with its new value (said as what happened, too)
+        if callable(worded):
+            worded = worded()
+        again = next((item for item in worded if item.kind is Kind.FACT and not item.key
+                      and new_value(candidate.content, item.content)), None)
+        if again is not None:
+            return Decision(Action.SUPERSEDE, again, f"the same statement with a new value (said: {said.strip()[:80]})")
     if judge is not None:
         # close vectors with different wording ("tea number 1" / "tea number 2") are for the judge
         grey = [(item, sim) for item, sim in similar if grey_zone <= sim]

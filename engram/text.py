@@ -137,6 +137,15 @@ def _cut_for_search(run: str) -> tuple[str, ...]:
     return tuple(rjieba.cut_for_search(run))
 
 
+@lru_cache(maxsize=32768)
+def cjk_words(run: str) -> tuple[str, ...]:
+    """A run of Chinese cut into words, each once (jieba's default mode: "用户的老婆预产期是三月" →
+    用户 / 的 / 老婆 / 预产期 / 是 / 三月), for comparing how two statements are worded."""
+    import rjieba
+
+    return tuple(rjieba.cut(run))
+
+
 def _fold(text: str) -> str:
     """NFKC, casefold, unify apostrophes, strip Latin accents (café → cafe)."""
     text = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)

@@ -379,6 +379,7 @@ class Writer:
                 judge=judge,
                 grey_zone=s.settings.llm_grey_zone,
                 overlap=s.settings.merge_overlap,
+                worded=lambda: self._worded(scope, record),
             )
 
         # With an LLM judge, decided outside the writers' lock (a model call is the slow part) and
@@ -420,6 +421,12 @@ class Writer:
             return False
         given = {event.memory.id: candidate} if candidate.typed_entities or candidate.relations else {}
         return self.behind.link([event.memory], replace=event.action is Action.UPDATE, given=given)
+
+    def _worded(self, scope: Scope, record: Record) -> list[MemoryItem]:
+        """The live memories that share the most words with what is being written, newest first."""
+        store = self.services.store
+        close = store.restatements(scope, None, record.tokens, LIVE, RESTATEMENT_SHORTLIST)
+        return sorted(store.get_many([i for i, _ in close]), key=lambda m: m.created_at, reverse=True)
 
     def _similar(self, scope: Scope, candidate: Candidate, record: Record) -> list[tuple[MemoryItem, float]]:
         """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one
@@ -491,6 +498,8 @@ class Writer:
                 update={"status": Status.SUPERSEDED, "superseded_by": item.id, "valid_to": item.valid_from, "updated_at": now}
             )
             item.supersedes = target.id
+            if target.kind is Kind.FACT and item.kind is Kind.EVENT:  # "预产期改到四月了": the fact's new value
+                item = item.model_copy(update={"kind": Kind.FACT})
             item, promoting = _promoted(Action.SUPERSEDE, item, target, session_id)
             record.item = item
             # superseding one side of a dispute settles it: the other side goes too

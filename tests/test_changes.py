@@ -433,3 +433,31 @@ def test_a_switch_replaces_the_preference_it_names(memory) -> None:
     memory.add("I've switched from lattes to americanos.", user_id="u")
     live = [m.content for m in memory.get_all(user_id="u") if m.kind.value == "preference"]
     assert "User loves lattes." not in live and "User has switched from lattes to americanos." in live
+
+
+# --------------------------------------------------------------------------- a new value of an unkeyed fact
+
+@pytest.mark.parametrize(("first", "later", "now"), [
+    ("My baby is due in March.", "Actually my baby is due in April now.", "User's baby is due in April."),
+    ("My sister works at a bank.", "My sister works at a school now.", "User's sister works at a school."),
+    ("我老婆预产期是三月。", "我老婆预产期改到四月了。", "用户的老婆预产期改到四月了"),
+])
+def test_an_unkeyed_fact_said_again_with_a_new_value_supersedes_it(memory, first, later, now):
+    old = memory.add(first, user_id="u")[0].memory
+    memory.flush()
+    events = [e for e in memory.add(later, user_id="u") if e.memory is not None and e.memory.kind is not Kind.TURN]
+    assert [(e.action, e.memory.kind, e.memory.content) for e in events] == [(Action.SUPERSEDE, F, now)]
+    assert memory.get(old.id).status is Status.SUPERSEDED  # kept as history
+    assert now in memory.capsule("u").text and old.content not in memory.capsule("u").text
+
+
+@pytest.mark.parametrize(("first", "later"), [
+    ("I play guitar.", "I play piano now."),  # two instruments: both hold
+    ("My sister works at a bank.", "My brother works at a bank now."),  # someone else
+    ("My baby is due in March.", "My baby is due in April."),  # no word of change: left for the user to settle
+])
+def test_another_value_without_the_same_frame_or_a_word_of_change_is_added(memory, first, later):
+    memory.add(first, user_id="u")
+    memory.flush()
+    events = [e for e in memory.add(later, user_id="u") if e.memory is not None and e.memory.kind is not Kind.TURN]
+    assert [e.action for e in events] == [Action.ADD]
