@@ -461,3 +461,15 @@ def test_another_value_without_the_same_frame_or_a_word_of_change_is_added(memor
     memory.flush()
     events = [e for e in memory.add(later, user_id="u") if e.memory is not None and e.memory.kind is not Kind.TURN]
     assert [e.action for e in events] == [Action.ADD]
+
+
+@pytest.mark.parametrize(("text", "content", "since"), [
+    ("I quit smoking three years ago.", "User quit smoking.", datetime(2021, 1, 1, tzinfo=UTC)),
+    ("I stopped going to the gym last month.", "User stopped going to the gym.", datetime(2024, 9, 1, tzinfo=UTC)),
+    ("I quit my job at Google in 2020.", "User no longer works at Google.", datetime(2020, 1, 1, tzinfo=UTC)),
+    ("I quit smoking.", "User quit smoking.", NOW),
+])
+def test_a_cessation_said_with_when_holds_since_then(text, content, since):
+    # ("three years ago" was kept in the statement, wrong a year on, and it held from when it was said)
+    c = one(text)
+    assert (c.content, c.valid_from) == (content, since)

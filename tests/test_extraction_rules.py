@@ -704,7 +704,7 @@ def test_an_order_about_the_assistants_answers_is_said_of_the_assistant(text, fa
     ("My target weight is 70 kg.", ["User's target weight is 70 kg."]),
     ("My monthly rent is 1200 euros.", ["User's monthly rent is 1200 euros."]),
     # a habit given up, said after it
-    ("I used to drink soda every day but I quit last month.", ["User used to drink soda every day but quit last month."]),
+    ("I used to drink soda every day but I quit last month.", ["User used to drink soda every day but quit in April 2026."]),
     ("我以前抽烟，后来戒了。", ["用户以前抽烟，后来戒了"]),
 ])
 def test_advice_two_word_particulars_and_habits_given_up(text, facts):
@@ -1276,8 +1276,8 @@ def test_in_laws_step_family_and_nieces_are_theirs_with_their_names(text, facts)
 
 
 @pytest.mark.parametrize(("text", "facts"), [
-    ("I used to smoke but quit three years ago.", ["User used to smoke but quit three years ago."]),
-    ("I used to smoke, but quit last year.", ["User used to smoke but quit last year."]),
+    ("I used to smoke but quit three years ago.", ["User used to smoke but quit in 2023."]),
+    ("I used to smoke, but quit last year.", ["User used to smoke but quit in 2025."]),
     ("I used to drink soda every day but gave it up in 2020.", ["User used to drink soda every day but quit in 2020."]),
     ("I used to play tennis but stopped after my injury.", ["User used to play tennis."]),  # (not an ending alone)
 ])

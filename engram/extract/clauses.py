@@ -11,10 +11,12 @@ gives it back, for the statement to keep.
 from __future__ import annotations
 
 import re
+from datetime import datetime
 
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
 from engram.extract.phrases import CONTEXT_WORDS, ZH_OWNED_RE, ZH_PET_BREEDS
 from engram.extract.rewrite import en_rest, lcfirst
+from engram.when import find_range
 
 _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces starts: linear on long runs
     r"(?<!\s)(?:\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my|we|she|he)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's)\b)"
@@ -106,15 +108,30 @@ _ZH_ENDED_RE = re.compile(r"^(?:但是?|不过|可是)?(?P<when>后来|去年|�
                           r"(?:戒了|戒掉了|不[喝吃抽玩打]了|停了)$")
 
 
-def ended_detail(text: str, lang: str) -> str | None:
+def ended_detail(text: str, lang: str, now: datetime | None = None) -> str | None:
     """A habit the clause before said the user had, given up ("I used to drink soda every day
-    but I quit last month", "我以前抽烟，后来戒了"), as that statement should end; else None."""
+    but I quit last month", "我以前抽烟，后来戒了"), as that statement should end; else None.
+    A year or month said relative to `now` is said as it is ("three years ago": in 2023)."""
     text = text.strip()
     if lang == "zh":
         m = _ZH_ENDED_RE.match(text)
-        return f"，{m.group('when') or ''}戒了" if m else None
+        return f"，{_absolute(m.group('when') or '', lang, now)}戒了" if m else None
     m = _EN_ENDED_RE.match(text)
-    return f" but quit{m.group('when') or ''}" if m else None
+    return f" but quit{_absolute(m.group('when') or '', lang, now)}" if m else None
+
+
+def _absolute(when: str, lang: str, now: datetime | None) -> str:
+    """`when` ("three years ago", "last month", "去年") as the year or month it names, when it
+    names one (" in 2023", " in November 2026", "2025年"); else as said."""
+    found = find_range(when, now) if when.strip() and now is not None else None
+    if found is None:
+        return when
+    start, end = found.start, found.end
+    if (start.month, start.day) == (1, 1) and (end.year - start.year, end.month, end.day) == (1, 1, 1):
+        return f"{start.year}年" if lang == "zh" else f" in {start.year}"
+    if start.day == 1 and end.day == 1 and (end.year * 12 + end.month) - (start.year * 12 + start.month) == 1:
+        return f"{start.year}年{start.month}月" if lang == "zh" else f" in {start:%B %Y}"
+    return when
 
 
 _EN_PAIR_SUBJECT_RE = re.compile(  # "My husband Raj and I", "My sister and my mom are …"

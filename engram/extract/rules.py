@@ -209,7 +209,7 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
             said, due = split_due(last[0].content.rstrip(".。"))
             last[0].content = said + moved + due + ("" if ctx.lang == "zh" else ".")
             continue
-        ended = ended_detail(clause, ctx.lang) if not found and len(last) == 1 and _used_to(last[0]) else None
+        ended = ended_detail(clause, ctx.lang, ctx.now) if not found and len(last) == 1 and _used_to(last[0]) else None
         if ended:  # "I used to drink soda every day but I quit last month": a habit given up
             last[0].content = last[0].content.rstrip(".。") + ended + ("" if ctx.lang == "zh" else ".")
             continue
