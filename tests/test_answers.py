@@ -22,6 +22,10 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
 
 
 @pytest.mark.parametrize(("question", "answer", "fact"), [
+    ("What do you eat before a long run?", "Usually oatmeal with banana, and coffee.",
+     "User eats oatmeal with banana before a long run."),
+    ("What do you usually have for breakfast?", "Oatmeal.", "User usually has oatmeal for breakfast."),
+    ("What do you listen to when you work?", "Lo-fi mostly.", "User listens to lo-fi mostly when they work."),
     ("What's your dog's name?", "Coco.", "User's dog's name is Coco."),
     ("Do you prefer aisle or window seats?", "Aisle, always.", "User prefers aisle seats."),
     ("Great! Where do you live?", "In Porto.", "User lives in Porto."),

@@ -158,7 +158,23 @@ def _job(m: re.Match[str], np: str) -> str | None:
     return f"I'm {np}." if np.lower().startswith(("a ", "an ", "the ")) else f"I'm {article} {np.lower()}."
 
 
+_EN_HOW_OFTEN_LEAD_RE = re.compile(r"^(?P<adv>usually|normally|typically|mostly|always|often|generally)\s+", re.I)
+
+
+def _what_i_do(m: re.Match[str], np: str) -> str:
+    """"What do you eat before a long run?" / "Usually oatmeal with banana." → "I usually eat
+    oatmeal with banana before a long run."."""
+    lead = _EN_HOW_OFTEN_LEAD_RE.match(np)
+    adv = (m.group("adv") or (lead.group("adv") if lead else "") or "").strip().lower()
+    what = np[lead.end():] if lead else np
+    rest = _YOU_AS_I_RE.sub(lambda w: _YOU_AS_I[w.group().lower()], m.group("rest") or "")  # ("when you work")
+    return f"I {adv + ' ' if adv else ''}{m.group('v').lower()} {_lc(what)}{rest}."
+
+
 _EN_RULES: list[Rule] = [
+    (re.compile(r"^what do you (?P<adv>usually |normally |typically )?(?P<v>eat|drink|have|take|listen to|read|watch"
+                r"|play|wear|bring|cook|order)(?P<rest> (?:for|before|after|at|in|on|during|when) [\w' -]{2,40})?\?$", re.I),
+     _what_i_do),
     (re.compile(r"^what(?:'s| is) your (?P<x>favou?rite [\w -]{1,30}?|(?:[\w-]+'s )?(?:name|birthday|job|occupation"
                 r"|profession|major|hometown|nickname))\?$", re.I),
      lambda m, np: f"My {m.group('x')} is {np}."),

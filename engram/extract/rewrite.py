@@ -68,6 +68,29 @@ _EN_YOUR_DOING_RE = re.compile(
 _ZH_YOUR_DOING_RE = re.compile(r"[你您](?P<v>推荐|建议|介绍|发|给我|说)的")
 
 
+# "I've got a stress fracture", "I've got to go": has, have to, said the plain way
+_EN_HAVE_GOT_RE = re.compile(r"\b(?P<who>I|we|they)(?:'ve|\s+have)\s+got\s+", re.I)
+
+
+# "My doctor said to avoid dairy": what someone whose advice the user follows told them to do
+# (not "my mom said I should move to Berlin": a wish of hers)
+_EN_SAID_TO_RE = re.compile(
+    r"^(?P<who>(?:my|our)\s+(?:[\w-]+\s+)?(?:doctor|physio|physiotherapist|therapist|dentist|vet|trainer|coach|nutritionist"
+    r"|dietitian|surgeon|psychiatrist|counsell?or|pharmacist|gp|boss|manager|teacher|tutor))\s+(?:said|says)\s+"
+    r"(?:I\s+should|to)\s+(?=[a-z])", re.I)
+
+
+def plain_have(sentence: str) -> str:
+    """"I've got a stress fracture" → "I have a stress fracture", "I've got to finish my thesis"
+    → "I have to finish my thesis" (the rules read "have": a possession, a condition or a must,
+    not "got" as an event: "User has got to go." was kept)."""
+    if "got" in sentence:
+        sentence = _EN_HAVE_GOT_RE.sub(lambda m: f"{m.group('who')} have ", sentence)
+    if " said " in sentence or " says " in sentence:  # ("My doctor said to avoid dairy": told me to)
+        sentence = _EN_SAID_TO_RE.sub(lambda m: f"{m.group('who')} told me to ", sentence)
+    return sentence
+
+
 def assistant_did(sentence: str) -> str:
     """`sentence` with what the assistant recommended or gave, said of the assistant: "I tried the
     recipe you suggested" → "I tried the recipe the assistant suggested", "我买了你推荐的耳机" →

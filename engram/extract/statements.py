@@ -59,7 +59,8 @@ _EN_PEOPLE = frozenset(
     neighbor neighbour neighbors neighbours grandma grandmother grandpa grandfather grandparents uncle aunt
     cousin cousins nephew niece family fam team teammates teacher doctor therapist classmate classmates
     in-laws mentor students teammate co-founder co-founders cofounder cofounders coach tutor landlord landlady
-    client clients""".split()
+    client clients physio physiotherapist trainer dentist vet nanny babysitter buddy pal surgeon
+    psychiatrist nutritionist dietitian""".split()
 ) | frozenset(k for k in KIN_EN if " " not in k)  # ("brother-in-law", "stepdad": engram.relatives)
 # "my team lead", "my band's drummer": a person named by their role in the user's group
 _EN_GROUPS = frozenset("team band class squad crew club group project company department".split())
@@ -364,6 +365,9 @@ _EN_SINCE_LAST_RE = re.compile(r"\s+since\s+(?:our\s+last\s+(?:chat|talk|convers
 _EN_ABOUT_RE = re.compile(r"\s+(?:about|around|roughly|almost|nearly|over|like|some|just)$", re.I)
 
 
+_EN_TIME_PREP_RE = re.compile(r"\s+(?:from|since|during|as\s+of|starting)$", re.I)
+
+
 def _en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
     """`text` without a relative time phrase, and when it says the thing happened."""
     r = find_range(text, ctx.now)
@@ -372,6 +376,7 @@ def _en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
     if _EN_TIME_REL.search(r.text):
         a, b = r.span
         head = _EN_ABOUT_RE.sub("", text[:a].rstrip(" ,"))  # "about five years ago": "about" goes too
+        head = _EN_TIME_PREP_RE.sub("", head)  # "a stress fracture from last year": "from" goes with it
         rest = text[b:].lstrip()
         joint = ", " if rest.startswith(",") and rest.strip(" ,") else " "  # "…Paris last week, it was amazing"
         text = (head + joint + rest.lstrip(" ,")).strip()
