@@ -1343,3 +1343,12 @@ def test_moving_in_names_no_place(text, facts):
 ])
 def test_what_the_user_has_and_was_told_to_do(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我每个月工资一万二，房贷要还五千。", [("fact", "用户每个月工资一万二"), ("event", "用户房贷要还五千")]),  # (a salary is no monthly task)
+    ("我每周五要交周报。", [("task", "用户每周五要交周报")]),
+    ("我不吃生的东西，所以寿司就算了。", [("preference", "用户不吃生的东西")]),  # (no "用户寿司就算了")
+])
+def test_what_the_user_earns_and_pays_and_what_they_pass_over(text, facts):
+    assert [(c.kind.value, c.content) for c in extract_candidates(text, now=NOW)] == facts

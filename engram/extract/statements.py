@@ -944,6 +944,7 @@ _ZH_TRAIL_RE = re.compile(r"[啊呀哦啦嘛哈呗哟噢喔嗯呢吧~]+$")
 _ZH_MOOD_RE = re.compile(r"^(?:总是|一直|最近|现在|真的|有点|有些|也|还)*(?:很|太|好|挺|特别|非常|超|有点)[^，,]{1,2}$")
 _ZH_EMPTY_RE = re.compile(
     r"^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|(?:喜欢|爱|讨厌|想|见|找|帮|给|跟|和|对|是|了)[它他她这那]$"
+    r"|算了$"  # "…，所以寿司就算了": something passed over, no statement
 )
 # an age: the user's is the age rule's ("我快30岁了" is none); a child's or a pet's is a statement
 _ZH_AGE_RE = re.compile(r"^[快都已经才满]*[0-9一二三四五六七八九十两]+岁")

@@ -262,6 +262,9 @@ def _task_act(rest: str, offset: int, span: re.Match[str]) -> str:
     return cut_clause(trim_fillers(rest)) or rest
 
 
+_ZH_INCOME_RE = re.compile(r"工资|月薪|年薪|收入|薪水")
+
+
 def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
     today = ctx.now.date()
     deadline = _ZH_DEADLINE_WORD_RE.search(s)
@@ -288,6 +291,8 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
             t = zh_time(tm) if tm else None
         rec, due = resolve_recurrence(rm, t, ctx.now)
     modal = _ZH_MODAL_RE.search(s)
+    if rm and not dm and not modal and _ZH_INCOME_RE.search(s):
+        return None  # "我每个月工资一万二": what the user earns (a fact), not something to do each month
     rest = s
     for span in sorted((x for x in (dm, rm, tm) if x), key=lambda x: -x.start()):
         tail = _ZH_SPAN_TAIL_RE.match(rest[span.end():])
