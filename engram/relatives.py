@@ -28,7 +28,7 @@ KIN_EN = {
     "step-dad": "stepfather", "stepfather": "stepfather", "stepson": "stepson", "stepdaughter": "stepdaughter",
     "stepbrother": "stepbrother", "stepsister": "stepsister", "half-brother": "brother", "half-sister": "sister",
     "grandson": "grandson", "granddaughter": "granddaughter", "grandkids": "grandchildren",
-    "grandchildren": "grandchildren", "grandparents": "grandparents", "godmother": "godmother",
+    "grandchildren": "grandchildren", "grandparents": "grandparents", "twins": "children", "godmother": "godmother",
     "godfather": "godfather", "ex": "ex", "ex-wife": "ex-wife", "ex-husband": "ex-husband",
     "ex-girlfriend": "ex-girlfriend", "ex-boyfriend": "ex-boyfriend",
 }

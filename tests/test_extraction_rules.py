@@ -1352,3 +1352,14 @@ def test_what_the_user_has_and_was_told_to_do(text, facts):
 ])
 def test_what_the_user_earns_and_pays_and_what_they_pass_over(text, facts):
     assert [(c.kind.value, c.content) for c in extract_candidates(text, now=NOW)] == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My twins, Mia and Leo, turn four next month.", ["User's twins Mia and Leo turn four next month."]),  # (was nothing)
+    ("My kids, Mia, Leo and Sam, love pizza.", ["User's kids Mia, Leo and Sam love pizza."]),
+    ("My daughter Mia just started ballet and she loves it.", ["User's daughter Mia just started ballet."]),
+    ("My son Leo is allergic to peanuts, so we're super careful at parties.",
+     ["User's son Leo is allergic to peanuts.", "User is super careful at parties."]),  # "we": not the son
+])
+def test_children_named_together_and_a_clause_after_and_she(text, facts):
+    assert said(text) == facts

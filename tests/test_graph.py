@@ -67,6 +67,12 @@ def test_chinese_names_beside_a_relative_and_pets_by_breed(text, edge):
     assert edge in edges(extract(text))
 
 
+@pytest.mark.parametrize("text", ["My twins, Mia and Leo, turn four next month.", "My kids Mia and Leo love pizza."])
+def test_children_named_together_after_my_are_each_a_child(text):
+    assert {("user", "child", "Mia"), ("user", "child", "Leo")} <= edges(extract(text))
+
+
+
 def test_a_pet_named_by_its_breed_is_the_users_dog_or_cat():
     assert ("user", "has_pet", "Biscuit") in edges(extract("We have a golden retriever called Biscuit."))
     assert [r.relation for r in extract("We have a golden retriever called Biscuit.").refs if r.name == "Biscuit"] == ["dog"]

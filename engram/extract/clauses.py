@@ -19,7 +19,7 @@ from engram.extract.rewrite import en_rest, lcfirst
 from engram.when import find_range
 
 _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces starts: linear on long runs
-    r"(?<!\s)(?:\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my|we|she|he)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's)\b)"
+    r"(?<!\s)(?:\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my|we|she|he)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's|she|he)\b)"
     r"|\s*[-–—]+\s+(?=(?:i|my|we)\b)|\s*,?\s+(?:because|'cause|cause|since|so)\s+(?=(?:i|my)\b)"
     r"|\s+when\s+(?=my\s)"
     # "I used to smoke but quit three years ago": the habit given up, read as "… but I quit …" is

@@ -62,6 +62,8 @@ _EN_PEOPLE = frozenset(
     client clients physio physiotherapist trainer dentist vet nanny babysitter buddy pal surgeon
     psychiatrist nutritionist dietitian""".split()
 ) | frozenset(k for k in KIN_EN if " " not in k)  # ("brother-in-law", "stepdad": engram.relatives)
+# a child of theirs is no "we" of the next clause ("Leo is allergic to peanuts, so we're careful": the parents)
+_EN_CHILDREN = frozenset("son sons daughter daughters kid kids child children baby babies twins".split())
 # "my team lead", "my band's drummer": a person named by their role in the user's group
 _EN_GROUPS = frozenset("team band class squad crew club group project company department".split())
 _EN_GROUP_ROLES = frozenset("lead leader manager captain coach owner founder drummer singer teacher".split())
@@ -528,7 +530,8 @@ def name_beside_kin(sentence: str) -> str:
     m = _EN_NAME_FIRST_RE.match(sentence) or _EN_KIN_FIRST_RE.match(sentence)
     if (
         m is None or m.group("who").split()[-1].lower() not in _EN_OWNED
-        or m.group("name").lower() in _EN_NOT_A_NAME or m.group("rest").split()[0].lower() in _EN_NOT_A_NAME
+        or any(n.lower() in _EN_NOT_A_NAME for n in re.split(r",? and |, ", m.group("name")))
+        or m.group("rest").split()[0].lower() in _EN_NOT_A_NAME
     ):  # "Yes, my friend, I agree": a greeting to the friend, not the friend's name
         return sentence
     return f"{m.group('my').capitalize()} {m.group('who')} {m.group('name')} {m.group('rest')}"
@@ -540,8 +543,9 @@ _EN_NOT_A_NAME = frozenset(
 )
 _EN_NAME_FIRST_RE = re.compile(
     r"^(?P<name>[A-Z][a-z]+), (?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+), (?P<rest>[^,].*)$", re.I)
-_EN_KIN_FIRST_RE = re.compile(
-    r"^(?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+), (?P<name>[A-Z][a-z]+), (?P<rest>[^,].*)$", re.I)
+_EN_KIN_FIRST_RE = re.compile(  # (or several: "My twins, Mia and Leo, turn four")
+    r"^(?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+), (?P<name>(?-i:[A-Z][a-z]+)(?:(?:, and |, | and )(?-i:[A-Z][a-z]+))*), "
+    r"(?P<rest>[^,].*)$", re.I)
 
 
 def with_it_named(sentence: str) -> list[str]:
@@ -733,7 +737,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         with_whom = memo.get("other") if m.group("we") else None
         # "…my boyfriend Jake. We were together for three years." (a pet is no "we"; nor is the
         # person "we" do something to: "We're throwing him a party")
-        if with_whom in _EN_PEOPLE and not re.search(r"\b(?:him|her|them)\b", rest, re.I) \
+        if with_whom in _EN_PEOPLE and with_whom not in _EN_CHILDREN and not re.search(r"\b(?:him|her|them)\b", rest, re.I) \
                 and (with_whom != memo.get("before") or with_whom in COUPLE_EN):  # (a couple: the next turn's "we")
             subject = f"User and their {with_whom}"
             pred = {"'re": "are ", "'ve": "have ", "'ll": "will "}.get((m.group("wc") or "").lower(), "") + rest

@@ -115,8 +115,10 @@ def _one_of(kin: str) -> str:
 # a name with its age said beside it: "Emma who is 8", "Noah (5)"
 _AGED = r"(?:\s+(?i:who\s+is|who's|aged)\s+\d{1,2}(?:\s+(?i:years\s+old))?|\s*\(\d{1,2}\))?"
 _AGED_TAIL_RE = re.compile(_AGED.removesuffix("?") + "$")
-_MANY_NAMED = re.compile(
-    rf"\b(?i:two|three|four|2|3|4)\s+(?:[a-z-]+\s+)?(?:(?P<animal>{_ANIMALS})|(?P<kin>{_KIN}))s?\s*,?\s+"
+_MANY_NAMED = re.compile(  # (or "my twins, Mia and Leo": a plural of theirs, then its names)
+    rf"\b(?:(?i:two|three|four|2|3|4)\s+(?:[a-z-]+\s+)?|(?i:my|our)\s+(?:[a-z-]+\s+)?"
+    r"(?=(?i:kids|children|twins|sons|daughters|sisters|brothers|grandkids|grandchildren|cats|dogs)\b))"
+    rf"(?:(?P<animal>{_ANIMALS})|(?P<kin>{_KIN}))s?\s*,?\s+"
     rf"(?:(?i:named|called)\s+)?(?P<names>{_NAME}{_AGED}(?:\s*,\s*{_NAME}{_AGED})*\s*,?\s+and\s+{_NAME}{_AGED})"
     r"(?![\w'])"
 )
@@ -276,6 +278,22 @@ def _english(body: str, found: Found, owner: int) -> None:
         i = found.add(Ref(name, "person", owner=owner, relation=kin))
         found.relate(owner, kin, i, m.group(0))
         taken.append(m.span())
+    for m in _MANY_NAMED.finditer(body):  # (first: "my twins, Mia and Leo" are each a child)
+        if not free(*m.span()):
+            continue
+        kin = m.group("kin") and KIN_EN[m.group("kin").lower()]
+        for name in _NAMES_SPLIT.split(m.group("names")):
+            name = _AGED_TAIL_RE.sub("", name)  # "Emma who is 8": Emma
+            if name in _STOP:
+                continue
+            if m.group("animal"):
+                i = found.add(Ref(name, "pet", owner=owner, relation=_animal(m.group("animal"))))
+                found.relate(owner, "has_pet", i, m.group(0))
+            else:
+                relation = _one_of(kin)
+                i = found.add(Ref(name, "person", owner=owner, relation=relation))
+                found.relate(owner, relation, i, m.group(0))
+        taken.append(m.span())
     for m in _OWNED_KIN.finditer(body):
         if not free(*m.span()):
             continue
@@ -293,20 +311,6 @@ def _english(body: str, found: Found, owner: int) -> None:
         if owner != SELF_REF:  # a speaker's "the kids" are theirs
             i = found.add(Ref(f"my {m.group(1).lower()}", "person", owner=owner, relation="children", named=False))
             found.relate(owner, "children", i, m.group(0))
-    for m in _MANY_NAMED.finditer(body):
-        kin = m.group("kin") and KIN_EN[m.group("kin").lower()]
-        for name in _NAMES_SPLIT.split(m.group("names")):
-            name = _AGED_TAIL_RE.sub("", name)  # "Emma who is 8": Emma
-            if name in _STOP:
-                continue
-            if m.group("animal"):
-                i = found.add(Ref(name, "pet", owner=owner, relation=_animal(m.group("animal"))))
-                found.relate(owner, "has_pet", i, m.group(0))
-            else:
-                relation = _one_of(kin)
-                i = found.add(Ref(name, "person", owner=owner, relation=relation))
-                found.relate(owner, relation, i, m.group(0))
-        taken.append(m.span())
     for m in _PET_NAMED.finditer(body):
         name = m.group("name")
         if name in _STOP or (m.group("det") == "the" and " named " not in m.group(0) and " called " not in m.group(0)):
