@@ -1363,3 +1363,18 @@ def test_what_the_user_earns_and_pays_and_what_they_pass_over(text, facts):
 ])
 def test_children_named_together_and_a_clause_after_and_she(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("那确实是的，可是这次是我的朋友走了。", []),  # (was "用户的朋友走了是可是这次")
+    ("数学是我的弱项。", ["用户的弱项是数学"]),
+    ("我们玩了捉迷藏，还有一起吃了好多冰激凌。", ["用户玩了捉迷藏"]),  # (no "用户还有一起吃了…")
+    ("我有一个哥哥，还有一个妹妹。", ["用户有一个哥哥", "用户还有一个妹妹"]),
+    ("没有耶，我下次可以试试。", []),  # a verb with nothing after it is no fact
+    ("我试过，但他们听着听着就走开了。", []),
+    ("嗯，我喜欢！学校要举办运动会，我挺期待的。", []),
+    ("我比较喜欢喝茶。", ["用户比较喜欢喝茶"]),
+    ("对了，我邻居小红，她也喜欢捉迷藏。", ["用户的邻居叫小红", "用户的邻居小红也喜欢捉迷藏"]),  # (was "用户的邻居小红")
+])
+def test_chinese_fragments_are_no_facts_and_a_name_beside_a_neighbour_is_theirs(text, facts):
+    assert said(text) == facts

@@ -56,6 +56,7 @@ ZH_WHICH_THING_RE = re.compile(r"^是(?:一|两)?[辆台部架艘套件本张座
 # ("我有个哥哥，在北京工作": the brother works there, not the user)
 _ZH_INTRODUCED_RE = re.compile(rf"^我(?:们)?(?:家)?(?:还|也)?有(?:一|两|几|[0-9])?[个位只条]?(?:{ZH_OWNED_RE})$")
 _ZH_AND_RE = re.compile(r"^(?:并且|并|而且|同时|以及|然后|再)(?!我)")
+_ZH_ALSO_RE = re.compile(r"^还有(?=一起|就是)")  # "…，还有一起吃了好多冰激凌": "and also", no 有 of the user's
 _ZH_DETAIL_BAD_RE = re.compile(r"[你您他她它这那吗呢？?]|[不没]")
 _EN_DETAIL_RE = re.compile(r"^(?:with|and|plus|including|using|in|as)\s+\S", re.I)
 # "my best friend Priya" split off after "and": a person named, no clause of its own
@@ -165,7 +166,7 @@ def _names_the_object(clause: str) -> bool:
 def split_clauses(s: str, lang: str) -> list[str]:
     """The clauses of `s`; a clause that continues a first-person one gets its "I"/"我" back."""
     if lang == "zh":
-        parts = [p.strip() for p in _ZH_CLAUSE_SPLIT_RE.split(s) if p and p.strip()]
+        parts = [_ZH_ALSO_RE.sub("", p.strip()) for p in _ZH_CLAUSE_SPLIT_RE.split(s) if p and p.strip()]
         out: list[str] = []
         for p in parts:
             if out and ZH_DATE_RE.fullmatch(_ZH_BEFORE_RE.sub("", out[-1])):

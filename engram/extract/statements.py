@@ -34,6 +34,7 @@ from engram.extract.dates import zh_said_time
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE, ZH_WANT_VERBS
 from engram.extract.habits import en_routine, zh_routine
 from engram.extract.keys import EMOJI
+from engram.extract.names import valid_zh_name
 from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PEOPLE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
 from engram.extract.rewrite import (
@@ -926,8 +927,8 @@ _ZH_STATE_RE = re.compile(
 )
 # "数学是我的弱项", "北京是我的家乡": what the user's Y is
 _ZH_IS_MY_RE = re.compile(r"^(?P<x>[^，,。我你您他她它]{1,8}?)(?:就|也|一直)?是我(?P<lead>的|最大的|最喜欢的|最爱的|最好的)"
-                          r"(?P<y>[^的，,。！!？?\s]{1,5})$")
-_ZH_NOT_A_TOPIC_RE = re.compile(r"^(?:这|那|哪|谁|什么|怎么|为什么|它|其实|可能|应该|不)|[吗呢？?]")
+                          r"(?P<y>[^的，,。！!？?\s了过着]{1,5})$")  # (a noun: not "…是我的朋友走了")
+_ZH_NOT_A_TOPIC_RE = re.compile(r"^(?:这|那|哪|谁|什么|怎么|为什么|它|其实|可能|应该|不|可是|但是|但|不过|所以|因为|而且)|[吗呢？?]")
 # "还有不到三周": how long until something, no statement about the user
 _ZH_COUNTDOWN_RE = re.compile(r"^还(?:有|剩|差)(?:不到|差不多|大概|将近|就)?[0-9一二两三四五六七八九十几半]+个?(?:天|周|星期|礼拜|月|年|小时|分钟)")
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|经常|常常|总是|老是|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报])|不能|没法|不敢)")
@@ -949,6 +950,9 @@ _ZH_MOOD_RE = re.compile(r"^(?:总是|一直|最近|现在|真的|有点|有些|
 _ZH_EMPTY_RE = re.compile(
     r"^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|(?:喜欢|爱|讨厌|想|见|找|帮|给|跟|和|对|是|了)[它他她这那]$"
     r"|算了$"  # "…，所以寿司就算了": something passed over, no statement
+    # a verb with nothing after it: "我下次可以试试", "我试过", "我妈妈选的", "我们都很喜欢"
+    r"|^(?:和.{1,12}?)?(?:下次|以后|也|还|都|很|挺|蛮|比较|非常|真的|就|可以|会|一定|特别|超级?)*"
+    r"(?:试试看?|试一下|试过了?|试了|选的|买的|做的|说的|喜欢|知道了?|明白了?|去过|看过|玩过|期待的?|这么想|这样想|那么想)$"
 )
 # an age: the user's is the age rule's ("我快30岁了" is none); a child's or a pet's is a statement
 _ZH_AGE_RE = re.compile(r"^[快都已经才满]*[0-9一二三四五六七八九十两]+岁")
@@ -1001,6 +1005,11 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if ctx.memo is not None:
             ctx.memo["other"] = own
         body = s[om.end():]
+        if not name and 2 <= len(body) <= 3 and own in ZH_PEOPLE and valid_zh_name(body) \
+                and not _ZH_SAID_OF_RE.match(body) and not _ZH_PAST_RE.search(body):  # (not "叫王强", "很吵")
+            # "对了，我邻居小红，她也喜欢捉迷藏": who they are, named (not the statement "用户的邻居小红")
+            memo["named"] = {own: body}
+            return [candidate(ctx, Kind.FACT, f"用户的{own}叫{body}", None, None, f"名字（用户的{own}）")]
         subject = "用户的" + own + name
         return _zh_finish(subject, body, ctx, other=own)
     mine = _ZH_IS_MY_RE.match(s)
