@@ -1378,3 +1378,14 @@ def test_children_named_together_and_a_clause_after_and_she(text, facts):
 ])
 def test_chinese_fragments_are_no_facts_and_a_name_beside_a_neighbour_is_theirs(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I just hope we can go out and have fun together.", []),  # (was "User has fun together.")
+    ("I want to move to Spain and live by the sea.", ["User wants to move to Spain and live by the sea."]),
+    ("I live in Berlin and work at Google.", ["User lives in Berlin.", "User works at Google."]),
+    ("I'll give it a try!", []),
+    ("I'll give yoga a try.", ["User will give yoga a try."]),
+])
+def test_a_verb_after_and_under_a_hope_is_no_fact_of_its_own(text, facts):
+    assert said(text) == facts

@@ -148,9 +148,18 @@ _EN_GROUP_WITH_ME_RE = re.compile(
     rf"{_EN_MEMBER}(?:\s*,\s*{_EN_MEMBER}){{1,3}}\s*,?\s+(?i:and)\s+(?i:i|me)(?=\s)")
 
 
+# what puts the verb after "and" under a wish or a maybe: "I hope we can go out and have fun"
+_EN_UNREAL_BEFORE_RE = re.compile(
+    r"\b(?:hope|hoping|wish|want|wanna|can|could|would|should|might|may|will|'ll|'d|gonna|going\s+to|plan|try|trying|if"
+    r"|need|needs|have\s+to|let's)\b", re.I)
+
+
 def _continue_i(m: re.Match[str]) -> str:
     """" and I " before a verb that goes on with an object ("and work at Google"), not before a
-    noun ("the self-acceptance and love theme")."""
+    noun ("the self-acceptance and love theme"), nor where what comes before governs that verb
+    ("I hope we can go out and have fun": no "I have fun")."""
+    if _EN_UNREAL_BEFORE_RE.search(m.string, 0, m.start()):
+        return m.group()
     rest = m.string[m.end():].split(None, 3)
     return (", and I " if "," in m.group() else " and I ") if len(rest) >= 3 else m.group()
 

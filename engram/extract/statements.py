@@ -170,6 +170,7 @@ _EN_RESOLVE_RE = re.compile(
     r"trying|at\s+it)\b|\b(?:try|do|doing|trying)\s+(?:my|their|our)\s+best\b|\bmake\s+it\s+work\b|\bhang(?:ing)?\s+in\s+there"
     r"|\bgot\s+this\b|\bon\s+it\b|\bgetting\s+there\b|\bfiguring\s+(?:out|it|things)\b|^can\s+(?:picture|imagine|see)\b"
     r"|\bhad\s+to\s+(?:take|snap|get)\s+a\s+(?:pic|picture|photo|shot)\b"
+    r"|\bgive\s+(?:it|that|this)\s+a\s+(?:try|go|shot|whirl)\b|\b(?:think|thinking)\s+about\s+(?:it|that)\b"
 )
 _EN_NOT_OWNED = frozenset("""bad god gosh goodness pleasure turn guess point thoughts thought question fault heart mind
     day bet word words apologies condolences hope opinion advice answer""".split())
