@@ -1389,3 +1389,14 @@ def test_chinese_fragments_are_no_facts_and_a_name_beside_a_neighbour_is_theirs(
 ])
 def test_a_verb_after_and_under_a_hope_is_no_fact_of_its_own(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Oh, my neighbor Xiaohong, she also loves playing hide and seek.",
+     ["User's neighbor Xiaohong also loves playing hide and seek."]),  # (the name was lost)
+    ("My sister Anna, she is a nurse.", ["User's sister Anna is a nurse."]),
+    ("My friend Tom, he's so funny.", ["User's friend Tom is so funny."]),
+    ("My boss Karen, she's been promoted.", ["User's boss Karen has been promoted."]),
+])
+def test_a_name_then_she_is_the_one_just_named(text, facts):
+    assert said(text) == facts

@@ -529,6 +529,13 @@ def name_beside_kin(sentence: str) -> str:
     """A name set beside "my wife" with commas, said the way the rules read it: "Anna, my wife,
     is a doctor" and "My wife, Anna, is a doctor" → "My wife Anna is a doctor" (the name was
     lost, or kept with a stray comma). Only a relative, friend or pet (`_EN_OWNED`)."""
+    again = _EN_KIN_NAME_AGAIN_RE.match(sentence)
+    if again and again.group("who").split()[-1].lower() in _EN_OWNED and again.group("name").lower() not in _EN_NOT_A_NAME:
+        # "My neighbor Xiaohong, she also loves hide and seek": the "she" is the one just named
+        rest = again.group("rest")
+        if rest.startswith("'s"):  # ("he's so funny", "she's been promoted")
+            rest = (" has" if re.match(r"'s\s+(?:been|got|gotten|had)\b", rest) else " is") + rest[2:]
+        return f"{again.group('my').capitalize()} {again.group('who')} {again.group('name')}{rest}"
     m = _EN_NAME_FIRST_RE.match(sentence) or _EN_KIN_FIRST_RE.match(sentence)
     if (
         m is None or m.group("who").split()[-1].lower() not in _EN_OWNED
@@ -545,6 +552,9 @@ _EN_NOT_A_NAME = frozenset(
 )
 _EN_NAME_FIRST_RE = re.compile(
     r"^(?P<name>[A-Z][a-z]+), (?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+), (?P<rest>[^,].*)$", re.I)
+_EN_KIN_NAME_AGAIN_RE = re.compile(
+    r"^(?:(?:oh|and|so|well|also|btw),?\s+)?(?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+) (?P<name>(?-i:[A-Z][a-z]+)),? "
+    r"(?:she|he)(?P<rest>(?:'s|\s).+)$", re.I)
 _EN_KIN_FIRST_RE = re.compile(  # (or several: "My twins, Mia and Leo, turn four")
     r"^(?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+), (?P<name>(?-i:[A-Z][a-z]+)(?:(?:, and |, | and )(?-i:[A-Z][a-z]+))*), "
     r"(?P<rest>[^,].*)$", re.I)
