@@ -1400,3 +1400,14 @@ def test_a_verb_after_and_under_a_hope_is_no_fact_of_its_own(text, facts):
 ])
 def test_a_name_then_she_is_the_one_just_named(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Remember, just do it!", []),  # encouragement to the listener (was kept as "Just do it.")
+    ("Don't forget, believe in yourself and your abilities.", []),
+    ("Don't forget to take breaks and dance it out when you need to destress.", []),  # (was "User needs to …")
+    ("Remember, I'm vegan.", ["User is vegan."]),
+    ("Remember: you promised to help with my essay.", ["The assistant promised to help with their essay."]),
+])
+def test_remember_said_to_encourage_is_no_memory_command(text, facts):
+    assert said(text) == facts

@@ -84,6 +84,22 @@ def commands_apart(sentence: str) -> list[str]:
     return [p for p in parts if p.strip()] if len(parts) > 1 else [sentence]
 
 
+_EN_YOU_WORD_RE = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
+_EN_IMPERATIVE_RE = re.compile(
+    r"^(?:just\s+|always\s+|never\s+)?(?:do|be|believe|keep|stay|take|try|go|trust|stop|don't|never|enjoy|have|make|let"
+    r"|get|give|hang|push|focus|follow|love|be)\b", re.I)
+
+
+def _addressed(sep: str, clause: str) -> bool:
+    """"Remember, …" or "Don't forget to …" as encouragement to the listener ("Remember, just do
+    it!", "Don't forget, believe in yourself", "don't forget to take breaks when you need to"):
+    an order or a "you" after a comma or "to", not "remember that …" (which keeps what follows)."""
+    if sep.strip().lower() in (":", "-", "–", "—", "that", "of"):
+        return False
+    to = clause.lower().startswith("to ")
+    return bool(_EN_YOU_WORD_RE.search(clause)) or (sep.strip() == "," and not to and _EN_IMPERATIVE_RE.match(clause) is not None)
+
+
 def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
     """"remember …", "请记住…", "remind me to …": None when the sentence is no command.
 
@@ -109,6 +125,9 @@ def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
         clause = strip_end(clause)
     if not clause or _EN_REJECT_CLAUSE_RE.match(clause) or _EN_CONTEXT_ONLY_RE.fullmatch(clause):
         return []  # ("remember that.": what "that" is, only what was said before says)
+    if not zh and not remind and m.groupdict().get("sep") is not None and _addressed(m.group("sep"), clause):
+        return None  # "Remember, just do it!", "Don't forget to take breaks when you need to": said to them
+
     if not zh and not remind and m.groupdict().get("verb", "").lower() == "note" and not _NOTE_SEP_RE.fullmatch(m.group("sep")):
         return None  # "note the date" is not a memory command
     if is_question(clause, ctx.lang) and not polite:
