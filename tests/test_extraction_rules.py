@@ -1411,3 +1411,12 @@ def test_a_name_then_she_is_the_one_just_named(text, facts):
 ])
 def test_remember_said_to_encourage_is_no_memory_command(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Shellfish, I'm allergic. And I don't like mushrooms.", ["User is allergic to shellfish.", "User dislikes mushrooms."]),
+    ("Peanuts, I'm severely allergic to them!", ["User is allergic to peanuts."]),  # (was "User is allergic.")
+    ("海鲜，我过敏。", ["用户对海鲜过敏"]),
+])
+def test_what_the_user_is_allergic_to_said_first(text, facts):
+    assert said(text) == facts

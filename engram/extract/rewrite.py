@@ -80,6 +80,13 @@ _EN_SAID_TO_RE = re.compile(
     r"(?:I\s+should|to)\s+(?=[a-z])", re.I)
 
 
+# "Shellfish, I'm allergic.", "海鲜，我过敏。": what it is said first, then the allergy
+_EN_FRONTED_ALLERGY_RE = re.compile(
+    r"^(?P<x>(?!(?:yes|yeah|no|yep|nope|well|so|oh|also|and|actually)\b)[a-z][\w -]{1,30}?)\s*,\s*(?:and\s+)?"
+    r"I(?:'m|\s+am)\s+(?P<how>(?:very|severely|mildly|deathly)\s+)?allergic(?:\s+to\s+(?:it|them|that))?\s*(?P<end>[.!]?)$", re.I)
+_ZH_FRONTED_ALLERGY_RE = re.compile(r"^(?P<x>[\u4e00-\u9fff]{1,8}?)[，,]\s*我(?:对(?:它|这个))?(?P<how>有点|非常|严重)?过敏(?P<end>[。！!]?)$")
+
+
 def plain_have(sentence: str) -> str:
     """"I've got a stress fracture" → "I have a stress fracture", "I've got to finish my thesis"
     → "I have to finish my thesis" (the rules read "have": a possession, a condition or a must,
@@ -88,6 +95,11 @@ def plain_have(sentence: str) -> str:
         sentence = _EN_HAVE_GOT_RE.sub(lambda m: f"{m.group('who')} have ", sentence)
     if " said " in sentence or " says " in sentence:  # ("My doctor said to avoid dairy": told me to)
         sentence = _EN_SAID_TO_RE.sub(lambda m: f"{m.group('who')} told me to ", sentence)
+    if "allergic" in sentence:  # ("Shellfish, I'm allergic.": to shellfish)
+        sentence = _EN_FRONTED_ALLERGY_RE.sub(
+            lambda m: f"I'm {m.group('how') or ''}allergic to {m.group('x')[0].lower()}{m.group('x')[1:]}{m.group('end')}", sentence)
+    elif "过敏" in sentence:
+        sentence = _ZH_FRONTED_ALLERGY_RE.sub(lambda m: f"我对{m.group('x')}{m.group('how') or ''}过敏{m.group('end')}", sentence)
     return sentence
 
 
