@@ -63,6 +63,7 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("新家怎么样？那你自己在哪里上班？", "我在国贸，以后通勤要一个小时了。", "用户在国贸工作"),
     ("你现在住哪？", "我住在望京。", "用户住在望京"),
     ("你平时用什么编辑器？", "VS Code", "用户用的编辑器是VS Code"),  # (was "我的编辑器用的是…": read as nothing)
+    ("你一般在哪里复习？", "图书馆，宿舍太吵了。", "用户一般在图书馆复习"),
     ("你们用什么数据库？", "PostgreSQL，之前用MySQL，去年换的。", "用户用的数据库是PostgreSQL"),
     ("每天学习多久？", "大概十个小时吧。", "用户每天学习大概十个小时"),
     ("Got it. What Python version?", "3.12. And type hints everywhere please.", "User uses Python 3.12."),
@@ -264,3 +265,8 @@ def test_what_she_is_into_after_the_user_spoke_of_their_daughter(memory):
     said = {m.content for m in facts(memory.get_all(user_id="u"))}
     assert "User's daughter is into Unicorns and slime." in said
     assert "User's daughter is obsessed with Taylor Swift." in said
+
+
+def test_what_follows_a_short_chinese_answer_goes_on_from_it(memory):
+    # "考研" answers the question; "目标是北大的中文系" after it is the user's goal (it was lost)
+    assert _answer(memory, "你在准备什么考试？", "考研，目标是北大的中文系。") == ["用户在准备考研", "用户的目标是北大的中文系"]

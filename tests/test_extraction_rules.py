@@ -1420,3 +1420,12 @@ def test_remember_said_to_encourage_is_no_memory_command(text, facts):
 ])
 def test_what_the_user_is_allergic_to_said_first(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("考试是十二月二十三号。", ["用户的考试是十二月二十三号（2026-12-23）"]),  # the user's own exam, said without 我的
+    ("考试是很难的。", []),
+    ("我每天早上六点起来背单词，晚上做真题。", ["用户每天早上六点起来背单词", "用户晚上做真题"]),
+])
+def test_an_exam_said_without_mine_and_what_the_user_does_at_night(text, facts):
+    assert said(text) == facts

@@ -266,6 +266,12 @@ _ZH_RULES: list[Rule] = [
      lambda m, a: f"我喜欢{m.group('v') or ''}{a}"),
     (re.compile(r"^你(?:现在)?住(?:在)?哪(?:里|儿)?[？?]$"), lambda m, a: f"我住在{a.removeprefix('在')}"),
     (re.compile(r"^你(?:现在)?在哪(?:里|儿)?(?:工作|上班)[？?]$"), lambda m, a: f"我在{a.removeprefix('在')}工作"),
+    # "你一般在哪里复习？" / "图书馆。" → "我一般在图书馆复习"
+    (re.compile(r"^你(?P<adv>一般|平时|通常|经常|现在)?在哪(?:里|儿)?(?P<v>复习|学习|上课|看书|写作业|锻炼|健身|跑步|吃饭|买菜)[？?]$"),
+     lambda m, a: f"我{m.group('adv') or ''}在{a.removeprefix('在')}{m.group('v')}"),
+    # "你在准备什么考试？" / "考研。" → "我在准备考研"
+    (re.compile(r"^你(?:现在)?(?:在|正在)?(?:准备|备考|复习)(?:什么|哪个|哪一个)(?:考试|证书|资格证)?(?:呢)?[？?]$"),
+     lambda m, a: f"我在准备{a}"),
     (re.compile(r"^你(?:今年)?(?:多大|几岁)(?:了)?[？?]$"),
      lambda m, a: f"我{a}" if a.endswith("岁") else f"我{a}岁" if re.fullmatch(r"[0-9]{1,3}|[一二三四五六七八九十]{1,3}", a) else None),
     (re.compile(r"^你(?:的|家的?)(?P<x>[\u4e00-\u9fff]{1,4}?)(?:今年)?(?:多大|几岁)(?:了)?[？?]$"), _zh_age_of),
@@ -287,6 +293,8 @@ _ZH_RULES: list[Rule] = [
     (re.compile(r"^你(?:平时|平常|业余)?(?:有什么|有哪些|的)爱好(?:吗|是什么)?[？?]$|^你(?:平时|平常)?喜欢做什么[？?]$"),
      lambda m, a: None if a.startswith(("没", "不")) else f"我喜欢{a}"),
 ]
+# what the rest of a short answer goes on to say of the user: "…，目标是北大的中文系"
+_ZH_GOES_ON_RE = re.compile(r"^(?:目标|梦想|专业|打算|想|准备|计划|希望)")
 _YES_LEAD_ZH = re.compile(r"^(?:好的?|要|需要|可以|行|嗯|是的?)[，,]\s*(?P<rest>[^，,。？?！!]{2,20})[。！!]?$")
 _ZH_YES_RULES: list[Rule] = [
     (re.compile(r"^(?:要不要|需不需要|需要|要)我(?:到时候)?提醒你(?P<rest>.+?)(?:吗)?[？?]$"),
@@ -427,13 +435,17 @@ def _read(asked: str, said: str) -> str | None:
         if pure or lead:
             return _first(_ZH_YES_RULES, asked, _TAIL_ZH.sub("", lead.group("rest")) if lead else "")
         short = _TAIL_ZH.sub("", said)
+        rest = ""
         if re.search(r"[，,]", short) and not re.search(r"[。？?！!]", short):
-            short = _TAIL_ZH.sub("", re.split(r"[，,]", short)[0])  # "减脂，想在夏天前减掉十斤": the answer comes first
+            short, rest = re.split(r"[，,]", short, maxsplit=1)  # "减脂，想在夏天前减掉十斤": the answer comes first
+            short = _TAIL_ZH.sub("", short)
         if (at := _ZH_I_AM_AT_RE.match(short)) and _ZH_WHERE_RE.search(asked):
             short = short[at.end():]  # "你在哪里上班？" / "我在国贸。": where, said as a sentence
         if not short or len(short) > _MAX_ZH_CHARS or short.startswith("我") or re.search(r"[，,。？?！!]", short):
             return None
-        return _first(_ZH_RULES, asked, short)
+        stated = _first(_ZH_RULES, asked, short)
+        # what follows goes on from it ("考研，目标是北大的中文系": the user's goal too)
+        return f"{stated}，{rest.strip()}" if stated and _ZH_GOES_ON_RE.match(rest.strip()) else stated
     if _YES_EN.match(said) or _YES_LEAD_EN.match(said):  # "Yes.", "Yeah, at my place."
         return _first(_EN_YES_RULES, asked, said)
     np = _en_np(said)

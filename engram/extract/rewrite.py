@@ -87,10 +87,16 @@ _EN_FRONTED_ALLERGY_RE = re.compile(
 _ZH_FRONTED_ALLERGY_RE = re.compile(r"^(?P<x>[\u4e00-\u9fff]{1,8}?)[，,]\s*我(?:对(?:它|这个))?(?P<how>有点|非常|严重)?过敏(?P<end>[。！!]?)$")
 
 
-def plain_have(sentence: str) -> str:
-    """"I've got a stress fracture" → "I have a stress fracture", "I've got to finish my thesis"
-    → "I have to finish my thesis" (the rules read "have": a possession, a condition or a must,
-    not "got" as an event: "User has got to go." was kept)."""
+# "考试是十二月二十三号": the user's own exam, said without 我的 (as "MCAT is in April")
+_ZH_BARE_EXAM_RE = re.compile(r"^(?=(?:考试|高考|考研|面试|答辩|期末考试|期中考试|婚礼|手术)(?:是|在|定在)[^你他她]{2,})")
+
+
+def plain_forms(sentence: str) -> str:
+    """A sentence in the plain form the rules read: "I've got a stress fracture" → "I have a
+    stress fracture", "I've got to finish my thesis" → "I have to …" ("got" is no event there:
+    "User has got to go." was kept); "My doctor said to avoid dairy" → "… told me to …";
+    "Shellfish, I'm allergic." → "I'm allergic to shellfish." (and "海鲜，我过敏。");
+    "考试是十二月二十三号" → "我的考试是十二月二十三号"."""
     if "got" in sentence:
         sentence = _EN_HAVE_GOT_RE.sub(lambda m: f"{m.group('who')} have ", sentence)
     if " said " in sentence or " says " in sentence:  # ("My doctor said to avoid dairy": told me to)
@@ -100,7 +106,7 @@ def plain_have(sentence: str) -> str:
             lambda m: f"I'm {m.group('how') or ''}allergic to {m.group('x')[0].lower()}{m.group('x')[1:]}{m.group('end')}", sentence)
     elif "过敏" in sentence:
         sentence = _ZH_FRONTED_ALLERGY_RE.sub(lambda m: f"我对{m.group('x')}{m.group('how') or ''}过敏{m.group('end')}", sentence)
-    return sentence
+    return _ZH_BARE_EXAM_RE.sub("我的", sentence, count=1)
 
 
 def assistant_did(sentence: str) -> str:

@@ -86,7 +86,7 @@ from engram.extract.names import intro_apart, user_name
 from engram.extract.owned import as_owned
 from engram.extract.phrases import strip_aside, strip_end
 from engram.extract.preferences import favourite, preference, request_then_feeling
-from engram.extract.rewrite import assistant_did, plain_have
+from engram.extract.rewrite import assistant_did, plain_forms
 from engram.extract.statements import (
     about_other, main_part, name_beside_kin, note_place, note_referent, statement, tail_comment, unclefted, with_it_named,
 )
@@ -143,7 +143,7 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     s, greeted = strip_fillers(s, ctx.lang)
     if not s or len(s) > _MAX_SENTENCE:
         return []
-    s = plain_have(assistant_did(s))  # "the recipe you suggested": the assistant's; "I've got": "I have"
+    s = plain_forms(assistant_did(s))  # "the recipe you suggested": the assistant's; "I've got": "I have"
     ctx = Ctx(ctx.now, detect_language(s) if not explicit else ctx.lang, ctx.relaxed, greeted or ctx.greeted,
               ctx.memo)
     if ctx.memo is not None:
