@@ -22,6 +22,7 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
 
 
 @pytest.mark.parametrize(("question", "answer", "fact"), [
+    ("Where are you based?", "Toronto, but I'd move to NYC for the right role.", "User is based in Toronto."),
     ("What do you eat before a long run?", "Usually oatmeal with banana, and coffee.",
      "User eats oatmeal with banana before a long run."),
     ("What do you usually have for breakfast?", "Oatmeal.", "User usually has oatmeal for breakfast."),

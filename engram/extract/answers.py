@@ -48,7 +48,7 @@ _ZH_BY_RE = re.compile(r"的(?:航班|飞机|火车|高铁|动车|车|船)$")  #
 # "我在国贸" (where, not "我在家办公": what the user does there is a sentence the rules read)
 _ZH_I_AM_AT_RE = re.compile(r"^我(?:现在)?(?:住)?(?=在(?![^，,。]*(?:办公|上班|工作|干活|上学|住))[\u4e00-\u9fffA-Za-z])")
 _ZH_WHERE_RE = re.compile(r"在哪|住哪")
-_AND_MORE_RE = re.compile(r"^[^,.!?]{1,60},\s+(?:(?:and|but|plus)\s+)?(?:my|i|i'm|i've)\b", re.I)
+_AND_MORE_RE = re.compile(r"^[^,.!?]{1,60},\s+(?:(?:and|but|plus)\s+)?(?:my|i|i'm|i've|i'd|i'll)\b", re.I)
 _ZH_SO_RE = re.compile(r"^(?:那么?|那你呢|所以|然后)[，,]?(?=你)")
 _TAIL_ZH = re.compile(r"(?:[。！!~～\s]|吧|呀|啊|哈哈+|呢)+$")
 
@@ -183,6 +183,8 @@ _EN_RULES: list[Rule] = [
     (re.compile(r"^where do you (?P<v>live|work|study)(?: now| these days)?\?$", re.I),
      lambda m, np: f"I {m.group('v').lower()} {'in' if m.group('v').lower() == 'live' else 'at'} {_PREP_EN.sub('', np)}."),
     (re.compile(r"^where are you (?:from|originally from)\?$", re.I), lambda m, np: f"I'm from {_PREP_EN.sub('', np)}."),
+    (re.compile(r"^where are you (?:based|located|living)(?: now| these days)?\?$", re.I),
+     lambda m, np: f"I'm based in {_PREP_EN.sub('', np)}."),
     (re.compile(r"^how old are you\?$", re.I), lambda m, np: f"I'm {np}." if re.match(r"^\d{1,3}\b", np) else None),
     (re.compile(r"^how old (?:is your (?P<x>[\w-]+)|are your (?P<xs>[\w-]+))\?$", re.I),
      lambda m, np: f"My {m.group('x')} is {_lc(np)}." if m.group("x") else f"My {m.group('xs')} are {_lc(np)}."),
