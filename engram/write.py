@@ -102,7 +102,7 @@ _SWITCHABLE = frozenset({Kind.FACT, Kind.PREFERENCE, Kind.TASK, Kind.DECISION}) 
 # where the user lives is the location rules' ("I moved from Chicago to Denver" supersedes it by its slot)
 _PLACE_SLOTS = frozenset({"fact:location", "fact:hometown", "fact:work_location"})
 
-_REFERENT_TURNS = 6  # working-memory turns looked back through for who "she" is (three exchanges)
+_REFERENT_TURNS = 12  # working-memory turns looked back through for who "she" is (six exchanges)
 
 
 class Writer:
@@ -601,7 +601,7 @@ class Writer:
             recent = self.services.store.turns_list(said.scope, said.session_id, last=_REFERENT_TURNS)
             before = [t.content for t in recent if t.role == "user"]
         zh = CJK_RE.search(text + (answers or "")) is not None
-        return next((r for turn in reversed(before) if (r := last_referent(turn, zh))), None)
+        return next((r for turn in reversed(before) if (r := last_referent(turn, zh, text))), None)
 
     def _last_reply(self, said: Said) -> str | None:
         """The session's last turn when the assistant said it (working memory), else None."""

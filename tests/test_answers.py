@@ -271,3 +271,16 @@ def test_what_she_is_into_after_the_user_spoke_of_their_daughter(memory):
 def test_what_follows_a_short_chinese_answer_goes_on_from_it(memory):
     # "考研" answers the question; "目标是北大的中文系" after it is the user's goal (it was lost)
     assert _answer(memory, "你在准备什么考试？", "考研，目标是北大的中文系。") == ["用户在准备考研", "用户的目标是北大的中文系"]
+
+
+def test_he_after_a_filler_is_the_one_he_fits_not_the_last_named(memory):
+    # "他" is the boyfriend named four turns back, not the parents named just before (plural), after "对了，"
+    for turn in ["我男朋友叫阿杰，在杭州做程序员。", "他特别喜欢打篮球。", "我们打算明年结婚。", "我爸妈还没见过他。"]:
+        memory.add(turn, user_id="u", session_id="s")
+        memory.flush()
+    events = memory.add("对了，他对芒果过敏。", user_id="u", session_id="s")
+    said = [e.memory.content for e in events if e.memory is not None and e.memory.kind is not Kind.TURN]
+    assert len(said) == 1 and said[0].startswith("用户的男朋友") and said[0].endswith("对芒果过敏")
+    memory.add("My brother is visiting.", user_id="v", session_id="s")
+    events = memory.add("Oh, and she loves jazz.", user_id="v", session_id="s")  # a she is no brother
+    assert not [e for e in events if e.memory is not None and e.memory.kind is not Kind.TURN]

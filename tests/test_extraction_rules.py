@@ -1429,3 +1429,9 @@ def test_what_the_user_is_allergic_to_said_first(text, facts):
 ])
 def test_an_exam_said_without_mine_and_what_the_user_does_at_night(text, facts):
     assert said(text) == facts
+
+
+def test_his_birthday_next_month_and_a_wish_to_give_him_something():
+    found = [c.content for c in extract_candidates("他下个月生日，我想给他准备个惊喜。", now=NOW, referent="男朋友")]
+    assert found == ["用户的男朋友下个月生日", "用户想给他准备个惊喜"]  # (the wish made the whole sentence unreal)
+    assert said("我想他会来的。") == []  # "I think", no wish

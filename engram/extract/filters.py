@@ -177,7 +177,7 @@ def en_hedged(s: str) -> bool:
 
 
 # "我想去新西兰" is a wish to do something (a plan), "我想他是对的" is an opinion held loosely
-ZH_WANT_VERBS = "去|学|买|换|搬|考|做|当|成为|参加|试|尝试|养|开|辞|结婚|生|回|看看|玩|旅|住|增|减|存"
+ZH_WANT_VERBS = "去|学|买|换|搬|考|做|当|成为|参加|试|尝试|养|开|辞|结婚|生|回|看看|玩|旅|住|增|减|存|给|送|准备|陪|带|请"
 _ZH_WANT_RE = re.compile(rf"我(?:们)?(?:很|真|特别|一直|好|还)?想(?={ZH_WANT_VERBS})")
 
 

@@ -228,11 +228,17 @@ def unnamed_object(said: str) -> bool:
     return any(m.group("p").lower() in ("him", "her") for m in _EN_OBJECT_PRONOUN_RE.finditer(said))
 
 
+_ZH_PLURAL_OWNED = frozenset("爸妈 父母 孩子们 家人 朋友们 同学们 同事们 室友们 兄弟姐妹".split())
+
+
 def pronoun_fits(pronoun: str, prior: str) -> bool:
     """Whether "she"/"he" (她/他) can stand for the user's `prior` ("mom", "妈妈"): not the
-    other gender's kin word; a word of no gender ("friend", "朋友") fits either."""
+    other gender's kin word, nor several people ("他" is not 爸妈); a word of no gender
+    ("friend", "朋友") fits either."""
     if pronoun == "它":
         return prior in _ZH_ANIMALS
+    if pronoun.lower() in ("she", "he", "她", "他") and (prior.lower() in EN_PLURAL_OWNED or prior in _ZH_PLURAL_OWNED):
+        return False
     wrong = {"she": _EN_MALE, "he": _EN_FEMALE, "她": _ZH_MALE, "他": _ZH_FEMALE}.get(pronoun.lower(), frozenset())
     return prior.lower() not in wrong
 

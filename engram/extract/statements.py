@@ -896,7 +896,8 @@ _ZH_OWN_SUBJECT_RE = re.compile(
     rf"^(?:今天|昨天|明天|后来|现在|那天)?(?:他们|她们|它们|他|她|它|大家|别人|对方|人家|有人|{ZH_OWNED_RE}"
     rf"|下了?.{{0,3}}[雨雪]|刮.{{0,2}}风)")
 # what a clause without a subject may go on to say of the person or pet named before it
-_ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|考|学|读|喜欢|爱|住|对(?![方面手])|经常|常常|总是|一直|平时|[一二两三四五六七八九十\d]+岁)")
+_ZH_SAID_OF_RE = re.compile(r"^(?:今年|现在|已经|叫|名字叫|是|也|都|特别|很|每|在|刚|考|学|读|喜欢|爱|住|对(?![方面手])|经常|常常|总是|一直|平时|[一二两三四五六七八九十\d]+岁"
+                             r"|(?:下个?月|下周|下星期|明天|后天|明年|这周|这个月)(?=.{0,4}(?:生日|结婚|考试|毕业|回来|出差|搬家|手术|面试)))")  # ("他下个月生日")
 # … or what they want to do: a person named before ("我儿子今年高考，想考清华"); not a pet, nor a
 # wish about them ("我养了一只猫，想给它起个名字" is the user's wish)
 _ZH_THEIR_WISH_RE = re.compile(r"^(?:想|打算|准备)(?!.*[他她它])")
@@ -1185,7 +1186,9 @@ def about_other(s: str, lang: str) -> bool:
 
 _EN_MY_OWNED_RE = re.compile(r"\bmy\s+(?:(?:old|new|little|big|younger|older|best)\s+)?([a-z-]+)", re.I)
 _ZH_MY_OWNED_RE = re.compile(rf"我(?:家|们家)?的?({ZH_OWNED_RE})")
-_OPENS_WITH_PRONOUN_RE = re.compile(r"^\s*(?:(?:she|he|they|we|shes|hes|theyre|his|her)\b|[她他它]|我们)", re.I)
+_OPENS_WITH_PRONOUN_RE = re.compile(  # (after a word that only leads in: "Oh, and she …", "对了，他…")
+    r"^\s*(?:(?:oh|and|also|btw|anyway|well|so|plus|actually)[,\s]+)*(?:对了|哦|嗯|还有|另外|而且|其实)?[，,\s]*"
+    r"(?:(?:she|he|they|we|shes|hes|theyre|his|her)\b|[她他它]|我们)", re.I)
 
 
 def opens_with_pronoun(said: str) -> bool:
@@ -1193,10 +1196,14 @@ def opens_with_pronoun(said: str) -> bool:
     return _OPENS_WITH_PRONOUN_RE.match(said) is not None
 
 
-def last_referent(previous: str, zh: bool) -> str | None:
-    """Who a "she"/"他" in the user's next turn (or in the question it answers) may stand for:
-    the last of the user's people or animals that `previous` named, "my mom" → "mom",
-    "我妹妹" → "妹妹"."""
+_PRONOUN_WORD_RE = re.compile(r"\b(?:she|he|her|his|him)\b|[她他它]", re.I)
+_PRONOUN_AS = {"her": "she", "his": "he", "him": "he"}
+
+
+def last_referent(previous: str, zh: bool, said: str = "") -> str | None:
+    """Who a "she"/"他" in the user's next turn `said` (or in the question it answers) may stand
+    for: the last of the user's people or animals that `previous` named that the pronoun fits,
+    "my mom" → "mom", "我妹妹" → "妹妹" (not "我爸妈" for a "他")."""
     if zh:  # "我妹妹…", and a pet brought in anywhere ("我养了一条柯基")
         pets = [(m.start(), m.group()) for m in _ZH_PET_OBJ_RE.finditer(previous)]
         mine = [(m.start(1), m.group(1)) for m in _ZH_MY_OWNED_RE.finditer(previous)
@@ -1204,6 +1211,10 @@ def last_referent(previous: str, zh: bool) -> str | None:
         named = [w for _, w in sorted(mine + pets)]
     else:  # ("my gf …" typed fast is "my girlfriend …")
         named = [w.lower() for w in _EN_MY_OWNED_RE.findall(formal(previous)) if w.lower() in _EN_PEOPLE | _EN_PETS]
+    pronoun = _PRONOUN_WORD_RE.search(said) if said else None
+    if pronoun is not None:
+        word = pronoun.group().lower()
+        named = [w for w in named if pronoun_fits(_PRONOUN_AS.get(word, word), w)]
     return named[-1] if named else None
 
 
