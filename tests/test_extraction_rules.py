@@ -1435,3 +1435,13 @@ def test_his_birthday_next_month_and_a_wish_to_give_him_something():
     found = [c.content for c in extract_candidates("他下个月生日，我想给他准备个惊喜。", now=NOW, referent="男朋友")]
     assert found == ["用户的男朋友下个月生日", "用户想给他准备个惊喜"]  # (the wish made the whole sentence unreal)
     assert said("我想他会来的。") == []  # "I think", no wish
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I'm Dan, 41, I live in Austin with my wife and our two dogs.",
+     ["User's name is Dan.", "User is 41 years old.", "User lives in Austin."]),  # (was "User is Dan, 41.")
+    ("Hi, I'm Ana, 30, and my husband is a chef.", ["User's name is Ana.", "User is 30 years old.", "User's husband is a chef."]),
+    ("After that I want to open a small coffee roastery.", ["User wants to open a small coffee roastery."]),
+])
+def test_an_introduction_that_goes_on_and_a_plan_after_that(text, facts):
+    assert said(text) == facts

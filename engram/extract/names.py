@@ -41,7 +41,8 @@ _ZH_NAME_BAD_RE = re.compile(r"[了过着的你他她它人车外卖不很在是
 # "I'm John, 29, software developer from Toronto": an introduction, its parts set off by commas
 _EN_INTRO_RE = re.compile(
     r"^(?:(?i:hi|hey|hello))?[\s,!]*(?:I'm|I\s+am)\s+(?P<name>[A-Z][a-z]+),\s*(?P<age>\d{1,2})(?:\s*(?:years\s+old|y/?o))?"
-    r"(?:,\s*(?:(?:an?)\s+)?(?P<job>[a-z][a-z -]{1,40}?))?(?:,?\s+(?P<prep>from|in|based\s+in)\s+(?P<place>[\w][\w .'-]{1,40}?))?"
+    r"(?:,\s*(?:(?:an?)\s+)?(?P<job>(?!I\b|my\b)[a-z][a-z -]{1,40}?))?(?:,?\s+(?P<prep>from|in|based\s+in)\s+(?P<place>[\w][\w .'-]{1,40}?))?"
+    r"(?:,\s*(?:and\s+)?(?P<more>(?:I|my|My)\b.+?))?"  # "I'm Dan, 41, I live in Austin with my wife": and the rest
     r"[.!]?$"
 )
 
@@ -66,6 +67,8 @@ def _en_intro_apart(sentence: str) -> list[str]:
         place = m.group("place").strip()
         place = place[:1].upper() + place[1:]  # ("a nurse in Leeds": where they live; "from Toronto": where from)
         said.append(f"I'm from {place}." if m.group("prep").lower() == "from" else f"I live in {place}.")
+    if m.group("more"):
+        said.append(m.group("more").rstrip(".!") + ".")
     return said
 
 

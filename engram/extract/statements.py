@@ -112,7 +112,7 @@ _EN_PLAN_RE = re.compile(
 )
 _EN_LEAD_RE = re.compile(
     r"^(?:(?:and|but|so|then|also|plus|now|anyway|actually|recently|lately|finally|luckily|sadly|btw|oh"
-    r"|well|yeah|yes|honestly|basically)\s*,?\s+)+",
+    r"|well|yeah|yes|honestly|basically|after\s+that|afterwards|after\s+this)\s*,?\s+)+",
     re.I,
 )
 _EN_LEAD_TIME_RE = re.compile(
