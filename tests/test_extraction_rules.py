@@ -1445,3 +1445,12 @@ def test_his_birthday_next_month_and_a_wish_to_give_him_something():
 ])
 def test_an_introduction_that_goes_on_and_a_plan_after_that(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我是李明，今年28岁，在深圳做前端开发。", ["用户叫李明", "用户今年28岁", "用户在深圳工作", "用户是前端开发"]),  # (was "用户是李明", no name)
+    ("我叫小王，今年28，住在朝阳区。", ["用户叫小王", "用户今年28岁", "用户住在朝阳区"]),  # (was "用户28")
+    ("我是老师，在北京工作。", ["用户是老师", "用户在北京工作"]),
+])
+def test_a_chinese_introduction_with_wo_shi_and_a_bare_age(text, facts):
+    assert said(text) == facts

@@ -73,8 +73,8 @@ def _en_intro_apart(sentence: str) -> list[str]:
 
 
 # "我叫小明，25岁，程序员，北京人": an introduction in Chinese, its parts set off by commas
-_ZH_INTRO_RE = re.compile(r"^(?:你好|大家好|嗨)?[，,！!]?我叫(?P<name>[\u4e00-\u9fff]{2,4})[，,](?P<rest>[^。！!？?]+)[。！!]?$")
-_ZH_AGE_PART_RE = re.compile(r"^(?:今年)?(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})岁$")
+_ZH_INTRO_RE = re.compile(r"^(?:你好|大家好|嗨)?[，,！!]?我(?P<verb>叫|是)(?P<name>[\u4e00-\u9fff]{2,4})[，,](?P<rest>[^。！!？?]+)[。！!]?$")
+_ZH_AGE_PART_RE = re.compile(r"^(?:今年)?(?:[0-9]{1,2}|[一二三四五六七八九十]{1,3})岁?$")
 _ZH_FROM_PART_RE = re.compile(r"^[\u4e00-\u9fff]{2,4}人$")
 _ZH_JOB_PART_RE = re.compile(r"^(?:一名|一个|一位)?[\u4e00-\u9fff]{1,5}(?:员|师|生|家|工|士|者|手|长|警|官|计)$")
 
@@ -85,12 +85,14 @@ def zh_intro_apart(sentence: str) -> list[str]:
     m = _ZH_INTRO_RE.match(sentence.strip())
     if m is None or not valid_zh_name(m.group("name")):
         return [sentence]
+    parts = [p.strip() for p in re.split(r"[，,、]", m.group("rest")) if p.strip()]
+    if m.group("verb") == "是" and not (parts and _ZH_AGE_PART_RE.match(parts[0])):
+        return [sentence]  # "我是李明，今年28岁": an introduction; "我是老师，…" is none
     said = [f"我叫{m.group('name')}"]
-    for part in re.split(r"[，,、]", m.group("rest")):
-        part = part.strip()
-        if not part:
-            continue
-        if _ZH_AGE_PART_RE.match(part) or _ZH_FROM_PART_RE.match(part) or part.startswith(("在", "住", "是", "做", "今年")):
+    for part in parts:
+        if _ZH_AGE_PART_RE.match(part):
+            said.append("我" + part + ("" if part.endswith("岁") else "岁"))  # ("今年28": 28 years old)
+        elif _ZH_FROM_PART_RE.match(part) or part.startswith(("在", "住", "是", "做", "今年")):
             said.append(("我是" if _ZH_FROM_PART_RE.match(part) else "我") + part)
         elif _ZH_JOB_PART_RE.match(part):
             said.append("我是" + part)  # "程序员", "一名护士"
