@@ -91,7 +91,8 @@ class AddOutcome:
 
 # a sentence that may start with a name ("Max passed away"), not with "I", "My", "The", …
 _NAME_FIRST_RE = re.compile(
-    r"(?:^|[.!?]\s+)(?!(?:I|My|The|We|It|This|That|There|Our|Your|You|He|She|They|A|An|And|But|So)\b)[A-Z][a-z]+(?:['’]s)? [a-z]"
+    r"(?:^|[.!?]\s+)(?:[A-Za-z]+,?\s+(?:what,?\s+)?)?(?!(?:I|My|The|We|It|This|That|There|Our|Your|You|He|She|They|A|An|And|But|So)\b)"
+    r"[A-Z][a-z]+(?:['’]s)? [a-z]"  # ("Sadly Max passed away", "Guess what, Anna got promoted")
 )
 
 

@@ -18,6 +18,9 @@ OWNED = {"Max": "dog", "Anna": "sister", "小雨": "女儿"}
     ("Anna's car broke down.", "My sister Anna's car broke down."),  # what is theirs
     ("Anna’s birthday is in May.", "My sister Anna’s birthday is in May."),
     ("Anna's.", "Anna's."),
+    ("Sadly Max passed away last night.", "Sadly my dog Max passed away last night."),  # after a word that leads in
+    ("Guess what, Anna got promoted!", "Guess what, my sister Anna got promoted!"),
+    ("So Maxwell is great.", "So Maxwell is great."),
     ("小雨考上了大学。", "我的女儿小雨考上了大学。"),
     ("Anna, guess what!", "Anna, guess what!"),  # called out, not talked about
     ("Maxwell is great.", "Maxwell is great."),  # another word that starts the same
@@ -47,6 +50,8 @@ def test_the_rules_then_keep_it_about_them():
     ("We have a son named Leo.", "Leo just started kindergarten.", "User's son Leo just started kindergarten."),
     ("My daughter Lily is in second grade.", "Lily's birthday is October 3rd.",
      "User's daughter Lily's birthday is October 3rd."),
+    ("We have a cat named Luna and a golden retriever called Max.", "Sadly Max passed away last night.",
+     "User's dog Max passed away."),  # (the second pet was lost, and "Sadly" hid the name)
     ("我们有一个五岁的儿子叫乐乐。", "乐乐最近感冒了，一直咳嗽。", "用户的儿子乐乐最近感冒了"),
     ("我有个女儿叫小美。", "小美今天第一天上学。", "用户的女儿小美第一天上学"),
     ("We have two kids, Emma who is 8 and Noah who is 5.", "Emma is allergic to peanuts.",

@@ -154,6 +154,12 @@ _EN_UNREAL_BEFORE_RE = re.compile(
     r"|need|needs|have\s+to|let's)\b", re.I)
 
 
+_EN_TWO_NAMED_RE = re.compile(
+    r"^(?P<head>(?:i|we)(?:'ve|\s+have|\s+also)?\s+(?:have|got|adopted|own|rescued)\s+)"
+    r"(?P<a>an?\s+(?:[\w-]+\s+){0,3}?(?:named|called)\s+(?-i:[A-Z][a-z]+))\s*,?\s+and\s+"
+    r"(?P<b>an?\s+(?:[\w-]+\s+){0,3}?(?:named|called)\s+(?-i:[A-Z][a-z]+))(?P<tail>.*)$", re.I)
+
+
 def _continue_i(m: re.Match[str]) -> str:
     """" and I " before a verb that goes on with an object ("and work at Google"), not before a
     noun ("the self-acceptance and love theme"), nor where what comes before governs that verb
@@ -198,6 +204,9 @@ def split_clauses(s: str, lang: str) -> list[str]:
             out.append(p)
         return out
     s = _EN_GROUP_WITH_ME_RE.sub("We", _EN_ME_AND_RE.sub(lambda m: f"My {m.group('a') or m.group('b')} and I", s, count=1), count=1)
+    two = _EN_TWO_NAMED_RE.match(s)
+    if two:  # "We have a cat named Luna and a golden retriever called Max": each with the verb
+        return [two.group("head") + two.group("a"), two.group("head") + two.group("b") + two.group("tail")]
     low = s.lower()
     if "," not in s and ";" not in s and not any(w in low for w in _EN_SPLIT_WORDS):
         return [s]

@@ -9,9 +9,15 @@ capsule went on saying "User has a dog named Max". Who is whose comes from the u
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 from engram.extract.keys import CJK_RE
+
+
+_EN_LEAD_RE = re.compile(
+    r"^(?:(?:sadly|unfortunately|so|well|oh|also|and|but|today|yesterday|finally|actually|btw|guess\s+what|omg|ugh)"
+    r"[,!]?\s+)+", re.I)
 
 
 def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
@@ -19,6 +25,10 @@ def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
     → "My dog Max passed away", "Lily's birthday is …" → "My daughter Lily's birthday is …", "小雨考上了大学"
     → "我的女儿小雨考上了大学". Not a name called out
     ("Anna, guess what!"), nor one that is only the start of a longer word."""
+    lead = _EN_LEAD_RE.match(sentence)  # "Sadly Max passed away last night": after the word that leads in
+    if lead and lead.end():
+        said = as_owned(sentence[lead.end():], owned)
+        return sentence if said == sentence[lead.end():] else sentence[: lead.end()] + said[0].lower() + said[1:]
     for name, relation in owned.items():
         if not sentence.startswith(name):
             continue
