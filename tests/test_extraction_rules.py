@@ -1454,3 +1454,14 @@ def test_an_introduction_that_goes_on_and_a_plan_after_that(text, facts):
 ])
 def test_a_chinese_introduction_with_wo_shi_and_a_bare_age(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("不太好，上个月查出来高血压，医生让我少吃盐。", ["用户查出来高血压", "医生让用户少吃盐"]),  # after a reply, the user's
+    ("现在每周跑三次步，每次五公里。", ["用户现在每周跑三次步"]),
+    ("我的目标体重是七十公斤。", ["用户的目标体重是七十公斤"]),
+    ("我妈妈很好，昨天去了公园。", ["用户的妈妈很好"]),  # (who went to the park is not said)
+    ("我老婆明天要考试。", ["用户的老婆明天要考试"]),  # hers, not the user's task
+])
+def test_chinese_health_a_routine_said_with_now_and_a_target_weight(text, facts):
+    assert said(text) == facts

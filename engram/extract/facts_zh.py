@@ -64,7 +64,8 @@ _ZH_ATTRS = {
     "母语": "native_language", "国籍": "nationality", "时区": "timezone", "公司": "employer",
     "学校": "school", "大学": "school", "微信": "wechat", "微信号": "wechat", "昵称": "nickname",
     "小名": "nickname", "身高": "height", "属相": "chinese_zodiac", "生肖": "chinese_zodiac",
-    "结婚纪念日": "anniversary", "纪念日": "anniversary",
+    "结婚纪念日": "anniversary", "纪念日": "anniversary", "目标体重": "target_weight", "理想体重": "target_weight",
+    "体重": "weight",
 }
 _ZH_REL_RE = "|".join(sorted(_ZH_RELATIONS, key=len, reverse=True))
 _ZH_ATTR_RE = "|".join(sorted(_ZH_ATTRS, key=len, reverse=True))

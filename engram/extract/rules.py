@@ -97,6 +97,7 @@ from engram.text import detect_language, split_sentences
 __all__ = ["extract_candidates"]
 
 _MAX_CLAUSE = 200
+_REPLY_CHARS = 4  # a Chinese clause this short that says nothing is a reply ("不太好", "还行"), not a subject
 _MAX_SENTENCE = 600  # longer "sentences" (pasted text, runs of symbols) are not mined: rules stay cheap
 _CLAUSE_RULES_EN = (change, user_name, favourite, preference, en_fact, task, habit)
 _CLAUSE_RULES_ZH = (change, user_name, favourite, preference, zh_fact, task, habit)
@@ -174,9 +175,11 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
         ctx = Ctx(ctx.now, ctx.lang, ctx.relaxed, ctx.greeted, ctx.memo, soft=True)
     out: list[Candidate] = []
     last: list[Candidate] = []
-    for index, clause in enumerate(split_clauses(core, ctx.lang)):
+    opening = True  # no clause yet but a few words of reply ("不太好，上个月查出来高血压": the user's)
+    for clause in split_clauses(core, ctx.lang):
         if ctx.memo is not None:
-            ctx.memo["opens"] = index == 0  # the clause opens its sentence ("Also, got a puppy!": "I" left out)
+            ctx.memo["opens"] = opening  # the clause opens its sentence ("Also, got a puppy!": "I" left out)
+        opening = opening and not out and ctx.lang == "zh" and len(strip_end(clause)) <= _REPLY_CHARS
         main = main_part(strip_end(clause), ctx.lang)
         own_hedge = per_clause and hedged(main, ctx.lang)
         if own_hedge and not soft_hedged(main, ctx.lang):

@@ -108,7 +108,7 @@ _EN_HABIT_RE = re.compile(rf"^i\s+{EN_ADV}(?P<verb>[a-z]+)\b", re.I)
 _HABIT_BAD_VERBS = frozenset("am feel think was were get seem hope wish want like love hate know guess".split())
 _ZH_MODAL_RE = re.compile(r"一定要|必须|需要|得要|应该|记得|要|得")
 _ZH_TASK_SUBJECT_RE = re.compile(  # (not "我老婆明天要考试": someone else's day)
-    rf"^(?:我(?!们)(?!(?:家|的)?(?:{ZH_OWNED_RE}))|每|周|星期|礼拜|今|明|后天|下|这|本|月|年底|\d|[一二三四五六七八九十]+(?:天|个|月)"
+    rf"^(?:(?:现在|目前|平时|最近)?(?:我(?!们)(?!(?:家|的)?(?:{ZH_OWNED_RE}))|每)|周|星期|礼拜|今|明|后天|下|这|本|月|年底|\d|[一二三四五六七八九十]+(?:天|个|月)"
     r"|上午|早上|中午|傍晚|晚上)"
 )
 _ZH_DEADLINE_WORD_RE = re.compile(r"的?(?:截止日期|截止时间|截止|deadline|ddl|DDL)(?:是|在|为|到)?")
