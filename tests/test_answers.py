@@ -23,6 +23,8 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
 
 @pytest.mark.parametrize(("question", "answer", "fact"), [
     ("Where are you based?", "Toronto, but I'd move to NYC for the right role.", "User is based in Toronto."),
+    ("Where are you headed?", "Lisbon, for ten days in May with my girlfriend Chloe.",
+     "User is going to Lisbon for ten days in May with their girlfriend Chloe."),  # (was "For ten days in May with …")
     ("What do you eat before a long run?", "Usually oatmeal with banana, and coffee.",
      "User eats oatmeal with banana before a long run."),
     ("What do you usually have for breakfast?", "Oatmeal.", "User usually has oatmeal for breakfast."),

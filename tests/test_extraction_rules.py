@@ -1465,3 +1465,12 @@ def test_a_chinese_introduction_with_wo_shi_and_a_bare_age(text, facts):
 ])
 def test_chinese_health_a_routine_said_with_now_and_a_target_weight(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Lisbon, for ten days in May with my girlfriend Chloe.", []),  # a phrase, no statement (was "For ten days in …")
+    ("We prefer boutique hotels over big chains.", ["User prefers boutique hotels over big chains."]),
+    ("Painting helps me explore my identity.", ["Painting helps User explore their identity."]),
+])
+def test_a_phrase_is_no_statement_and_we_prefer_is_the_users(text, facts):
+    assert said(text) == facts

@@ -49,6 +49,7 @@ _ZH_BY_RE = re.compile(r"的(?:航班|飞机|火车|高铁|动车|车|船)$")  #
 _ZH_I_AM_AT_RE = re.compile(r"^我(?:现在)?(?:住)?(?=在(?![^，,。]*(?:办公|上班|工作|干活|上学|住))[\u4e00-\u9fffA-Za-z])")
 _ZH_WHERE_RE = re.compile(r"在哪|住哪")
 _AND_MORE_RE = re.compile(r"^[^,.!?]{1,60},\s+(?:(?:and|but|plus)\s+)?(?:my|i|i'm|i've|i'd|i'll)\b", re.I)
+_EN_WITH_MORE_RE = re.compile(r"^\s*,\s*(?P<more>(?:for|with)\s+[^,.!?]{2,80})[.!]?$", re.I)
 _ZH_SO_RE = re.compile(r"^(?:那么?|那你呢|所以|然后)[，,]?(?=你)")
 _TAIL_ZH = re.compile(r"(?:[。！!~～\s]|吧|呀|啊|哈哈+|呢)+$")
 
@@ -451,7 +452,11 @@ def _read(asked: str, said: str) -> str | None:
     if _YES_EN.match(said) or _YES_LEAD_EN.match(said):  # "Yes.", "Yeah, at my place."
         return _first(_EN_YES_RULES, asked, said)
     np = _en_np(said)
-    return _first(_EN_RULES, asked, np) if np else None
+    stated = _first(_EN_RULES, asked, np) if np else None
+    more = _EN_WITH_MORE_RE.match(said[len(np):]) if stated and np and said.startswith(np) else None
+    if more:  # "Lisbon, for ten days in May with my girlfriend Chloe": where, and for how long, with whom
+        return stated.rstrip(".") + " " + more.group("more").rstrip(".!") + "."
+    return stated
 
 
 def _first(rules: list[Rule], asked: str, said: str) -> str | None:

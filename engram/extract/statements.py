@@ -241,7 +241,8 @@ _EN_ME_RE = re.compile(r"\b(?:me|my|myself|mine)\b", re.I)
 _EN_NOT_A_SUBJECT = frozenset(
     """it it's its that that's this they they're there there's what who how when where why which he she
     tell help let give show send make remind please thanks thank just so anyway yes yeah no oh wow gonna wanna
-    gotta need needs trying hoping going looking can't cant got been still also really""".split()
+    gotta need needs trying hoping going looking can't cant got been still also really
+    for in on at with during after before since from to by about""".split()  # (a phrase, not a subject)
 )
 
 
@@ -738,7 +739,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         pred = None
         if m.group("we") and not contr:
             first_words = rest.lower().split()[:2]
-            if first_words and first_words[0] in ("love", "like", "enjoy", "adore"):
+            if first_words and first_words[0] in ("love", "like", "enjoy", "adore", "prefer"):
                 pred = third_verb(rest.split()[0]) + rest[len(rest.split()[0]):]  # "We love painting together"
             elif first_words and first_words[0] in _EN_FREQUENCY:
                 we_habit = True
