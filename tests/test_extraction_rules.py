@@ -1474,3 +1474,18 @@ def test_chinese_health_a_routine_said_with_now_and_a_target_weight(text, facts)
 ])
 def test_a_phrase_is_no_statement_and_we_prefer_is_the_users(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "task", "due"), [
+    ("I'm meeting a recruiter from Patagonia on Friday.", "User is meeting a recruiter from Patagonia on Friday (2026-05-08).",
+     datetime(2026, 5, 8, tzinfo=UTC)),  # (a fact before: no reminder for it)
+    ("I'm flying to Denver next Tuesday.", "User is flying to Denver next Tuesday (2026-05-12).", datetime(2026, 5, 12, tzinfo=UTC)),
+    ("I'm having surgery on Monday.", "User is having surgery on Monday (2026-05-11).", datetime(2026, 5, 11, tzinfo=UTC)),
+])
+def test_what_is_set_for_a_day_to_come_is_a_task_due_then(text, task, due):
+    (c,) = extract_candidates(text, now=NOW)
+    assert (c.kind, c.content, c.due_at.date()) == (Kind.TASK, task, due.date())
+
+
+def test_a_day_said_of_a_mood_is_no_task():
+    assert said("I'm having a great day today.") == []

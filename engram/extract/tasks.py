@@ -63,6 +63,12 @@ _EN_APPT_RE = re.compile(
     rf"{_EN_EVENTS})\s+(?P<rest>.+)$",
     re.I,
 )
+# "I'm meeting a recruiter on Friday": something arranged for a day to come, said in the present
+_EN_PLANNED_RE = re.compile(
+    r"^i(?:'m|\s+am)\s+(?:also\s+)?(?P<verb>meeting|seeing|visiting|flying|driving|leaving|taking|starting|hosting"
+    r"|interviewing|presenting|picking\s+up|going|heading|moving|travell?ing|attending|running"
+    r"|having(?=\s+(?:dinner|lunch|breakfast|brunch|drinks|coffee|surgery|friends|people|guests"
+    r"|an?\s+(?:party|meeting|call|date|baby|barbecue|bbq|interview|appointment|check-?up)\b)))\s+\S", re.I)
 # "My flight to Tokyo is on March 3rd", "Our launch is next Monday": the user's own, on a day
 _EN_MY_EVENT_RE = re.compile(
     rf"^(?:my|our)\s+(?P<thing>(?:[\w'-]+\s+){{0,3}}?{_EN_EVENTS}(?:\s+(?:to|in|at|with|for)\s+[\w' -]{{1,30}}?)?)"
@@ -224,6 +230,10 @@ def _en_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         content = as_sentence(content + date_suffix(due, t, False))
         return [candidate(ctx, Kind.TASK, content, "task:" + slugify(act), None, "deadline stated",
                           due_at=due, recurrence=rec, entities=entities_of(act))]
+    elif dm and due is not None and due > ctx.now and (m := _EN_PLANNED_RE.match(s)) is not None:
+        # "I'm meeting a recruiter on Friday", "I'm flying to Denver next Tuesday": what is set for that day
+        act = _task_act(s[m.start("verb"):], m.start("verb"), span)
+        reason = "appointment"
     elif rm and not _NEGATED_RE.search(s) and (m := _EN_HABIT_RE.match(s)) is not None \
             and m.group("verb").lower() not in _HABIT_BAD_VERBS:
         act = _task_act(s[m.start("verb"):], m.start("verb"), span)
