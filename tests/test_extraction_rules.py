@@ -291,7 +291,7 @@ def test_chinese_leaves_out_its_wo_and_the_sentence_is_still_the_users(text, fac
     ("我膝盖有旧伤，不能跑步。", ["用户膝盖有旧伤", "用户不能跑步"]),
     ("我的目标是减脂。", ["用户的目标是减脂"]),
     ("我回家了，晚上下雨了。", ["用户回家了"]),
-    ("周三我和女朋友一起吃饭。", ["用户周三和女朋友一起吃饭"]),
+    ("周三我和女朋友一起吃饭。", ["用户周三和女朋友一起吃饭（2026-05-13）"]),  # (a day set: a task due then)
     ("我女朋友也在成都，周三晚上我们一起吃饭。", ["用户的女朋友在成都", "用户和女朋友周三晚上一起吃饭"]),
 ])
 def test_a_chinese_clause_that_goes_on_keeps_the_subject_of_the_one_before(text, facts):
@@ -1489,3 +1489,13 @@ def test_what_is_set_for_a_day_to_come_is_a_task_due_then(text, task, due):
 
 def test_a_day_said_of_a_mood_is_no_task():
     assert said("I'm having a great day today.") == []
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我下周二飞丹佛。", ["用户下周二飞丹佛（2026-05-12）"]),  # a day set, said without 要: a task due then
+    ("我明天和小王吃饭。", ["用户明天和小王吃饭（2026-05-09）"]),
+    ("我下个月去日本。", ["用户下个月去日本"]),  # (a month: no day to remind on)
+    ("我老婆明天去上海。", ["用户的老婆明天去上海"]),  # hers
+])
+def test_a_chinese_plan_for_a_day_is_a_task_due_then(text, facts):
+    assert said(text) == facts

@@ -113,6 +113,9 @@ _NEGATED_RE = re.compile(r"n't\b|\b(?:not|never|no longer)\b", re.I)
 _EN_HABIT_RE = re.compile(rf"^i\s+{EN_ADV}(?P<verb>[a-z]+)\b", re.I)
 _HABIT_BAD_VERBS = frozenset("am feel think was were get seem hope wish want like love hate know guess".split())
 _ZH_MODAL_RE = re.compile(r"一定要|必须|需要|得要|应该|记得|要|得")
+_ZH_DONE_RE = re.compile(r"了(?!解)|过(?!敏|年|节)|完")
+_ZH_DAY_RE = re.compile(r"周|星期|礼拜|明天|后天|今天|今晚|明晚|号|日")  # a day, not a month ("下个月去日本": no day)
+_ZH_PLANNED_RE = re.compile(r"飞|去|见|看|回|约|参加|出差|面试|开会|搬家|体检|复查|吃饭|聚餐|接|送|报到|出发|考")
 _ZH_TASK_SUBJECT_RE = re.compile(  # (not "我老婆明天要考试": someone else's day)
     rf"^(?:(?:现在|目前|平时|最近)?(?:我(?!们)(?!(?:家|的)?(?:{ZH_OWNED_RE}))|每)|周|星期|礼拜|今|明|后天|下|这|本|月|年底|\d|[一二三四五六七八九十]+(?:天|个|月)"
     r"|上午|早上|中午|傍晚|晚上)"
@@ -311,7 +314,12 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         rest = rest[:start] + rest[end:]
     event = (_ZH_MY_EVENT_RE.match(s) or _ZH_DATED_EVENT_RE.match(ZH_PARTICLES_RE.sub("", rest).strip("，, ")))\
         if dm else None
-    if not (modal or deadline or rm or event or ctx.relaxed or (dm and (dm.group("hh") or dm.group("thh")))):
+    planned = dm is not None and due is not None and due > ctx.now and _ZH_DAY_RE.search(dm.group()) is not None \
+        and _ZH_PLANNED_RE.search(rest) is not None and "我们" not in s and not _ZH_USUALLY_RE.search(s) \
+        and not _ZH_DONE_RE.search(rest)
+    # ("我下周二飞丹佛": set for that day; "周末一般去爬山" is a habit; "今天面试完了" is done)
+    # (with 我们 the statement reads who "we" are: "…，周三晚上我们一起吃饭")
+    if not (modal or deadline or rm or event or planned or ctx.relaxed or (dm and (dm.group("hh") or dm.group("thh")))):
         return None
     if deadline:
         act = _ZH_DEADLINE_WORD_RE.sub("", rest)
