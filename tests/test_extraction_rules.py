@@ -1499,3 +1499,12 @@ def test_a_day_said_of_a_mood_is_no_task():
 ])
 def test_a_chinese_plan_for_a_day_is_a_task_due_then(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My friend thinks I should quit.", []),  # their view of the user (was "User's friend thinks they should quit.")
+    ("My mom wants me to become a doctor.", []),
+    ("My friend thinks pizza is overrated.", ["User's friend thinks pizza is overrated."]),
+])
+def test_what_someone_thinks_the_user_should_do_is_no_fact(text, facts):
+    assert said(text) == facts

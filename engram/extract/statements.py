@@ -630,6 +630,8 @@ def _commented_on(found: list[Candidate] | None, ctx: Ctx) -> list[Candidate] | 
 
 
 # "my target weight is …", "my monthly rent was …": the owned noun is the second word
+_EN_THEIR_VIEW_OF_ME_RE = re.compile(
+    r"^(?:thinks|thought|believes|believed|says|said|feels|felt|wants|wanted|reckons)\s+(?:that\s+)?(?:i|me)\b", re.I)
 _EN_TWO_WORD_OWN_RE = re.compile(r"^((?-i:[a-z])[a-z-]+)\s+(?=(?:is|are|was|were)\s+\S)", re.I)  # (not a name: "my uncle Tom is …")
 
 
@@ -784,6 +786,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         other = own
         subject = f"User's {own}" + ("'s" if m.group("own_s") else "")
         pred = rest
+        if _EN_THEIR_VIEW_OF_ME_RE.match(pred):
+            return None  # "My friend thinks I should quit": their view of the user, no fact of either
         if head in _EN_OWNED or head in _EN_GROUP_ROLES:
             memo["other"] = own  # ("team lead" over the "team" `note_referent` saw first)
             if (named := _EN_NAME_AFTER_KIN_RE.match(rest)) is not None:  # "My sister Emma lives in Denver, she's …"
