@@ -87,7 +87,7 @@ def commands_apart(sentence: str) -> list[str]:
 _EN_YOU_WORD_RE = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
 _EN_IMPERATIVE_RE = re.compile(
     r"^(?:just\s+|always\s+|never\s+)?(?:do|be|believe|keep|stay|take|try|go|trust|stop|don't|never|enjoy|have|make|let"
-    r"|get|give|hang|push|focus|follow|love|be)\b", re.I)
+    r"|get|give|hang|push|focus|follow|love)\b", re.I)
 
 
 def _addressed(sep: str, clause: str) -> bool:
