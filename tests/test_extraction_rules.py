@@ -1508,3 +1508,12 @@ def test_a_chinese_plan_for_a_day_is_a_task_due_then(text, facts):
 ])
 def test_what_someone_thinks_the_user_should_do_is_no_fact(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我下周五要去上海出差，住在外滩附近。", [("task", "用户下周五要去上海出差，住在外滩附近（2026-05-15）")]),  # not where the user lives
+    ("我最近失眠，每天晚上两三点才睡着。", [("fact", "用户最近失眠")]),  # (no daily task "才睡着")
+    ("我每天晚上十点睡觉。", [("task", "用户每天晚上十点睡觉")]),
+])
+def test_where_the_user_stays_on_a_trip_and_a_sleepless_night_is_no_routine(text, facts):
+    assert [(c.kind.value, c.content) for c in extract_candidates(text, now=NOW)] == facts

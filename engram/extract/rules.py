@@ -132,6 +132,8 @@ def _mine_clause(c: str, ctx: Ctx) -> list[Candidate]:
 
 # a place alone after an event: where it is ("…婚礼，在成都")
 _ZH_THERE_RE = re.compile(r"^我?(?P<at>在[\u4e00-\u9fffA-Za-z]{2,8})$")
+# where the user stays on a trip just named ("下周五要去上海出差，住在外滩附近"): the trip's, not their home
+_ZH_STAY_RE = re.compile(r"^我?(?:会|打算|准备|要)?(?P<at>住(?:在)?[\u4e00-\u9fffA-Za-z]{2,10})$")
 # a clause with no subject that says where the speaker works, lives or studies
 _ZH_WHERE_I_AM_RE = re.compile(r"^(?:现在|目前|如今|一直)?(?:在|住在)[\u4e00-\u9fffA-Za-z]")
 _ZH_MY_PLACE_SLOTS = frozenset({"fact:employer", "fact:occupation", "fact:location", "fact:school"})
@@ -190,6 +192,10 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
                 and (where := _ZH_THERE_RE.match(strip_end(clause))) is not None:
             found = []  # "…参加我表妹的婚礼，在成都": where the event is, not where the user lives
             moved: str | None = "，" + where.group("at")
+        elif ctx.lang == "zh" and len(last) == 1 and last[0].kind in (Kind.TASK, Kind.EVENT) and last[0].key != "fact:location" \
+                and (stay := _ZH_STAY_RE.match(strip_end(clause))) is not None:
+            found = []  # "…要去上海出差，住在外滩附近": where the user stays then, not where they live
+            moved = "，" + stay.group("at")
         elif ctx.lang == "zh" and len(last) == 1 and ZH_WHICH_THING_RE.match(strip_end(clause)):
             found = []  # "…把他的旧车给我开了，是一辆白色的卡罗拉": what the thing is, no one's 是
             moved = "，" + strip_end(clause)

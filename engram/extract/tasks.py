@@ -304,8 +304,8 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
             t = zh_time(tm) if tm else None
         rec, due = resolve_recurrence(rm, t, ctx.now)
     modal = _ZH_MODAL_RE.search(s)
-    if rm and not dm and not modal and _ZH_INCOME_RE.search(s):
-        return None  # "我每个月工资一万二": what the user earns (a fact), not something to do each month
+    if rm and not modal and ((not dm and _ZH_INCOME_RE.search(s)) or "才" in s):
+        return None  # "我每个月工资一万二", "每天晚上两三点才睡着": how things are (a fact), nothing to do each time
     rest = s
     for span in sorted((x for x in (dm, rm, tm) if x), key=lambda x: -x.start()):
         tail = _ZH_SPAN_TAIL_RE.match(rest[span.end():])
