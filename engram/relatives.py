@@ -60,3 +60,9 @@ KIN_ZH_LABEL = {v: k for k, v in reversed(list(KIN_ZH.items()))} | {"child": "�
 COUPLE = frozenset({"wife", "husband", "partner", "girlfriend", "boyfriend", "fiance", "spouse"})
 COUPLE_EN = frozenset(w for w, relation in KIN_EN.items() if relation in COUPLE) | {"spouse", "fiancée"}
 COUPLE_ZH = frozenset(w for w, relation in KIN_ZH.items() if relation in COUPLE) | {"对象", "未婚夫", "未婚妻"}
+
+
+def relation_of(word: str) -> str:
+    """The relation a kin word names, in either language ("mom", "妈妈" → "mother"); any other
+    word ("dog", "猫") as it is."""
+    return KIN_EN.get(word.lower()) or KIN_ZH.get(word) or word.lower()

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 
 from engram.animals import ANIMALS_ZH
-from engram.relatives import KIN_EN, KIN_ZH
+from engram.relatives import KIN_EN, KIN_ZH, relation_of
 
 _OTHERS_EN = sorted({*KIN_EN, *ANIMALS_ZH}, key=len, reverse=True)
 _OTHERS_ZH = sorted({*KIN_ZH, *ANIMALS_ZH.values()}, key=len, reverse=True)
@@ -95,11 +95,6 @@ def about_someone_else(text: str) -> bool:
     return opening is not None and _FIRST_PERSON_RE.search(text, opening.end()) is None
 
 
-def _relation(word: str) -> str:
-    """A kin or animal word as the relation it names ("mom" and "妈妈": mother)."""
-    return KIN_EN.get(word.lower()) or KIN_ZH.get(word) or word.lower()
-
-
 def _related(a: str, b: str) -> bool:
     return a == b or b in _TAKES_IN.get(a, ()) or a in _TAKES_IN.get(b, ())
 
@@ -110,7 +105,7 @@ def asked_relations(question: str) -> frozenset[str]:
     theirs ("what does my brother-in-law do?", "我姐夫做什么工作": brother-in-law)."""
     lines = question.strip().splitlines()
     line = lines[-1] if lines else ""
-    found = {_relation(m.group("en") or m.group("zh")) for m in _MY_OTHERS_RE.finditer(line)}
+    found = {relation_of(m.group("en") or m.group("zh")) for m in _MY_OTHERS_RE.finditer(line)}
     return frozenset() if found & _EVERYONE else frozenset(found)
 
 
@@ -120,7 +115,7 @@ def theirs_about(text: str) -> str | None:
     m = _OTHER_SUBJECT_RE.match(text) or _TURN_OTHER_RE.match(text)
     if m is None:
         return None
-    subject = _relation(m.group("en") or m.group("zh"))
+    subject = relation_of(m.group("en") or m.group("zh"))
     return None if subject in _EVERYONE else subject
 
 

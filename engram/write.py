@@ -42,6 +42,7 @@ from engram.privacy import apply as apply_privacy
 from engram.privacy import redact
 from engram.reconcile import Decision, decide, same_statement, signals_change
 from engram.records import embed_records, make_record, stamp
+from engram.relatives import relation_of
 from engram.sanitize import redact_json, safe_candidate
 from engram.store.base import HistoryEvent, Record, Scope
 from engram.store.scope_index import RESTATEMENT_SHORTLIST
@@ -275,9 +276,9 @@ class Writer:
         store = self.services.store
         if not self.services.settings.graph or not hasattr(store, "graph_snapshot"):
             return found
-        relation = kin.relation_of(referent)
+        relation = relation_of(referent)
         names = [name for name, called in kin.owned_names(store, scope.user_id).items()
-                 if kin.relation_of(called) == relation]
+                 if relation_of(called) == relation]
         if len(names) != 1:
             return found
         name = names[0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from engram.animals import ANIMALS_ZH
 from engram.extract.keys import CJK_RE
 from engram.graph.extract_entities import SELF
-from engram.relatives import KIN_EN, KIN_ZH, KIN_ZH_LABEL
+from engram.relatives import KIN_ZH_LABEL
 from engram.store.base import Store
 
 # one person each: "my kids Anna" or "我家人小雨" would say it wrong
@@ -42,9 +42,3 @@ def owned_names(store: Store, user_id: str) -> dict[str, str]:
             continue  # a Latin name the user gave in Chinese ("我的狗叫Max"): said in Chinese only
         found[said] = kin
     return found
-
-
-def relation_of(word: str) -> str:
-    """The relation a kin word names, in either language ("mom", "妈妈" → "mother"); any other
-    word ("dog", "猫") as it is."""
-    return KIN_EN.get(word.lower()) or KIN_ZH.get(word) or word.lower()
