@@ -40,6 +40,7 @@ from engram.extract.phrases import (
 )
 from engram.extract.preferences import preference
 from engram.extract.rewrite import as_sentence, en_rest, en_third, third_verb, zh_third
+from engram.extract.statements import en_valid_from
 from engram.models import Candidate, Kind, as_utc
 from engram.when import find_range
 
@@ -120,22 +121,17 @@ def change(s: str, ctx: Ctx) -> list[Candidate] | None:
     return _since_then(found, s, ctx) if found else found
 
 
-# a time said relative to when it was said ("three years ago", "last month", "去年"): read into
-# `valid_from`, and gone from the statement, which would otherwise say it wrongly a year on
-_RELATIVE_TIME_RE = re.compile(r"\b(?:ago|last|yesterday|this|earlier)\b|前|去年|昨天|上个?|今年|刚", re.I)
-
-
 def _since_then(found: list[Candidate], s: str, ctx: Ctx) -> list[Candidate]:
     """A cessation said with when it happened ("I quit smoking three years ago"): it holds since
-    then, not since it was said."""
+    then, not since it was said, and a time said relative to then goes from the statement (as
+    the statements' rules do: `en_valid_from`), which would otherwise say it wrongly a year on."""
     when = find_range(s, ctx.now)
     if when is None or when.start >= as_utc(ctx.now):
         return found
-    relative = _RELATIVE_TIME_RE.search(when.text) is not None
     for c in found:
         c.valid_from = when.start
-        if relative and ctx.lang == "en" and when.text in c.content:
-            c.content = as_sentence(WS_RE.sub(" ", c.content.rstrip(".").replace(when.text, "")).strip(" ,"))
+        if ctx.lang == "en":
+            c.content = as_sentence(en_valid_from(c.content.rstrip("."), ctx)[0])
     return found
 
 

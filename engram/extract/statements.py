@@ -373,7 +373,7 @@ _EN_ABOUT_RE = re.compile(r"\s+(?:about|around|roughly|almost|nearly|over|like|s
 _EN_TIME_PREP_RE = re.compile(r"\s+(?:from|since|during|as\s+of|starting)$", re.I)
 
 
-def _en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
+def en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
     """`text` without a relative time phrase, and when it says the thing happened."""
     r = find_range(text, ctx.now)
     if r is None:
@@ -859,7 +859,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         if not _EN_STANDING_NOW_RE.match(pred):
             return None  # "I'm so tired today": a mood of the moment
         pred = _EN_RIGHT_NOW_RE.sub("", pred)  # "pays 2100 right now for a 1br": what holds now, said as such
-    pred, valid_from = _en_valid_from(pred, ctx)
+    pred, valid_from = en_valid_from(pred, ctx)
     pred = _EN_TAIL_TIME_RE.sub("", pred).strip(" ,")
     pred = _EN_DANGLING_RE.sub("", pred)  # "…diabetes, diagnosed [two years ago]": when is `valid_from`
     if not _en_ok_predicate(pred, strict=other is None):
