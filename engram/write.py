@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from engram import disputes
@@ -362,26 +363,26 @@ class Writer:
         )
         record = make_record(item, None, said.idempotency_key)
 
-        def similar() -> list[tuple[MemoryItem, float]]:
-            return self._similar(scope, candidate, record)
-
         judge = self.llm_tasks.judge(scope)
 
         def decided() -> Decision:
             if replaces is not None:
                 return Decision(Action.SUPERSEDE, replaces, candidate.reason)
+            # the rows sharing the most words, read once a decision (the near-duplicate check and
+            # the new-value check both look at them), and read again by a decision made later
+            close = cache(lambda: s.store.restatements(scope, None, record.tokens, LIVE, RESTATEMENT_SHORTLIST))
             return decide(
                 candidate,
                 said=text,
                 # an episode (a turn, verbatim) is a record of what was said, not a statement to restate
                 exact=[m for m in s.store.find_by_hash(scope, record.content_hash, LIVE) if m.kind is not Kind.TURN],
                 same_key=lambda: s.store.find_by_key(scope, candidate.key, LIVE),
-                similar=similar,
+                similar=lambda: self._similar(scope, candidate, record, close),
                 duplicate_similarity=s.settings.duplicate_similarity,
                 judge=judge,
                 grey_zone=s.settings.llm_grey_zone,
                 overlap=s.settings.merge_overlap,
-                worded=lambda: self._worded(scope, record),
+                worded=lambda: self._worded(close()),
             )
 
         # With an LLM judge, decided outside the writers' lock (a model call is the slow part) and
@@ -424,13 +425,14 @@ class Writer:
         given = {event.memory.id: candidate} if candidate.typed_entities or candidate.relations else {}
         return self.behind.link([event.memory], replace=event.action is Action.UPDATE, given=given)
 
-    def _worded(self, scope: Scope, record: Record) -> list[MemoryItem]:
-        """The live memories that share the most words with what is being written, newest first."""
-        store = self.services.store
-        close = store.restatements(scope, None, record.tokens, LIVE, RESTATEMENT_SHORTLIST)
-        return sorted(store.get_many([i for i, _ in close]), key=lambda m: m.created_at, reverse=True)
+    def _worded(self, close: list[tuple[str, float]]) -> list[MemoryItem]:
+        """The live memories that share the most words with what is being written (`close`, as
+        `Store.restatements` ranks them), newest first."""
+        return sorted(self.services.store.get_many([i for i, _ in close]), key=lambda m: m.created_at, reverse=True)
 
-    def _similar(self, scope: Scope, candidate: Candidate, record: Record) -> list[tuple[MemoryItem, float]]:
+    def _similar(
+        self, scope: Scope, candidate: Candidate, record: Record, restated: Callable[[], list[tuple[str, float]]],
+    ) -> list[tuple[MemoryItem, float]]:
         """Close neighbours of a candidate: near-duplicates, and for the LLM judge (when one
         is configured) its grey zone. Only those are materialised. Episodes (what was said,
         verbatim) are never a candidate's neighbours: more hits are read and they are dropped."""
@@ -451,7 +453,7 @@ class Writer:
         # the rows sharing the most words are checked on (kind, content), and only when one
         # says the same thing are vectors made (the candidate's and theirs, one batch): most
         # statements are new, and an add then embeds nothing before its commit
-        close = store.restatements(scope, None, record.tokens, LIVE, RESTATEMENT_SHORTLIST)
+        close = restated()
         words = content_words(candidate.content)
         texts = store.texts([i for i, _ in close]) if close else {}
         same = [
