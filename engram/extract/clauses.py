@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE
+from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE, absolute_when
 from engram.extract.phrases import CONTEXT_WORDS, ZH_OWNED_RE, ZH_PET_BREEDS
 from engram.extract.rewrite import en_rest, lcfirst
 from engram.when import find_range
@@ -116,23 +116,9 @@ def ended_detail(text: str, lang: str, now: datetime | None = None) -> str | Non
     text = text.strip()
     if lang == "zh":
         m = _ZH_ENDED_RE.match(text)
-        return f"，{_absolute(m.group('when') or '', lang, now)}戒了" if m else None
+        return f"，{absolute_when(m.group('when') or '', lang, now)}戒了" if m else None
     m = _EN_ENDED_RE.match(text)
-    return f" but quit{_absolute(m.group('when') or '', lang, now)}" if m else None
-
-
-def _absolute(when: str, lang: str, now: datetime | None) -> str:
-    """`when` ("three years ago", "last month", "去年") as the year or month it names, when it
-    names one (" in 2023", " in November 2026", "2025年"); else as said."""
-    found = find_range(when, now) if when.strip() and now is not None else None
-    if found is None:
-        return when
-    start, end = found.start, found.end
-    if (start.month, start.day) == (1, 1) and (end.year - start.year, end.month, end.day) == (1, 1, 1):
-        return f"{start.year}年" if lang == "zh" else f" in {start.year}"
-    if start.day == 1 and end.day == 1 and (end.year * 12 + end.month) - (start.year * 12 + start.month) == 1:
-        return f"{start.year}年{start.month}月" if lang == "zh" else f" in {start:%B %Y}"
-    return when
+    return f" but quit{absolute_when(m.group('when') or '', lang, now)}" if m else None
 
 
 _EN_PAIR_SUBJECT_RE = re.compile(  # "My husband Raj and I", "My sister and my mom are …"

@@ -73,9 +73,13 @@ _ZH_TIME_REL_RE = re.compile(
 )
 
 
+_ZH_BEFORE_NOW_RE = re.compile(r"前|去年|上个?月")  # ("今年七岁" is no year gone by: it stays "七岁")
+
+
 def zh_said_time(text: str, now: datetime) -> tuple[str, datetime | None]:
     """`text` without a time counted from `now`, and when the thing it says happened (the start
-    of the first time it names; "去年开始学钢琴": began last year)."""
+    of the first time it names; "去年开始学钢琴": began last year). A year or month stays, as
+    the one it names ("三年前开始学钢琴" → "2023年开始学钢琴"; see `en_valid_from`)."""
     r = find_range(text, now)
     if r is None and "开始" in text:  # (an open range to a search: "since last year")
         r = find_range(text[: text.index("开始")], now)
@@ -83,7 +87,8 @@ def zh_said_time(text: str, now: datetime) -> tuple[str, datetime | None]:
         return text, None
     a, b = r.span
     if _ZH_TIME_REL_RE.match(r.text):  # "两年前就住在杭州": its 就 ("already then") goes with it
-        text = text[:a] + text[b:].removeprefix("就").removeprefix("才")
+        named = absolute_when(r.text, "zh", now) if _ZH_BEFORE_NOW_RE.search(r.text) else r.text
+        text = text[:a] + ("" if named == r.text else named) + text[b:].removeprefix("就").removeprefix("才")
     return text, r.start
 
 
@@ -400,3 +405,17 @@ def calendar_day(said: str, now: datetime, lang: str) -> str | None:
     if day is None:
         return None
     return f"{day.month}月{day.day}日" if lang == "zh" else f"{calendar.month_name[day.month]} {day.day}"
+
+
+def absolute_when(when: str, lang: str, now: datetime | None) -> str:
+    """`when` ("three years ago", "last month", "去年") as the year or month it names, when it
+    names one (" in 2023", " in November 2026", "2025年"); else as said."""
+    found = find_range(when, now) if when.strip() and now is not None else None
+    if found is None:
+        return when
+    start, end = found.start, found.end
+    if (start.month, start.day) == (1, 1) and (end.year - start.year, end.month, end.day) == (1, 1, 1):
+        return f"{start.year}年" if lang == "zh" else f" in {start.year}"
+    if start.day == 1 and end.day == 1 and (end.year * 12 + end.month) - (start.year * 12 + start.month) == 1:
+        return f"{start.year}年{start.month}月" if lang == "zh" else f" in {start:%B %Y}"
+    return when

@@ -30,7 +30,7 @@ import re
 
 from engram.extract.casual import formal
 from engram.extract.candidate import Ctx, candidate
-from engram.extract.dates import zh_said_time
+from engram.extract.dates import absolute_when, zh_said_time
 from engram.extract.filters import EN_TRANSIENT_RE, ZH_TRANSIENT_RE, ZH_WANT_VERBS
 from engram.extract.habits import en_routine, zh_routine
 from engram.extract.keys import EMOJI
@@ -116,7 +116,10 @@ _EN_LEAD_RE = re.compile(
     re.I,
 )
 _EN_LEAD_TIME_RE = re.compile(
-    r"^(?P<t>(?:last|this|next|on|in|over|during|earlier|yesterday|today|tonight|a\s+few|two|three|a\s+couple)"
+    r"^(?P<t>(?:(?:about|around|roughly|almost|nearly|some)\s+)?"
+    r"(?:last|this|next|on|in|over|during|earlier|yesterday|today|tonight"
+    r"|(?:a\s+few|a\s+couple(?:\s+of)?|several|\d+|one|two|three|four|five|six|seven|eight|nine|ten|a|an)"
+    r"\s+(?=(?:years?|months?|weeks?|days?|decades?|weekends?)\b))"
     r"\b(?:(?!\b(?:is|was|are|were|am|has|have|had|will|would)\b)[^,]){0,25}?),?\s+(?=(?:i|we|my|our)\b)",
     re.I,
 )
@@ -370,21 +373,32 @@ _EN_SINCE_LAST_RE = re.compile(r"\s+since\s+(?:our\s+last\s+(?:chat|talk|convers
 _EN_ABOUT_RE = re.compile(r"\s+(?:about|around|roughly|almost|nearly|over|like|some|just)$", re.I)
 
 
+_EN_BEFORE_NOW_RE = re.compile(r"\b(?:ago|last)\b", re.I)  # ("this year": no year gone by)
+# the year or month `en_valid_from` leaves in a statement ("… in 2023", "… from November 2026")
+_EN_NAMED_YEAR_RE = re.compile(r"\s+(?:in|from|since|during|as\s+of|starting)\s+(?:[A-Z][a-z]+\s+)?\d{4}\b")
 _EN_TIME_PREP_RE = re.compile(r"\s+(?:from|since|during|as\s+of|starting)$", re.I)
 
 
 def en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
-    """`text` without a relative time phrase, and when it says the thing happened."""
+    """`text` without a relative time phrase, and when it says the thing happened. A year or
+    month stays in the words, as the one it names ("started transitioning three years ago" →
+    "started transitioning in 2020"): the date kept beside a memory is a day, and "three years
+    ago" is no day; "yesterday" goes, the memory's date says it."""
     r = find_range(text, ctx.now)
     if r is None:
         return text, None
     if _EN_TIME_REL.search(r.text):
         a, b = r.span
         head = _EN_ABOUT_RE.sub("", text[:a].rstrip(" ,"))  # "about five years ago": "about" goes too
-        head = _EN_TIME_PREP_RE.sub("", head)  # "a stress fracture from last year": "from" goes with it
+        named = absolute_when(r.text, "en", ctx.now) if _EN_BEFORE_NOW_RE.search(r.text) else r.text
+        if named == r.text:
+            head = _EN_TIME_PREP_RE.sub("", head)  # "a stress fracture from last year": "from" goes with it
+            named = ""
+        elif _EN_TIME_PREP_RE.search(head):
+            named = named.replace(" in ", " ", 1)  # "a stress fracture from last year" → "… from 2025"
         rest = text[b:].lstrip()
         joint = ", " if rest.startswith(",") and rest.strip(" ,") else " "  # "…Paris last week, it was amazing"
-        text = (head + joint + rest.lstrip(" ,")).strip()
+        text = (head + named + joint + rest.lstrip(" ,")).strip()
     return text, r.start
 
 
@@ -862,8 +876,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     pred, valid_from = en_valid_from(pred, ctx)
     pred = _EN_TAIL_TIME_RE.sub("", pred).strip(" ,")
     pred = _EN_DANGLING_RE.sub("", pred)  # "…diabetes, diagnosed [two years ago]": when is `valid_from`
-    if not _en_ok_predicate(pred, strict=other is None):
-        return None
+    if not _en_ok_predicate(_EN_NAMED_YEAR_RE.sub("", pred), strict=other is None):
+        return None  # ("quit in November 2026" says no more than "quit")
     if kind is Kind.EVENT and why == "plan":
         valid_from = None  # a plan's time is when it will happen, not when it was true
     content = as_sentence(f"{subject} {pred}")
