@@ -1532,3 +1532,15 @@ def test_where_the_user_stays_on_a_trip_and_a_sleepless_night_is_no_routine(text
 ])
 def test_a_year_or_month_gone_by_is_said_as_the_one_it_names(text, facts):
     assert said(text) == facts
+
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # a two-word pet is one referent (was "User's guinea has been great.")
+    ("Oscar, my guinea pig. He's been great.", ["Oscar is User's guinea pig.", "User's guinea pig has been great."]),
+    ("My guinea pig is sick. She won't eat.", ["User's guinea pig is sick.", "User's guinea pig won't eat."]),
+    ("My hamster Oscar.", ["Oscar is User's hamster."]),  # an answer: the name beside the pet
+    ("Thanks, my friend.", []),
+])
+def test_a_pet_named_in_an_answer_and_a_two_word_pet(text, facts):
+    assert said(text) == facts

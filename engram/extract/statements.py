@@ -70,8 +70,8 @@ _EN_GROUPS = frozenset("team band class squad crew club group project company de
 _EN_GROUP_ROLES = frozenset("lead leader manager captain coach owner founder drummer singer teacher".split())
 _EN_PETS = frozenset(
     """dog dogs puppy puppies pup cat cats kitten kittens pet pets parrot rabbit bunny hamster fish goldfish
-    bird birds horse turtle snake lizard guinea""".split()
-)
+    bird birds horse turtle snake lizard""".split()
+) | {"guinea pig", "guinea pigs", "pig", "pigs"}
 # who "they" may be: "I took my kids to a park. They had fun exploring." → "User's kids had fun exploring."
 _EN_OWNED = _EN_PEOPLE | _EN_PETS | frozenset(
     """car house apartment garden business company shop store studio band book blog channel podcast
@@ -357,7 +357,9 @@ _EN_MADE_ME_RE = re.compile(
     re.I,
 )
 _EN_VOCATIVE_RE = re.compile(r"^[A-Z][a-z]+,\s+(?=[a-z]|I\b|I'|My\b|We\b)")
-_EN_INTRODUCED_RE = re.compile(r"\b(?:a|an|my|our|new|little|baby)\s+([a-z]+)")
+# a noun a person or pet is named by: one word, but for the two-word pets ("my guinea pig")
+_EN_NOUN = r"guinea\s+pigs?|[a-z]+"
+_EN_INTRODUCED_RE = re.compile(rf"\b(?:a|an|my|our|new|little|baby)\s+({_EN_NOUN})")
 _EN_TRAIL_VOCATIVE_RE = re.compile(r"\s*,\s*(?:[A-Z][a-z]+|take\s+a\s+look|check\s+(?:it\s+)?out|look|see)\s*$")
 _EN_PHOTO_RE = re.compile(
     r"^(?:here's|here\s+is|this\s+is|check\s+out|look\s+at)\s+(?:a|the|this|my|one)?\s*(?:photo|pic|picture|snap|shot)s?"
@@ -551,6 +553,11 @@ def name_beside_kin(sentence: str) -> str:
         if rest.startswith("'s"):  # ("he's so funny", "she's been promoted")
             rest = (" has" if re.match(r"'s\s+(?:been|got|gotten|had)\b", rest) else " is") + rest[2:]
         return f"{again.group('my').capitalize()} {again.group('who')} {again.group('name')}{rest}"
+    alone = _EN_NAME_KIN_ALONE_RE.match(sentence) or _EN_KIN_NAME_ALONE_RE.match(sentence)
+    if alone and alone.group("who").split()[-1].lower() in _EN_OWNED \
+            and not {alone.group("name").lower(), alone.group("who").split()[0].lower()} & _EN_NOT_A_NAME:
+        # "Oscar, my guinea pig." / "My hamster Oscar." (an answer): "Oscar is my guinea pig."
+        return f"{alone.group('name')} is {alone.group('my').lower()} {alone.group('who')}."
     m = _EN_NAME_FIRST_RE.match(sentence) or _EN_KIN_FIRST_RE.match(sentence)
     if (
         m is None or m.group("who").split()[-1].lower() not in _EN_OWNED
@@ -567,6 +574,8 @@ _EN_NOT_A_NAME = frozenset(
 )
 _EN_NAME_FIRST_RE = re.compile(
     r"^(?P<name>[A-Z][a-z]+), (?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+), (?P<rest>[^,].*)$", re.I)
+_EN_NAME_KIN_ALONE_RE = re.compile(r"^(?-i:(?P<name>[A-Z][a-z]+)), (?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+)[.!]*$", re.I)
+_EN_KIN_NAME_ALONE_RE = re.compile(r"^(?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+) (?-i:(?P<name>[A-Z][a-z]+))[.!]*$", re.I)
 _EN_KIN_NAME_AGAIN_RE = re.compile(
     r"^(?:(?:oh|and|so|well|also|btw),?\s+)?(?P<my>my|our) (?P<who>(?:[a-z]+ ){0,2}[a-z]+) (?P<name>(?-i:[A-Z][a-z]+)),? "
     r"(?:she|he)(?P<rest>(?:'s|\s).+)$", re.I)
@@ -1172,8 +1181,8 @@ def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[
                       valid_from=valid_from)]
 
 
-_EN_REFERENT_RE = re.compile(r"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>[a-z]+)", re.I)
-_EN_HAS_WHO_RE = re.compile(r"^i\s+(?:also\s+)?(?:have|'ve\s+got)\s+(?:a|an|one)\s+(?:(?:older|younger|little|big|baby|best)\s+)?(?P<w>[a-z]+)\b", re.I)
+_EN_REFERENT_RE = re.compile(rf"^(?:my|our)\s+(?:(?:old|new|little|big|younger|older|best)\s+)?(?P<w>{_EN_NOUN})", re.I)
+_EN_HAS_WHO_RE = re.compile(rf"^i\s+(?:also\s+)?(?:have|'ve\s+got)\s+(?:a|an|one)\s+(?:(?:older|younger|little|big|baby|best)\s+)?(?P<w>{_EN_NOUN})\b", re.I)
 # (after a day put first: "下个月十五号是我妈妈的生日")
 _ZH_REFERENT_RE = re.compile(rf"^(?:[^，,。我]{{1,12}}是)?我(?:们家|家)?(?:的|和|跟|与)?(?P<w>{ZH_OWNED_RE})")
 
@@ -1203,7 +1212,7 @@ def about_other(s: str, lang: str) -> bool:
     return m is not None and m.group("w").lower() in _EN_OWNED
 
 
-_EN_MY_OWNED_RE = re.compile(r"\bmy\s+(?:(?:old|new|little|big|younger|older|best)\s+)?([a-z-]+)", re.I)
+_EN_MY_OWNED_RE = re.compile(rf"\bmy\s+(?:(?:old|new|little|big|younger|older|best)\s+)?({_EN_NOUN}|[a-z-]+)", re.I)
 _ZH_MY_OWNED_RE = re.compile(rf"我(?:家|们家)?的?({ZH_OWNED_RE})")
 _OPENS_WITH_PRONOUN_RE = re.compile(  # (after a word that only leads in: "Oh, and she …", "对了，他…")
     r"^\s*(?:(?:oh|and|also|btw|anyway|well|so|plus|actually)[,\s]+)*(?:对了|哦|嗯|还有|另外|而且|其实)?[，,\s]*"
@@ -1250,7 +1259,7 @@ def note_referent(s: str, ctx: Ctx) -> None:
             return  # "He has a cat.": the cat is his, and no "he" of its own
         m = _EN_REFERENT_RE.match(s) or _EN_HAS_WHO_RE.match(s)  # "My sister …", "I have a sister, she …"
         found = [m.group("w").lower()] if m and m.group("w").lower() in _EN_OWNED else [
-            w for w in re.findall(r"[a-z]+", s.lower()[:80]) if w in _EN_PETS]
+            w for w in re.findall(_EN_NOUN, s.lower()[:80]) if w in _EN_PETS]
     if found:
         ctx.memo["other"] = found[-1]
 
