@@ -1544,3 +1544,18 @@ def test_a_year_or_month_gone_by_is_said_as_the_one_it_names(text, facts):
 ])
 def test_a_pet_named_in_an_answer_and_a_two_word_pet(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # the statement leads; the view after the dash comments on it (was only "User finds it rewarding …")
+    ("Last weekend I joined a mentorship program for LGBTQ youth - it's really rewarding to help the community.",
+     ["User joined a mentorship program for LGBTQ youth, it's really rewarding to help the community."]),
+    ("I hope to build my own family.", ["User hopes to build their own family."]),  # a goal
+    ("I hope to see you soon.", []),
+    ("Gonna continue my edu and check out career options.",
+     ["User is going to continue their edu and check out career options."]),
+    ("I wanna learn Spanish.", ["User wants to learn Spanish."]),
+    ("Wanna grab lunch?", []),
+])
+def test_a_goal_a_plan_said_casually_and_a_statement_before_a_view(text, facts):
+    assert said(text) == facts

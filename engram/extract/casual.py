@@ -35,6 +35,9 @@ _ZH_SPACE_RE = re.compile(r"(?<=[\u4e00-\u9fff])[ \u3000]+(?=[\u4e00-\u9fff])")
 _LIKE_ABOUT_RE = re.compile(
     r"\b(?P<verb>do|did|have|had|got|for|take|took|spend|spent|run|ran|read|sleep|slept|walk|walked|drink|drank|eat|ate"
     r"|maybe|was|is|it's|earn|make|made|pay|paid|weigh|lost|gained)\s+like(?=\s+\$?\d)")
+# "gonna"/"wanna" as the rules read them; said first, with "I" left out ("Gonna start a blog"): the user's
+_GONNA_RE = re.compile(r"(?P<start>^|[.!?]\s+)?\b(?P<w>gonna|wanna)\b", re.I)
+_GONNA = {"gonna": "going to", "wanna": "want to"}
 _SENTENCE_START_RE = re.compile(r"(^|[.!?]\s+)([a-z])")
 # a name typed in lower case, after the words that introduce one ("a cat called pixel", "i'm john,")
 _KIN = r"(?:girlfriend|boyfriend|wife|husband|partner|fiancee?|son|daughter|sister|brother|mom|dad|mum|grandma|grandpa|best friend)"
@@ -70,6 +73,8 @@ def formal(text: str) -> str:
     if "'" not in out:
         out = _NO_APOSTROPHE_RE.sub(lambda m: _keep_case(m.group(), _NO_APOSTROPHE[m.group().lower()]), out)
     out = _CHAT_RE.sub(lambda m: _CHAT[m.group()], out)
+    if "nna" in out:
+        out = _GONNA_RE.sub(_gonna, out)
     out = _LIKE_ABOUT_RE.sub(r"\g<verb> about", out)  # "I do like 200 cards a day": about 200, no liking
     out = _BARE_EXAM_RE.sub(lambda m: m.group(1) + "My " + (m.group(2) if m.group(2).isupper() else m.group(2).lower()), out)
     out = _BARE_KIN_RE.sub(lambda m: m.group(1) + ("My " if m.group(2)[0].isupper() else "my ") + m.group(2).lower(), out)
@@ -79,6 +84,14 @@ def formal(text: str) -> str:
     out = _NAME_AFTER_RE.sub(lambda m: m.group(1) + " " + (m.group(2) if m.group(2) in _NOT_NAMES
                                                           else m.group(2).capitalize()), out)
     return _SENTENCE_START_RE.sub(lambda m: m.group(1) + m.group(2).upper(), out)
+
+
+def _gonna(m: re.Match[str]) -> str:
+    said = _GONNA[m.group("w").lower()]
+    if m.group("start") is not None and not m.string.startswith(" be ", m.end()):
+        # ("Gonna start a blog": "I'm going to start a blog"; "Gonna be a great night": whose, unsaid)
+        return m.group("start") + ("I'm " if said.startswith("going") else "I ") + said
+    return _keep_case(m.group("w"), said)
 
 
 def _keep_case(said: str, written: str) -> str:

@@ -60,6 +60,10 @@ _NOT_A_SUBJECT = frozenset(
 _CLAUSE_END_RE = re.compile(r",\s*(?:and|but|so)\s+|\s+[-–—]+\s+|;|!")
 _TRAILING_RE = re.compile(r"(?:,?\s+(?:too|though|as\s+well|also|for\s+sure|honestly))+$", re.I)
 _OUR_START_RE = re.compile(r"^our\s+(?=(?:loved\s+ones|friends|families|kids|children|pets|communities)\b)", re.I)
+_FIRST_PERSON_RE = re.compile(r"\b(?:I|I'm|I've|I'd|my|me)\b")
+# "Yeah, I totally agree - taking risks is key": the lead-in to a view, no statement of its own
+_I_SAY_RE = re.compile(r"\bI\s+(?:(?:totally|really|completely|fully|just|so|also|do)\s+)*(?:agree|think|feel|believe|know"
+                       r"|mean|guess|bet|see|understand|get\s+it|hear\s+you)\b")
 _YOU_RE = re.compile(r"\b(?:you|your|yours|yourself|u|ur|ya)\b", re.I)
 _GENERIC_WE = {"us": "people", "we": "people", "ourselves": "oneself", "our": "one's"}
 _WE_RE = re.compile(r"\b(?:us|we|ourselves|our)\b", re.I)
@@ -73,6 +77,8 @@ def opinion(s: str, ctx: Ctx) -> list[Candidate] | None:
         view = _view(_TRAILING_RE.sub("", part.rstrip(".!").strip()), ctx)
         if view:
             return view
+        if _FIRST_PERSON_RE.search(part) and not _I_SAY_RE.search(part):
+            return None  # "I joined a mentorship program - it's rewarding to help": the statement leads
     return None
 
 

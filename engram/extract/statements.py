@@ -85,6 +85,8 @@ _EN_CHATTER = frozenset(
     can't cannot hate love like adore enjoy prefer dislike doubt assume care cared wanna mind trust need needs
     totally just really also still""".split()
 )
+# "I hope to see you soon": the exchange, not a goal
+_EN_HOPE_CHATTER = frozenset("see hear meet talk chat catch speak get be have do help".split())
 # "I'm <adjective>" that is about the exchange, not the user
 _EN_CHATTER_ADJ = frozenset(
     """glad happy sorry sure unsure certain right wrong fine good ok okay here there back curious aware
@@ -174,6 +176,12 @@ _EN_RESOLVE_RE = re.compile(
     r"|\bgot\s+this\b|\bon\s+it\b|\bgetting\s+there\b|\bfiguring\s+(?:out|it|things)\b|^can\s+(?:picture|imagine|see)\b"
     r"|\bhad\s+to\s+(?:take|snap|get)\s+a\s+(?:pic|picture|photo|shot)\b"
     r"|\bgive\s+(?:it|that|this)\s+a\s+(?:try|go|shot|whirl)\b|\b(?:think|thinking)\s+about\s+(?:it|that)\b"
+    r"|^(?:(?:is|are)\s+going\s+to\s+|will\s+|'ll\s+|can\s+)?(?:keep\s+(?:on\s+)?(?:chasing|believing|pursuing|working"
+    r"|doing|dreaming|fighting|hustling|shining|it\s+up)\b|make\s+(?:it|this|that|things)\s+(?:happen|count)\b"
+    r"|make\s+(?:my|their|our)\s+dreams?\s+come\s+true\b)"
+    r"|\b(?:not|never)\s+(?:going\s+to\s+)?give\s+up\b|\btry\s+(?:it|this|that)\s+out\b"
+    r"|^is\s+going\s+to\s+be\s+(?:so\s+|really\s+|super\s+)?(?:awesome|great|amazing|fine|ok|okay|fun|epic|tough|hard"
+    r"|worth\s+it|good|alright|cool|wild|interesting)\b"
 )
 _EN_NOT_OWNED = frozenset("""bad god gosh goodness pleasure turn guess point thoughts thought question fault heart mind
     day bet word words apologies condolences hope opinion advice answer""".split())
@@ -488,6 +496,8 @@ def _en_predicate_after_i(rest: str, contr: str) -> str | None:
     if head in _EN_LIKES and len(low) > 2 and low[1] not in PRONOUN_START - {"being", "doing"} \
             and not CONTEXT_WORDS.intersection(low):
         return third_verb(words[0]) + " " + " ".join(words[1:])  # what the preference rule left: "love being around friends"
+    if head in ("hope", "aim", "intend") and len(low) > 3 and low[1] == "to" and low[2] not in _EN_HOPE_CHATTER:
+        return lead + third_verb(words[0]) + " " + " ".join(words[1:])  # "I hope to build my own family": a goal
     if head in _EN_CHATTER or head.endswith("ing") or not head.isalpha():
         return None  # "I know…", "I loving it", "I do- Oscar"
     past = head in EN_IRREGULAR_PAST and not (head in _EN_SAME_PAST and _en_habitual(low, adv))
