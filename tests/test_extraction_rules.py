@@ -1559,3 +1559,12 @@ def test_a_pet_named_in_an_answer_and_a_two_word_pet(text, facts):
 ])
 def test_a_goal_a_plan_said_casually_and_a_statement_before_a_view(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("This necklace is super special to me - a gift from my grandma in my home country, Sweden.",
+     ["This necklace is super special to User.", "User's home country is Sweden."]),
+    ("My hometown, Boston, is lovely.", ["User's hometown is Boston."]),
+])
+def test_a_home_named_in_passing(text, facts):
+    assert said(text) == facts

@@ -116,7 +116,8 @@ _ATTRS = {
     "bday": "birthday", "email": "email", "email address": "email", "e-mail": "email",
     "phone": "phone", "phone number": "phone", "cell": "phone", "mobile number": "phone",
     "address": "address", "home address": "address", "hometown": "hometown",
-    "home town": "hometown", "age": "age", "job": "occupation", "occupation": "occupation",
+    "home town": "hometown", "home country": "home_country", "native country": "home_country",
+    "birthplace": "birthplace", "age": "age", "job": "occupation", "occupation": "occupation",
     "profession": "occupation", "job title": "occupation", "major": "major",
     "nationality": "nationality", "timezone": "timezone", "time zone": "timezone",
     "native language": "native_language", "first language": "native_language",
@@ -556,6 +557,21 @@ def _en_body(s: str, ctx: Ctx) -> list[Candidate] | None:
         out.append(candidate(ctx, Kind.FACT, f"User weighs {weight}.", "fact:weight", slot_value(weight),
                              "user's weight", valid_from=ctx.now))
     return out
+
+
+# a place of the user's set beside its name, inside a sentence about something else: "a gift from my
+# grandma in my home country, Sweden"; "I visited my hometown, Boston, last week"
+_EN_HOME_ASIDE_RE = re.compile(
+    r"\bmy\s+(?P<attr>home\s+country|hometown|home\s+town|native\s+country|birthplace),?\s+"
+    r"(?-i:(?P<x>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?))\b", re.I)
+
+
+def en_home_aside(s: str, ctx: Ctx) -> list[Candidate]:
+    """The user's home named in passing ("…in my home country, Sweden"), as if said on its own."""
+    m = _EN_HOME_ASIDE_RE.search(s)
+    if m is None:
+        return []
+    return _en_my(f"My {' '.join(m.group('attr').lower().split())} is {m.group('x')}", ctx) or []
 
 
 def en_fact(s: str, ctx: Ctx) -> list[Candidate] | None:

@@ -73,7 +73,7 @@ from engram.extract.changes import change
 from engram.extract.casual import formal
 from engram.extract.clauses import ZH_WHICH_THING_RE, ended_detail, from_to_detail, joined_detail, split_clauses
 from engram.extract.explicit import as_explicit, asked_to_keep, commands_apart, explicit_command, refers_back
-from engram.extract.facts_en import en_fact
+from engram.extract.facts_en import en_fact, en_home_aside
 from engram.extract.facts_zh import zh_fact
 from engram.extract.dates import split_due
 from engram.extract.filters import (
@@ -299,6 +299,8 @@ def extract_candidates(
         greeted = greeted and not strip_end(rest)  # "Hi!" alone: the next sentence may be a name
         sentence, keep = asked_to_keep(sentence)
         mined = _mine_sentence(sentence, ctx)
+        if "my " in sentence.lower():
+            mined += [c for c in en_home_aside(sentence, ctx) if not any(c.value == m.value for m in mined)]
         for c in as_explicit(mined, "记住") if keep else mined:
             if (at := _AT_IT_RE.match(c.content)) is not None:  # "I've been at it for six months"
                 doing = next((d.group(1) for o in reversed(out) if (d := _DOING_RE.match(o.content))), None)
