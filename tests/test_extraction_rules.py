@@ -1568,3 +1568,22 @@ def test_a_goal_a_plan_said_casually_and_a_statement_before_a_view(text, facts):
 ])
 def test_a_home_named_in_passing(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # encouragement to the listener, called by name or not, is no memory and no standing instruction
+    ("Remember Jon, Just do it!", []),  # (was "Jon, Just do it.")
+    ("Never give up! You're doing great.", []),  # (was "User wants the assistant to never give up.")
+    ("Always keep going.", []),
+    ("Never use emojis.", ["User wants the assistant to never use emojis."]),
+    ("Remember Paris is my favourite city.", ["User's favourite city is Paris."]),
+    # what is true of everyone, and a photo pointed at, say nothing of the user
+    ("We're all individual and wonderfully imperfect.", []),  # (was "User is individual and …")
+    ("We've all been there.", []),
+    ("We're all going to the beach on Sunday.", ["User is going to the beach on Sunday."]),
+    ("We've got a pup and a kitty. That's the dog, and here's our cat!", ["User has a pup and a kitty."]),
+    # a feeling that leads in: the clause after it is the statement (was "Glad User's journey …")
+    ("Glad my journey is inspiring others.", ["User's journey is inspiring others."]),
+])
+def test_encouragement_everyone_and_a_feeling_that_leads_in(text, facts):
+    assert said(text) == facts

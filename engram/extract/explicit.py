@@ -85,6 +85,7 @@ def commands_apart(sentence: str) -> list[str]:
 
 
 _EN_YOU_WORD_RE = re.compile(r"\b(?:you|your|yours|yourself)\b", re.I)
+_EN_CALLED_RE = re.compile(r"^(?-i:[A-Z][a-z]+),\s+")
 _EN_IMPERATIVE_RE = re.compile(
     r"^(?:just\s+|always\s+|never\s+)?(?:do|be|believe|keep|stay|take|try|go|trust|stop|don't|never|enjoy|have|make|let"
     r"|get|give|hang|push|focus|follow|love)\b", re.I)
@@ -125,8 +126,11 @@ def explicit_command(s: str, ctx: Ctx, mine: Miner) -> list[Candidate] | None:
         clause = strip_end(clause)
     if not clause or _EN_REJECT_CLAUSE_RE.match(clause) or _EN_CONTEXT_ONLY_RE.fullmatch(clause):
         return []  # ("remember that.": what "that" is, only what was said before says)
-    if not zh and not remind and m.groupdict().get("sep") is not None and _addressed(m.group("sep"), clause):
-        return None  # "Remember, just do it!", "Don't forget to take breaks when you need to": said to them
+    sep = m.groupdict().get("sep")
+    called = _EN_CALLED_RE.match(clause) if sep is not None and not sep.strip() else None
+    if not zh and not remind and sep is not None and (
+            _addressed(sep, clause) or (called is not None and _addressed(",", clause[called.end():]))):
+        return None  # "Remember, just do it!", "Remember Jon, just do it!", "Don't forget to take breaks …": said to them
 
     if not zh and not remind and m.groupdict().get("verb", "").lower() == "note" and not _NOTE_SEP_RE.fullmatch(m.group("sep")):
         return None  # "note the date" is not a memory command

@@ -172,6 +172,11 @@ _YOU_AUX = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "d
 _EN_ABOUT_ANSWERS_RE = re.compile(
     rf"\b(?:(?:in|keep)\s+your\s+(?:answers|replies|responses|messages)|{_WHEN_YOU})\b", re.I
 )
+# "Never give up!", "Always keep going": encouragement, not how to answer
+_EN_CHEER_RE = re.compile(
+    r"^(?:give\s+up|stop\s+(?:believing|dreaming|trying|learning|growing|fighting|smiling|being\s+you)"
+    r"|keep\s+(?:going|trying|pushing|smiling|dreaming|believing|shining|fighting|it\s+up|at\s+it)|be\s+(?:yourself|afraid|scared))\b",
+    re.I)
 _EN_STANDING_HINTS = ("always", "ever", "from now on", "going forward", "future", "by default", "every time",
                       "each time", "for this conversation", "from here on")
 _ZH_INSTR_RE = re.compile(
@@ -253,7 +258,7 @@ def instruction(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     body = m.group("body").strip()
     first = body.split(None, 1)[0].lower() if body else ""
-    if first not in _EN_VERBS or en_hedged(body):
+    if first not in _EN_VERBS or en_hedged(body) or _EN_CHEER_RE.match(body):
         return None
     neg = adv.startswith(("never", "don't", "do not"))
     rest = _WHEN_YOU_RE.sub(lambda w: "when it " + third_verb(w.group(1)), _YOUR_RE.sub("its", lcfirst(body)))

@@ -117,6 +117,9 @@ _EN_LEAD_RE = re.compile(
     r"|well|yeah|yes|honestly|basically|after\s+that|afterwards|after\s+this)\s*,?\s+)+",
     re.I,
 )
+# "Glad my journey is inspiring others": the feeling leads in; the clause after it says the thing
+_EN_GLAD_LEAD_RE = re.compile(
+    r"^(?:so\s+|really\s+|just\s+)?(?:glad|happy|thankful|grateful|relieved|stoked)\s+(?:that\s+)?(?=(?:my|our)\s)", re.I)
 _EN_LEAD_TIME_RE = re.compile(
     r"^(?P<t>(?:(?:about|around|roughly|almost|nearly|some)\s+)?"
     r"(?:last|this|next|on|in|over|during|earlier|yesterday|today|tonight"
@@ -240,8 +243,8 @@ def _en_concise(rest: str, *, comment: bool = False) -> str:
 def _en_comment(tail: str) -> str | None:
     """"it was inspiring and emotional" → "it was inspiring and emotional" (cut, ≤ 14 words), else None."""
     said = trim_fillers(_EN_CUT_RE.split(tail, maxsplit=1)[0].strip(" ,")).strip(" ,")
-    if re.match(r"(?:that|this|it)(?:'s|\s+is)\s+(?:the|my|a|an)\s+\w+$", said, re.I):
-        return None  # "that's the dog": pointing at a photo, no comment
+    if re.match(r"(?:that|this|it)(?:'s|\s+is)\s+(?:the|my|a|an)\s+\w+(?:$|,?\s+and\s+here)", said, re.I):
+        return None  # "that's the dog", "That's the dog, and here's our cat": pointing at a photo, no comment
     words = said.split()
     if not 3 <= len(words) <= 18 or _YOU_RE.search(said) or words[-1].lower() in _EN_BAD_END:
         return None
@@ -295,6 +298,8 @@ _EN_GOT_WHAT = frozenset("back home married engaged promoted hired accepted into
 # "we all" with a verb in the present says what is true of everyone, not what the user did
 _EN_WE_ALL_NOW_RE = re.compile(
     r"^all\s+(?:have|need|know|deserve|make|are|can|could|should|must|get|go\s+through|struggle|want|feel)\b", re.I)
+# "we're all …", "we've all been there" (not what they are doing: "we're all going to the beach")
+_EN_WE_ALL_ARE_RE = re.compile(r"^all\s+(?!(?:\w+ing|gonna|set|packed|booked)\b)", re.I)
 # what "we" are only to one another: it says nothing until the other one is named
 _EN_WE_MUTUAL_RE = re.compile(
     r"^(?:(?:have\s+)?been|are|am|were|became|stayed)\s+(?:such\s+|so\s+|really\s+|close\s+|good\s+|great\s+|best\s+)*"
@@ -679,6 +684,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     # the clause opens its sentence (before "Also," was cut): a subject left out can only be "I"
     opens = s.strip()[:1].isupper() or bool(ctx.memo and ctx.memo.get("opens"))
     s = _EN_VOCATIVE_RE.sub("", _EN_LEAD_RE.sub("", s.strip()).strip())  # "Gina, thanks for …" → "thanks for …"
+    s = _EN_GLAD_LEAD_RE.sub("", s)
     if not s:
         return None
     firm = _EN_FIRM.match(s)
@@ -765,8 +771,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         subject = "User"
         contr = m.group("ic") or ""
         if m.group("we"):
-            if _EN_WE_ALL_NOW_RE.match(rest):
-                return None  # "We all have unique paths": everyone
+            if _EN_WE_ALL_NOW_RE.match(rest) or (m.group("wc") and _EN_WE_ALL_ARE_RE.match(rest)):
+                return None  # "We all have unique paths", "We're all wonderfully imperfect": everyone
             rest = re.sub(r"^(?:all|both)\s+", "", rest, flags=re.I)  # "we all went …", "we both helped …"
             contr = {"'re": "'m"}.get((m.group("wc") or "").lower(), m.group("wc") or "")
             if rest.lower().startswith("are "):
