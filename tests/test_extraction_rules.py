@@ -1587,3 +1587,26 @@ def test_a_home_named_in_passing(text, facts):
 ])
 def test_encouragement_everyone_and_a_feeling_that_leads_in(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "aside"), [
+    # a relative clause about the user says a thing of its own, beside the statement it hangs on
+    ("Last month I got hurt and had to take a break from pottery, which I use for self-expression and peace.",
+     "User uses pottery for self-expression and peace."),
+    ("I sold my old bike, which I had for ten years.", "User had their old bike for ten years."),
+    ("I finally finished my thesis, which I have worked on for two years.", "User has worked on their thesis for two years."),
+    ("My favorite album is Abbey Road, which I listen to every day.", "User listens to Abbey Road every day."),
+    ("We adopted a dog, which we named Max.", "User named the dog Max."),
+])
+def test_a_relative_clause_about_the_user_is_a_fact_of_its_own(text, aside):
+    facts = said(text)
+    assert aside in facts and len(facts) == 2
+
+
+@pytest.mark.parametrize("text", [
+    "I bought a dress, which I want to wear tomorrow.",  # the noun is no object of "want"
+    "I started a new hobby, pottery, which I think is calming.",  # nor of "think"
+    "I have a garden, which I water every morning.",  # the statement kept the clause: no second fact
+])
+def test_a_relative_clause_that_is_no_statement_of_its_own_adds_nothing(text):
+    assert len(said(text)) <= 1

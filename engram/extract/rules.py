@@ -70,6 +70,7 @@ from typing import Any
 
 from engram.extract.candidate import Ctx
 from engram.extract.changes import change
+from engram.extract.asides import which_i_aside
 from engram.extract.casual import formal
 from engram.extract.clauses import ZH_WHICH_THING_RE, ended_detail, from_to_detail, joined_detail, split_clauses
 from engram.extract.explicit import as_explicit, asked_to_keep, commands_apart, explicit_command, refers_back
@@ -301,6 +302,8 @@ def extract_candidates(
         mined = _mine_sentence(sentence, ctx)
         if "my " in sentence.lower():
             mined += [c for c in en_home_aside(sentence, ctx) if not any(c.value == m.value for m in mined)]
+        if ", which " in sentence and not any(" which " in c.content for c in mined):  # (unless the statement kept it)
+            mined += [c for c in which_i_aside(sentence, ctx, _mine_sentence) if c.content not in {m.content for m in mined}]
         for c in as_explicit(mined, "记住") if keep else mined:
             if (at := _AT_IT_RE.match(c.content)) is not None:  # "I've been at it for six months"
                 doing = next((d.group(1) for o in reversed(out) if (d := _DOING_RE.match(o.content))), None)

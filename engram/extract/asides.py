@@ -1,0 +1,75 @@
+"""What a sentence says in passing, beside its main statement (English).
+
+"…take a break from pottery, which I use for self-expression and peace": the relative clause
+says something of its own about the user ("User uses pottery for self-expression and peace"),
+which the statement rules cut away as a subordinate clause. It is read as the sentence the
+user would have said alone ("I use pottery for self-expression and peace.") and mined as such.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from engram.extract.candidate import Candidate, Ctx
+
+Miner = Callable[[str, Ctx], list[Candidate]]
+
+# "<a noun>, which I <verb> …": the noun is the verb's object ("pottery, which I use for …")
+_NOT_IN_NOUN = r"(?!(?:which|from|of|with|for|into|in|on|at|to|about|and|or|but|a|an|the|my|our)\b)"
+_WHICH_I_RE = re.compile(
+    r"\b(?P<det>my|our|the|this|that|these|a|an|from|of|with|for|into|in|on|at|to|about|playing)\s+"
+    rf"(?P<np>(?:{_NOT_IN_NOUN}[\w'-]+\s+){{0,2}}{_NOT_IN_NOUN}[\w'-]+),\s+which\s+(?P<i>I|we)(?P<aux>'ve|'m|'d|'ll)?\s+"
+    r"(?P<rest>[^,.;!?]+)", re.I)
+# a name before it ("Abbey Road, which I listen to every day")
+_WHICH_I_NAME_RE = re.compile(
+    r"(?<!^)\b(?-i:(?P<np>[A-Z][\w'-]+(?:\s+[A-Z][\w'-]+){0,3})),\s+which\s+(?P<i>I|we)(?P<aux>'ve|'m|'d|'ll)?\s+"
+    r"(?P<rest>[^,.;!?]+)", re.I)
+# what may stand between "I" and the verb ("which I've been using for years"); "have" only before
+# a participle ("which I have used", not "which I had for ten years")
+_AUX = frozenset("been am was will would do did just also really still always often usually now".split())
+_HAVE = frozenset("have has had".split())
+# a verb whose object is a clause, not the noun ("pottery, which I think is calming")
+_NOT_ITS_OBJECT = frozenset(
+    """think thought believe believed guess know knew hope feel felt mean said say told wish bet suppose reckon
+    is was am are were can could should might may must do doing done""".split())
+# a verb whose object comes after its preposition ("worked on my thesis", "listen to that album")
+_VERB_WITH_PREP = frozenset(
+    """work on|listen to|rely on|count on|care about|talk about|think about|dream about|look after|look at|look for
+    live in|grow up in|go to|deal with|play with|hang out at|stay at|stay in|volunteer at|shop at|train at|work at
+    work with|study at|study with|talk to|write about|read about|learn about|agree with|fall in love with""".split("|"))
+_DETS = {"my": "my ", "our": "our ", "the": "the ", "a": "the ", "an": "the ", "this": "the ", "that": "the ", "these": "the "}
+
+
+def which_i_aside(sentence: str, ctx: Ctx, mine: Miner) -> list[Candidate]:
+    """The relative clause about the user after a noun, as a statement of its own, or []."""
+    m = _WHICH_I_RE.search(sentence) or _WHICH_I_NAME_RE.search(sentence)
+    if m is None or m.start() == 0:
+        return []
+    words = m.group("rest").split()
+    at = next((i for i, w in enumerate(words) if w.lower() not in _AUX and not (
+        w.lower() in _HAVE and i + 1 < len(words) and (words[i + 1].lower() == "been" or words[i + 1].endswith("ed")))), None)
+    if at is None or words[at].lower() in _NOT_ITS_OBJECT or len(words) > 14:
+        return []
+    if at + 1 < len(words) and f"{_stem(words[at])} {words[at + 1].lower()}" in _VERB_WITH_PREP:
+        at += 1  # "which I worked on for two years": the noun follows "on"
+    elif at + 1 < len(words) and words[at + 1].lower() in ("to", "that", "it", "them", "this"):
+        return []  # "which I want to try": the noun is no object of "want"; "which I got it from"
+    noun = _DETS.get((m.groupdict().get("det") or "").lower(), "") + m.group("np")
+    said = " ".join([m.group("i") + (m.group("aux") or ""), *words[: at + 1], noun, *words[at + 1:]]) + "."
+    memo = dict(ctx.memo) if ctx.memo is not None else None
+    found = mine(said[0].upper() + said[1:], ctx)
+    if ctx.memo is not None and memo is not None:  # (the aside is no sentence of its own: "It was …" is not about it)
+        ctx.memo.clear()
+        ctx.memo.update(memo)
+    return found
+
+
+def _stem(verb: str) -> str:
+    """The verb as `_VERB_WITH_PREP` writes it: "worked", "working", "works" → "work"."""
+    v = verb.lower()
+    for end, base in (("ying", "y"), ("ing", ""), ("ied", "y"), ("ed", ""), ("es", ""), ("s", "")):
+        if v.endswith(end) and len(v) - len(end) >= 3:
+            stem = v[: len(v) - len(end)] + base
+            return stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] else stem
+    return {"went": "go", "grew": "grow", "dealt": "deal", "fell": "fall", "read": "read"}.get(v, v)
