@@ -1610,3 +1610,15 @@ def test_a_relative_clause_about_the_user_is_a_fact_of_its_own(text, aside):
 ])
 def test_a_relative_clause_that_is_no_statement_of_its_own_adds_nothing(text):
     assert len(said(text)) <= 1
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # "started" with nothing started: what, the sentence before says (was "User started when they were young, …")
+    ("Yeah, I play clarinet! Started when I was young and it's been great.",
+     ["User plays clarinet.", "User started playing clarinet when they were young, it's been great."]),
+    ("I run marathons. Started three years ago.", ["User runs marathons.", "User started running marathons in 2023."]),
+    ("I do yoga. Began in college.", ["User does yoga.", "User began doing yoga in college."]),
+    ("Started when I was 17.", []),  # what, unsaid
+])
+def test_a_beginning_said_alone_is_of_what_the_user_just_said_they_do(text, facts):
+    assert said(text) == facts

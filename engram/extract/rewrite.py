@@ -126,6 +126,31 @@ def _you_sub(m: re.Match[str]) -> str:
     return _YOU[WS_RE.sub(" ", m.group().lower())]
 
 
+def gerund(third: str) -> str | None:
+    """The -ing form of a verb said in the third person: "plays" → "playing", "dances" →
+    "dancing", "runs" → "running", "studies" → "studying"; None for what is no such verb."""
+    v = third.lower()
+    if not v.isalpha() or not v.endswith("s") or v in ("is", "has", "was"):
+        return None
+    if v == "does":
+        return "doing"
+    if v.endswith("ies"):
+        base = v[:-3] + "y"
+    elif v.endswith(("ches", "shes", "sses", "xes", "zes", "oes")):
+        base = v[:-2]
+    else:
+        base = v[:-1]
+    if base.endswith("ie"):
+        return base[:-2] + "ying"
+    if base.endswith("e") and not base.endswith(("ee", "ye", "oe")):
+        return base[:-1] + "ing"
+    vowels = [c in "aeiou" for c in base]
+    if len(base) <= 4 and sum(1 for i, c in enumerate(vowels) if c and (i == 0 or not vowels[i - 1])) == 1 \
+            and len(base) >= 3 and not vowels[-1] and vowels[-2] and not vowels[-3] and base[-1] not in "wxy":
+        return base + base[-1] + "ing"  # "run" → "running", "swim" → "swimming" (not "visit", "play")
+    return base + "ing"
+
+
 def third_verb(verb: str) -> str:
     """Third person singular: "love" → "loves", "have" → "has", "can" → "can"."""
     lv = verb.lower()

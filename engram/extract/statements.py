@@ -38,7 +38,7 @@ from engram.extract.names import valid_zh_name
 from engram.extract.opinions import opinion
 from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PEOPLE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
 from engram.extract.rewrite import (
-    EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, pronoun_fits, third_verb,
+    EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, gerund, pronoun_fits, third_verb,
     unnamed_object, we_rest, zh_objects_named, zh_third,
 )
 from engram.models import Candidate, Kind
@@ -386,6 +386,21 @@ _EN_SINCE_TALK_RE = re.compile(r"^(?:ever\s+)?since\s+(?:we|i)\s+(?:last\s+)?(?:
 _EN_SINCE_LAST_RE = re.compile(r"\s+since\s+(?:our\s+last\s+(?:chat|talk|conversation|call)|we\s+last\s+(?:spoke|talked|chatted))\b",
                                re.I)  # "Been running longer since our last chat": the talk is no part of the fact
 _EN_ABOUT_RE = re.compile(r"\s+(?:about|around|roughly|almost|nearly|over|like|some|just)$", re.I)
+
+
+# "started when I was young" with nothing started: what, the sentence before says
+_EN_BEGAN_BARE_RE = re.compile(
+    r"^(?P<v>started|began)\s+(?=(?:when|as\s+a|at\s+(?:age|\d)|in\s+(?:\d{4}|high|college|school|middle|grade)|back|around"
+    r"|during|after|before|since|about|over|young|early|last|this|a\s+few|\w+\s+(?:years?|months?)\s+ago)\b)", re.I)
+_EN_DOES_RE = re.compile(r"^User (?:also |still |now )?(?P<v>[a-z]+)(?: (?P<what>[^,;]+?))?\.?$")
+
+
+def _what_began(ctx: Ctx) -> str | None:
+    """What the sentence before said the user does, as begun: "User plays clarinet." → "playing clarinet"."""
+    prev = ctx.memo.get("prev_fact") if ctx.memo is not None else None
+    m = _EN_DOES_RE.match(prev.content) if prev is not None else None
+    doing = gerund(m.group("v")) if m else None
+    return " ".join(filter(None, (doing, m.group("what")))) if m and doing else None
 
 
 _EN_BEFORE_NOW_RE = re.compile(r"\b(?:ago|last)\b", re.I)  # ("this year": no year gone by)
@@ -889,6 +904,11 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None
     if other is None and _negates_slot(_en_concise(s), ctx):
         return None
+    if subject == "User" and (began := _EN_BEGAN_BARE_RE.match(pred)):
+        doing = _what_began(ctx)  # "Yeah, I play clarinet! Started when I was young": playing clarinet
+        if doing is None:
+            return None  # ("Started when I was 17": what, unsaid)
+        pred = f"{began.group('v')} {doing} {pred[began.end():]}"
     kind, why = _en_kind(pred)
     words = pred.split()
     if m.group("we") and kind is Kind.FACT and not we_habit and (words or [""])[0].lower() in _EN_WE_DECIDE \
