@@ -16,7 +16,6 @@ from datetime import datetime
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE, absolute_when
 from engram.extract.phrases import CONTEXT_WORDS, ZH_OWNED_RE, ZH_PET_BREEDS
 from engram.extract.rewrite import en_rest, lcfirst
-from engram.when import find_range
 
 _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces starts: linear on long runs
     r"(?<!\s)(?:\s*[;,]\s*(?:(?:and|but|also|plus|so)\s+)?(?=(?:i|my|we|she|he)\b)|\s+(?:and|but|plus)\s+(?=(?:i|my|she's|he's|she|he)\b)"
