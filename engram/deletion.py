@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from engram import control, disputes, lifecycle
 from engram.capsule import delta_without, summary_record
 from engram.extract import extract_candidates
-from engram.episodes import EPISODE_KEY
+from engram.kinds import EPISODE_KEY, RESTATED_KEY
 from engram.models import Action, Event, Filters, Kind, MemoryItem, Status, utcnow
 from engram.store.base import HistoryEvent, Scope, Transition
 
@@ -61,9 +61,9 @@ def drawn_from(services: Services, scope: Scope, items: Sequence[MemoryItem]) ->
 
 def episodes_of(services: Services, items: Sequence[MemoryItem]) -> list[MemoryItem]:
     """The episodes `items` were drawn from ("forget all my preferences": what the user said
-    that made them goes too), each once, none of `items` itself."""
+    that made them goes too, and every turn that said one again), each once, none of `items` itself."""
     ids = {i.id for i in items}
-    wanted = {i.metadata.get(EPISODE_KEY) for i in items} - ids - {None}
+    wanted = {e for i in items for e in (i.metadata.get(EPISODE_KEY), *i.metadata.get(RESTATED_KEY, ()))} - ids - {None}
     return services.store.get_many([e for e in wanted if isinstance(e, str)])
 
 

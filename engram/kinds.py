@@ -50,6 +50,9 @@ class Action(StrEnum):
 # metadata keys engram sets itself (engram.episodes)
 EPISODE_KEY = "episode"  # a fact's: the id of the episode (the user's turn) it was drawn from
 REPLY_KEY = "reply_to"  # an episode's: the assistant turn it answers
+# a fact's: the later episodes that said it again, oldest first (at most RESTATED_KEEP of them)
+RESTATED_KEY = "restated_in"
+RESTATED_KEEP = 8
 
 
 class Source(StrEnum):

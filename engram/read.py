@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from engram import disputes, when
-from engram.kinds import EPISODE_KEY
+from engram.kinds import EPISODE_KEY, RESTATED_KEY
 from engram.models import Filters, MemoryItem, SearchResult, Source, Status, as_utc, utcnow
 from engram.store.base import Scope
 from engram.user_state import is_paused, local_time
@@ -122,8 +122,10 @@ def distinct(results: list[SearchResult]) -> list[SearchResult]:
 
 
 def provenance(services: Services, item: MemoryItem) -> list[MemoryItem]:
-    """The episodes `item` was drawn from ("why do you think that?"), as shown; none for an
-    episode itself, or once its episode was deleted."""
-    episode_id = item.metadata.get(EPISODE_KEY)
-    episode = services.store.get(episode_id) if isinstance(episode_id, str) else None
-    return [] if episode is None else [services.display.item(episode)]
+    """The episodes `item` was drawn from ("why do you think that?"), as shown: the turn that
+    first said it, then those that said it again, oldest first; none for an episode itself,
+    and none that was deleted."""
+    said = [item.metadata.get(EPISODE_KEY), *item.metadata.get(RESTATED_KEY, ())]
+    ids = list(dict.fromkeys(e for e in said if isinstance(e, str)))
+    found = {e.id: e for e in services.store.get_many(ids)} if ids else {}
+    return [services.display.item(found[e]) for e in ids if e in found]

@@ -29,6 +29,7 @@ from engram.capsule import promotion
 from engram.control import split_commands
 from engram.embed_behind import EmbedBehind
 from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
+from engram.kinds import RESTATED_KEEP, RESTATED_KEY
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
 from engram.extract.answers import answer_as_statement, asks_of_pronoun
@@ -492,6 +493,7 @@ class Writer:
                     "importance": max(target.importance, candidate.importance),
                     "updated_at": now,
                     "last_accessed": now,  # said again: a use (engram.lifecycle decay)
+                    "metadata": _restated(target.metadata, item.metadata.get(EPISODE_KEY)),
                 }
             )
             reinforced, promoting = _promoted(Action.NOOP, reinforced, None, session_id)
@@ -769,3 +771,12 @@ def _promoted(
     promoted, reason = found
     log.debug("promoted %s to long_term: %s", promoted.id, reason)
     return promoted, [HistoryEvent.of(promoted, "PROMOTE", None, reason)]
+
+
+def _restated(metadata: dict[str, Any], episode_id: object) -> dict[str, Any]:
+    """A fact's metadata once the episode `episode_id` said it again: provenance lists every turn
+    that said it ("why do you think that?"), the newest RESTATED_KEEP after the first."""
+    if not isinstance(episode_id, str) or episode_id == metadata.get(EPISODE_KEY):
+        return metadata
+    before = [e for e in metadata.get(RESTATED_KEY, ()) if e != episode_id]
+    return {**metadata, RESTATED_KEY: [*before, episode_id][-RESTATED_KEEP:]}

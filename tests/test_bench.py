@@ -228,3 +228,29 @@ def test_bench_scale_runs_on_sqlite_and_qdrant_with_writers_that_cross_no_user(t
     multi = phases["qdrant", "multi-user-60"]
     assert multi.search_cold_ms.n == multi.search_restart_ms.n == 3 and multi.db_mb > 0
     assert list(tmp_path.iterdir()) == [tmp_path / "out"]  # every store removed
+
+
+def test_bench_conversation_counts_a_fact_for_every_turn_that_said_it(tmp_path: Path) -> None:
+    from engram.bench.conversation import run_conversation
+
+    said = "I practice taekwondo."
+    conversation = {
+        "speaker_a": "Ana", "speaker_b": "Ben",
+        "session_1_date_time": "1:56 pm on 8 May, 2023",
+        "session_1": [{"speaker": "Ana", "dia_id": "D1:1", "text": said},
+                      {"speaker": "Ben", "dia_id": "D1:2", "text": "Cool! Since when?"}],
+        "session_2_date_time": "2:10 pm on 20 May, 2023",
+        "session_2": [{"speaker": "Ben", "dia_id": "D2:1", "text": "How was your week?"},
+                      {"speaker": "Ana", "dia_id": "D2:2", "text": said}],
+        "session_1_observation": {"Ana": [["Ana practices taekwondo.", "D1:1"]]},
+        "session_2_observation": {"Ana": [["Ana practices taekwondo.", "D2:2"]]},
+        "qa": [{"question": "What martial art does Ana practice?", "answer": "taekwondo", "evidence": ["D2:2"],
+                "category": 4}],
+    }
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps(conversation), encoding="utf-8")
+    report = run_conversation([path], modes=["conversation"], ks=[1, 5])
+    (mode,) = report.modes
+    assert mode.facts == 1  # one fact, said twice
+    assert mode.coverage == 1.0 and mode.support == 1.0  # kept from both turns, as its provenance says
+    assert mode.recall[5] == 1.0

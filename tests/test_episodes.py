@@ -292,3 +292,32 @@ def test_a_bare_answer_is_embedded_with_the_question_it_answers(db_path):
             hits = [h.memory if h.memory.kind is Kind.TURN else memory.provenance(h.memory.id)[0]
                     for h in memory.search(query, user_id="ana", limit=5)]
             assert hits[0].content == answer, query
+
+
+def test_a_fact_said_again_lists_every_turn_that_said_it(memory):
+    memory.add("I practice taekwondo.", user_id="ana", session_id="s1", metadata={"dia_id": "D1:1"})
+    memory.add("Yeah, I practice taekwondo!", user_id="ana", session_id="s2", metadata={"dia_id": "D2:5"})
+    (fact,) = facts(memory, "ana")
+    assert fact.strength == 2.0  # said twice: one fact, reinforced
+    said = memory.provenance(fact.id)
+    assert [e.metadata["dia_id"] for e in said] == ["D1:1", "D2:5"]  # oldest first
+    assert [e.session_id for e in said] == ["s1", "s2"]
+
+
+def test_deleting_all_of_a_kind_takes_every_turn_that_said_one(memory):
+    memory.add("I practice taekwondo.", user_id="ana", session_id="s1")
+    memory.add("I practice taekwondo.", user_id="ana", session_id="s2")
+    memory.add("I love sushi.", user_id="ana", session_id="s2")
+    (fact,) = [f for f in facts(memory, "ana") if "taekwondo" in f.content]
+    assert fact.kind is Kind.FACT and len(memory.provenance(fact.id)) == 2
+    memory.delete_by_kind(fact.kind, user_id="ana")
+    assert [e.content for e in episodes(memory, "ana")] == ["I love sushi."]  # the preference's turn stays
+
+
+def test_a_deleted_turn_drops_out_of_what_a_fact_was_said_in(memory):
+    memory.add("I practice taekwondo.", user_id="ana", session_id="s1")
+    memory.add("I practice taekwondo.", user_id="ana", session_id="s2")
+    (fact,) = facts(memory, "ana")
+    first, again = memory.provenance(fact.id)
+    memory.delete(again.id)
+    assert [e.id for e in memory.provenance(fact.id)] == [first.id]

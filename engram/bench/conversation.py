@@ -127,15 +127,20 @@ class _Run:
         hits.sort(key=lambda h: -h.score)
         return [str(h.memory.metadata.get("dia_id")) for h in hits[:limit]]
 
-    def kept(self, speakers: Sequence[str]) -> tuple[dict[str, list[str]], set[str], int]:
-        """Facts by turn (what extraction kept, any status), turns with any memory, episodes."""
+    def kept(self, speakers: Sequence[str]) -> tuple[dict[str, list[str]], set[str], int, int]:
+        """Facts by turn (what extraction kept, any status: a fact said again is kept from each
+        turn that said it, as its provenance lists them), turns with any memory, episodes, and
+        facts (each once)."""
+        from engram.kinds import RESTATED_KEY
         from engram.models import Kind
 
         facts: dict[str, list[str]] = {}
         turns: set[str] = set()
-        episodes = 0
+        episodes = distinct = 0
         for speaker in speakers:
-            for item in self.memory.get_all(user_id=speaker, filters={"status": []}, limit=None):
+            items = self.memory.get_all(user_id=speaker, filters={"status": []}, limit=None)
+            turn_of = {i.id: str(i.metadata["dia_id"]) for i in items if i.kind is Kind.TURN and "dia_id" in i.metadata}
+            for item in items:
                 dia_id = item.metadata.get("dia_id")
                 if dia_id is None:
                     continue
@@ -143,8 +148,11 @@ class _Run:
                 if item.kind is Kind.TURN:
                     episodes += 1
                 elif item.kind is not Kind.SUMMARY:
-                    facts.setdefault(str(dia_id), []).append(item.content)
-        return facts, turns, episodes
+                    distinct += 1
+                    again = (turn_of.get(e) for e in item.metadata.get(RESTATED_KEY, ()))
+                    for turn in dict.fromkeys([str(dia_id), *filter(None, again)]):
+                        facts.setdefault(turn, []).append(item.content)
+        return facts, turns, episodes, distinct
 
     def close(self) -> None:
         self.memory.close()
@@ -196,14 +204,14 @@ def run_conversation(
                 for query in corpus.queries:
                     found = run.search(query.text, speakers, max(ks), now)
                     ranks[mode].append((query.category, ranks_of(found, query.relevant)))
-                facts, turns, episodes = run.kept(speakers)
+                facts, turns, episodes, distinct = run.kept(speakers)
                 scores = observation_scores(conversation, facts)
                 numbers = stats[mode]
                 numbers["add"] += run.add_ms
                 numbers["search"] += run.search_ms
                 numbers["turns"] += len(corpus.docs)
                 numbers["kept"] += len(turns)
-                numbers["facts"] += sum(map(len, facts.values()))
+                numbers["facts"] += distinct
                 numbers["episodes"] += episodes
                 numbers["obs"].append((scores["coverage"], scores["observations"]))
                 numbers["sup"].append((scores["support"], scores["facts"]))
