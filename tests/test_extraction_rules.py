@@ -1622,3 +1622,18 @@ def test_a_relative_clause_that_is_no_statement_of_its_own_adds_nothing(text):
 ])
 def test_a_beginning_said_alone_is_of_what_the_user_just_said_they_do(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # "I'm" left out before what the user is working on or looking for
+    ("Still working on opening a dance studio.", ["User is still working on opening a dance studio."]),
+    ("Looking for a new flat in Lisbon.", ["User is looking for a new flat in Lisbon."]),
+    ("Working on it!", []),
+    ("Working on cars is fun.", []),  # (the phrase is the subject)
+    ("Looking forward to it!", []),
+    # a list before "so …" stays whole (was "User is passionate about dance.")
+    ("I'm passionate about dance and fashion so combining them lets me show my creativity.",
+     ["User is passionate about dance and fashion."]),
+])
+def test_what_the_user_is_working_on_said_without_i_and_a_list_before_so(text, facts):
+    assert said(text) == facts

@@ -317,11 +317,12 @@ _EN_CLEFT_ENDS = frozenset(  # the last word of "… something I …": a verb or
     pursue learn prefer hate dislike avoid try play make see visit read watch eat cook
     on about with without for in to into at of""".split())
 _EN_CLEFT_VAGUE = frozenset("this that it which what there you your these those".split())
-_EN_DROPPED_LEAD = frozenset("just finally also recently already never".split())  # "Just got a puppy!"
+_EN_DROPPED_LEAD = frozenset("just finally also recently already never still".split())  # "Just got a puppy!"
 _EN_DROPPED_GOING = {  # a plan without its "I'm", by the word after the verb (not "Heading out", "Starting to feel …")
     **dict.fromkeys(("heading", "flying", "moving", "travelling", "traveling"), ("to",)),
     **dict.fromkeys(("starting", "visiting"), ("a", "an", "my", "our", "the")),
     "thinking": ("of", "about"), "planning": ("to", "on", "a", "an", "my", "our"),  # "Thinking of going back to school"
+    "working": ("on",), "looking": ("for",),  # "Still working on opening a dance studio", "Looking for a new flat"
 }
 _EN_FINITE_RE = re.compile(  # a verb after an -ing phrase makes the phrase its subject
     r"\b(?:is|was|are|were|has|have|had|takes|took|makes|made|gives|gave|means|meant|helps|helped|feels|felt"
