@@ -1637,3 +1637,19 @@ def test_a_beginning_said_alone_is_of_what_the_user_just_said_they_do(text, fact
 ])
 def test_what_the_user_is_working_on_said_without_i_and_a_list_before_so(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # Chinese leaves out its 我: after 和 (tagged a conjunction) as after 跟, and before 在 + a verb
+    ("上周末和朋友去爬了香山，累死了。", ["用户和朋友去爬了香山"]),
+    ("最近在减肥，晚上不吃主食。", ["用户最近在减肥", "用户晚上不吃主食"]),
+    ("一直在找工作。", ["用户一直在找工作"]),
+    ("妈妈和朋友去爬了香山。", []),  # (a subject of its own)
+    ("和你聊天很开心。", []),
+    # what one is busy with this very moment is no fact
+    ("我正在吃饭。", []),
+    ("在开会，晚点聊。", []),
+    ("我在学做饭。", ["用户在学做饭"]),
+])
+def test_a_chinese_clause_without_its_subject_and_a_moment_that_passes(text, facts):
+    assert said(text) == facts

@@ -73,7 +73,9 @@ _ZH_HEDGES = (
 EN_TRANSIENT_RE = re.compile(
     r"\b(?:right now|at the moment|today|tonight|this (?:morning|afternoon|evening))\b", re.I
 )
-ZH_TRANSIENT_RE = re.compile(r"今天|今晚|现在|刚才|刚刚|此刻|这会儿|明天|昨天")
+# (and what one is busy with at this very moment: "正在吃饭", "在开会")
+ZH_TRANSIENT_RE = re.compile(r"今天|今晚|现在|刚才|刚刚|此刻|这会儿|明天|昨天"
+                             r"|(?:正在|正|在)(?:吃饭|吃午饭|吃晚饭|吃早饭|睡觉|洗澡|开会|开车|上班的路上|路上|回家的路上|排队|等车|做饭)")
 
 
 _EN_CLOSING_ENDS = ("btw", "by the way", "fyi", "for the record", "just so you know", "worth")

@@ -1152,7 +1152,8 @@ def _zh_dropped_subject(s: str) -> bool:
     prepositional phrase: "从杭州搬到深圳", "跟朋友去了海边") comes a verb with something after it, and
     the clause is an event (了/过) or a plan. Anything else before the verb ("妈妈昨天去了…", "这家
     店…") is a subject of its own; a wish or thanks without an event ("希望…") is no fact."""
-    if not (_ZH_PAST_RE.search(s) or _ZH_PLAN_RE.search(s)) or len(s) > _MAX_ZH_CHARS or _ZH_CHATTER_RE.match(s):
+    ongoing = _ZH_ONGOING_RE.match(s) is not None  # "最近在减肥": what the user is doing these days
+    if not (ongoing or _ZH_PAST_RE.search(s) or _ZH_PLAN_RE.search(s)) or len(s) > _MAX_ZH_CHARS or _ZH_CHATTER_RE.match(s):
         return False
     import rjieba  # (loaded already: Chinese text is segmented for the index)
 
@@ -1166,17 +1167,19 @@ def _zh_dropped_subject(s: str) -> bool:
         if word in ("这", "那") and tagged[at + 1 : at + 2] and tagged[at + 1][1] == "t":
             at += 2  # 这周末, 那天
             continue
-        if tag == "p" and word in _ZH_PREPOSITIONS:  # 从杭州 / 跟朋友 / 给妈妈 … then the verb
-            verb = next((i for i in range(at + 1, min(at + 5, len(tagged))) if tagged[i][1] in _ZH_VERB_TAGS), None)
+        if tag in ("p", "c") and word in _ZH_PREPOSITIONS:  # 从杭州 / 跟朋友 / 和朋友 (a "c") … then the verb
+            verb = next((i for i in range(at + 1, min(at + 5, len(tagged)))
+                         if tagged[i][1] in _ZH_VERB_TAGS or tagged[i][0] in _ZH_ONE_CHAR_VERBS), None)
             if verb is None:
                 return False
             at = verb
             continue
         # a verb with something after it ("收到了" alone is an acknowledgement); "打篮球", "弹钢琴" are
         # verb and object in one word (tagged a noun)
-        verb = tag in _ZH_VERB_TAGS or (tag == "n" and len(word) >= 2 and word[0] in _ZH_VERB_OBJECT_HEADS)
-        return verb and word not in _ZH_NOT_DEEDS and any(
-            t not in ("ul", "uz", "ug", "y", "x", "e") for _, t in tagged[at + 1 :])
+        verb = tag in _ZH_VERB_TAGS or (tag == "n" and len(word) >= 2 and word[0] in _ZH_VERB_OBJECT_HEADS) \
+            or word in _ZH_ONE_CHAR_VERBS  # ("现在在学日语": 学 is tagged a noun)
+        return verb and word not in _ZH_NOT_DEEDS and (ongoing or any(
+            t not in ("ul", "uz", "ug", "y", "x", "e") for _, t in tagged[at + 1 :]))
     return False
 
 
@@ -1184,6 +1187,9 @@ _ZH_ONE_OF_RE = re.compile(r"^(?:另外|另)?一[只个条匹]|^(?:大的|小的
 _ZH_LEAD_WORDS = frozenset(
     "最近 刚刚 刚 终于 已经 也 还 又 今天 昨天 上周 上个月 去年 周末 上周末 在家 一般 平时 经常 通常 之前 以前 后来 当时".split())
 _ZH_VERB_OBJECT_HEADS = frozenset("打踢玩弹骑练跳滑钓爬拉吹")
+_ZH_ONE_CHAR_VERBS = frozenset("学练考教读写画")
+# "(最近|现在|一直)在 V…", "正在 V…": doing it these days, with nothing after the verb needed ("最近在减肥")
+_ZH_ONGOING_RE = re.compile(r"^(?:最近|这段时间|这阵子|这几天|现在|目前|一直|还)?(?:正在|在)(?![家这那])")
 _ZH_PREPOSITIONS = frozenset("从 在 跟 和 给 把 对 为 替 陪 同".split())
 _ZH_VERB_TAGS = ("v", "vq", "vd")
 _ZH_NOT_DEEDS = frozenset("希望 祝 谢谢 感谢 觉得 认为 知道 听说 记得 忘了 看来 好像 似乎 是 笑死 笑 哭 累死 困死 饿死 气死 吓死 醉".split())
