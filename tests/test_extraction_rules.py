@@ -1653,3 +1653,13 @@ def test_what_the_user_is_working_on_said_without_i_and_a_list_before_so(text, f
 ])
 def test_a_chinese_clause_without_its_subject_and_a_moment_that_passes(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # what an owned noun is for stays with it (was no fact)
+    ("My budget for the trip is around 3000 dollars.", ["User's budget for the trip is around 3000 dollars."]),
+    ("My goal for this year is to run a marathon.", ["User's goal for this year is to run a marathon."]),
+    ("My thoughts on it are mixed.", []),
+])
+def test_what_an_owned_thing_is_for_stays_with_it(text, facts):
+    assert said(text) == facts

@@ -404,6 +404,10 @@ def _what_began(ctx: Ctx) -> str | None:
     return " ".join(filter(None, (doing, m.group("what")))) if m and doing else None
 
 
+# what an owned noun is for or of, before its verb: "my budget [for the trip] is …", "my goal [for this year] is …"
+_EN_OWN_OF_RE = re.compile(
+    r"^(?P<of>(?:for|of|at|in|on|with|to)\s+(?:(?:the|this|that|my|our|a|an|next)\s+)?[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)"
+    r"\s+(?=(?:is|are|was|were|will\s+be|has\s+been)\s)", re.I)
 _EN_BEFORE_NOW_RE = re.compile(r"\b(?:ago|last)\b", re.I)  # ("this year": no year gone by)
 # the year or month `en_valid_from` leaves in a statement ("… in 2023", "… from November 2026")
 _EN_NAMED_YEAR_RE = re.compile(r"\s+(?:in|from|since|during|as\s+of|starting)\s+(?:[A-Z][a-z]+\s+)?\d{4}\b")
@@ -832,6 +836,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 rest = rest[two.end():]
             elif head in _EN_BODY and rest and _EN_HURTS_RE.match(rest):
                 pass  # "My knee hurts when I run": the user's knee
+            elif (of := _EN_OWN_OF_RE.match(rest)) is not None and head not in _EN_NOT_OWNED and not m.group("own_s"):
+                own, rest = f"{own} {of.group('of').lower()}", rest[of.end():]  # "my budget for the trip is …"
             elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS:
                 return None  # "my bad", "my god"; "my art is about …" goes on
         role = _EN_TWO_WORD_OWN_RE.match(rest) if head in _EN_GROUPS and not m.group("own_s") else None
