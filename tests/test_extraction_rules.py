@@ -1597,6 +1597,8 @@ def test_encouragement_everyone_and_a_feeling_that_leads_in(text, facts):
     ("I finally finished my thesis, which I have worked on for two years.", "User has worked on their thesis for two years."),
     ("My favorite album is Abbey Road, which I listen to every day.", "User listens to Abbey Road every day."),
     ("We adopted a dog, which we named Max.", "User named the dog Max."),
+    ("I moved back to Austin, which I grew up in.", "User grew up in Austin."),  # (a verb of three words)
+    ("I stayed at a cabin, which I go to every winter.", "User goes to the cabin every winter."),
 ])
 def test_a_relative_clause_about_the_user_is_a_fact_of_its_own(text, aside):
     facts = said(text)

@@ -34,10 +34,12 @@ _NOT_ITS_OBJECT = frozenset(
     """think thought believe believed guess know knew hope feel felt mean said say told wish bet suppose reckon
     is was am are were can could should might may must do doing done""".split())
 # a verb whose object comes after its preposition ("worked on my thesis", "listen to that album")
-_VERB_WITH_PREP = frozenset(
-    """work on|listen to|rely on|count on|care about|talk about|think about|dream about|look after|look at|look for
-    live in|grow up in|go to|deal with|play with|hang out at|stay at|stay in|volunteer at|shop at|train at|work at
-    work with|study at|study with|talk to|write about|read about|learn about|agree with|fall in love with""".split("|"))
+_VERB_WITH_PREP = frozenset((
+    "work on", "work at", "work with", "listen to", "rely on", "count on", "care about", "talk about", "talk to",
+    "think about", "dream about", "look after", "look at", "look for", "live in", "grow up in", "go to", "deal with",
+    "play with", "hang out at", "stay at", "stay in", "volunteer at", "shop at", "train at", "study at", "study with",
+    "write about", "read about", "learn about", "agree with", "fall in love with",
+))
 _DETS = {"my": "my ", "our": "our ", "the": "the ", "a": "the ", "an": "the ", "this": "the ", "that": "the ", "these": "the "}
 
 
@@ -51,8 +53,10 @@ def which_i_aside(sentence: str, ctx: Ctx, mine: Miner) -> list[Candidate]:
         w.lower() in _HAVE and i + 1 < len(words) and (words[i + 1].lower() == "been" or words[i + 1].endswith("ed")))), None)
     if at is None or words[at].lower() in _NOT_ITS_OBJECT or len(words) > 14:
         return []
-    if at + 1 < len(words) and f"{_stem(words[at])} {words[at + 1].lower()}" in _VERB_WITH_PREP:
-        at += 1  # "which I worked on for two years": the noun follows "on"
+    particles = next((n for n in (3, 2, 1) if " ".join([_stem(words[at]), *words[at + 1 : at + 1 + n]]).lower()
+                      in _VERB_WITH_PREP), 0)
+    if particles:
+        at += particles  # "which I worked on for two years", "which I grew up in": the noun follows "on", "in"
     elif at + 1 < len(words) and words[at + 1].lower() in ("to", "that", "it", "them", "this"):
         return []  # "which I want to try": the noun is no object of "want"; "which I got it from"
     noun = _DETS.get((m.groupdict().get("det") or "").lower(), "") + m.group("np")
@@ -66,10 +70,13 @@ def which_i_aside(sentence: str, ctx: Ctx, mine: Miner) -> list[Candidate]:
 
 
 def _stem(verb: str) -> str:
-    """The verb as `_VERB_WITH_PREP` writes it: "worked", "working", "works" → "work"."""
+    """The verb as `_VERB_WITH_PREP` writes it, when it writes it: "lived", "living", "lives" →
+    "live"; "shopping" → "shop"; "studies" → "study"; else the verb as said."""
     v = verb.lower()
-    for end, base in (("ying", "y"), ("ing", ""), ("ied", "y"), ("ed", ""), ("es", ""), ("s", "")):
-        if v.endswith(end) and len(v) - len(end) >= 3:
-            stem = v[: len(v) - len(end)] + base
-            return stem[:-1] if len(stem) > 3 and stem[-1] == stem[-2] else stem
-    return {"went": "go", "grew": "grow", "dealt": "deal", "fell": "fall", "read": "read"}.get(v, v)
+    bases = (v, v[:-1], v[:-2], v[:-3], v[:-3] + "e", v[:-4], v[:-3] + "y", _IRREGULAR.get(v, v))
+    return next((b for b in bases if b in _PREP_VERBS), v)
+
+
+_IRREGULAR = {"went": "go", "gone": "go", "grew": "grow", "grown": "grow", "dealt": "deal", "fell": "fall",
+              "fallen": "fall", "wrote": "write", "written": "write", "stood": "stand", "thought": "think"}
+_PREP_VERBS = frozenset(combo.split()[0] for combo in _VERB_WITH_PREP)
