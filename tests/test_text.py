@@ -223,3 +223,14 @@ def test_normalize_output() -> None:
 )
 def test_split_sentences(text: str, expected: list[str]) -> None:
     assert split_sentences(text) == expected
+
+
+@pytest.mark.parametrize(("third", "ing"), [
+    ("plays", "playing"), ("dances", "dancing"), ("runs", "running"), ("studies", "studying"), ("swims", "swimming"),
+    ("visits", "visiting"), ("watches", "watching"), ("ties", "tying"), ("reads", "reading"), ("does", "doing"),
+    ("has", None), ("is", None), ("cat", None),
+])
+def test_gerund_of_a_verb_in_the_third_person(third, ing):
+    from engram.extract.rewrite import gerund
+
+    assert gerund(third) == ing

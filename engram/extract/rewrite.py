@@ -144,11 +144,12 @@ def gerund(third: str) -> str | None:
         return base[:-2] + "ying"
     if base.endswith("e") and not base.endswith(("ee", "ye", "oe")):
         return base[:-1] + "ing"
-    vowels = [c in "aeiou" for c in base]
-    if len(base) <= 4 and sum(1 for i, c in enumerate(vowels) if c and (i == 0 or not vowels[i - 1])) == 1 \
-            and len(base) >= 3 and not vowels[-1] and vowels[-2] and not vowels[-3] and base[-1] not in "wxy":
-        return base + base[-1] + "ing"  # "run" → "running", "swim" → "swimming" (not "visit", "play")
+    if _ONE_SHORT_SYLLABLE_RE.fullmatch(base):
+        return base + base[-1] + "ing"  # "run" → "running", "swim" → "swimming" (not "visit", "play", "read")
     return base + "ing"
+
+
+_ONE_SHORT_SYLLABLE_RE = re.compile(r"[^aeiou]+[aeiou][^aeiouwxy]")
 
 
 def third_verb(verb: str) -> str:
