@@ -1433,7 +1433,8 @@ def test_an_exam_said_without_mine_and_what_the_user_does_at_night(text, facts):
 
 def test_his_birthday_next_month_and_a_wish_to_give_him_something():
     found = [c.content for c in extract_candidates("他下个月生日，我想给他准备个惊喜。", now=NOW, referent="男朋友")]
-    assert found == ["用户的男朋友下个月生日", "用户想给他准备个惊喜"]  # (the wish made the whole sentence unreal)
+    # (the wish made the whole sentence unreal; its 他 is the boyfriend the clause before named)
+    assert found == ["用户的男朋友下个月生日", "用户想给男朋友准备个惊喜"]
     assert said("我想他会来的。") == []  # "I think", no wish
 
 
@@ -1664,4 +1665,18 @@ def test_a_chinese_clause_without_its_subject_and_a_moment_that_passes(text, fac
     ("My thoughts on it are mixed.", []),
 ])
 def test_what_an_owned_thing_is_for_stays_with_it(text, facts):
+    assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # a 他/她/它 in the user's words is the one a clause before named, else no fact (it stays an episode)
+    ("但是我朋友家养了一只大金毛，我每次去他家都特别开心。", ["用户的朋友家养了一只大金毛", "用户每次去朋友家都特别开心"]),
+    ("我妈妈生病了，我每天去医院看她。", ["用户的妈妈生病了", "用户每天去医院看妈妈"]),
+    ("我养了一只猫，我每天给它喂两次。", ["用户养了一只猫", "用户每天给猫喂两次"]),
+    ("对，但是我那么期待它，现在简直太失望了。", []),  # (was "用户那么期待它")
+    ("我每天去医院看她。", []),
+    ("我喜欢帮助其他人。", ["用户喜欢帮助其他人"]),  # 其他 is no pronoun
+    ("嗯，那是个好主意！我明天试试看。", []),  # what, unsaid (was "用户明天试试看（…）")
+])
+def test_a_chinese_pronoun_is_named_by_the_clause_before_or_no_fact(text, facts):
     assert said(text) == facts

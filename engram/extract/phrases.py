@@ -73,6 +73,9 @@ _EN_END_JUNK = ("lol", "lmao", "xd", "hehe", "ha", ":d", ":p")
 ZH_CUT_RE = re.compile(r"[，,；;。]|因为|但是|不过|所以")
 
 ZH_OBJ_BAD_RE = re.compile(r"^(?:[你您他她它这那哪谁上过了着的得]|什么|自己|大家|人家)")
+# a verb with nothing after it, after the adverbs that may lead it: "下次可以试试", "试过", "选的"
+ZH_BARE_VERB = (r"(?:明天|今天|今晚|回头|改天|周末|下次|以后|也|还|都|很|挺|蛮|比较|非常|真的|就|可以|会|一定|特别|超级?)*"
+                r"(?:试试看?|试一下|试过了?|试了|选的|买的|做的|说的|喜欢|知道了?|明白了?|去过|看过|玩过|期待的?|这么想|这样想|那么想)")
 
 
 def _rsub(rx: re.Pattern[str], s: str, window: int = 40) -> str:

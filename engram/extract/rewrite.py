@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from engram.extract.keys import WS_RE
-from engram.extract.phrases import ZH_OWNED_RE, ZH_PET_BREEDS, ZH_PETS
+from engram.extract.phrases import ZH_OWNED_RE, ZH_PEOPLE, ZH_PET_BREEDS, ZH_PETS
 from engram.relatives import KIN_EN, KIN_ZH
 
 
@@ -254,6 +254,20 @@ def unnamed_object(said: str) -> bool:
     return any(m.group("p").lower() in ("him", "her") for m in _EN_OBJECT_PRONOUN_RE.finditer(said))
 
 
+def zh_pronouns_named(said: str, prior: str | None) -> str | None:
+    """`said` (the user's own words) with its 他, 她 or 它 named as the user's `prior`, the one a
+    clause before named ("我朋友家养了一只金毛，我每次去他家都很开心": 朋友家); None when one stays
+    unnamed ("我那么期待它": what 它 is, only the turn before says). 他们 is left alone, as "them"
+    is; 其他 and 他人 are no pronoun."""
+    if _ZH_UNNAMED_RE.search(said) is None:
+        return said
+    if prior in _ZH_PEOPLE or prior in _ZH_ANIMALS:
+        said = zh_objects_named(said, prior)
+    return None if _ZH_UNNAMED_RE.search(said) else said
+
+
+_ZH_UNNAMED_RE = re.compile(r"(?<![其吉])[他她它](?![们人])")  # (吉他 is a guitar)
+_ZH_PEOPLE = frozenset(ZH_PEOPLE)
 _ZH_PLURAL_OWNED = frozenset("爸妈 父母 孩子们 家人 朋友们 同学们 同事们 室友们 兄弟姐妹".split())
 
 

@@ -36,10 +36,12 @@ from engram.extract.habits import en_routine, zh_routine
 from engram.extract.keys import EMOJI
 from engram.extract.names import valid_zh_name
 from engram.extract.opinions import opinion
-from engram.extract.phrases import CONTEXT_WORDS, PRONOUN_START, ZH_OWNED_RE, ZH_PEOPLE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object
+from engram.extract.phrases import (
+    CONTEXT_WORDS, PRONOUN_START, ZH_BARE_VERB, ZH_OWNED_RE, ZH_PEOPLE, ZH_PET_BREEDS, ZH_PETS, trim_fillers, zh_object,
+)
 from engram.extract.rewrite import (
     EN_IRREGULAR_PAST, EN_PLURAL_OWNED, as_sentence, en_objects_named, en_rest, gerund, pronoun_fits, third_verb,
-    unnamed_object, we_rest, zh_objects_named, zh_third,
+    unnamed_object, we_rest, zh_objects_named, zh_pronouns_named, zh_third,
 )
 from engram.models import Candidate, Kind
 from engram.relatives import COUPLE_EN, COUPLE_ZH, KIN_EN
@@ -1035,8 +1037,7 @@ _ZH_EMPTY_RE = re.compile(
     r"^(?:最近|现在|正|还)*在(?:学校|学习|家|公司|路上|外面|上班|开会|忙)?$|东西|问题|(?:喜欢|爱|讨厌|想|见|找|帮|给|跟|和|对|是|了)[它他她这那]$"
     r"|算了$"  # "…，所以寿司就算了": something passed over, no statement
     # a verb with nothing after it: "我下次可以试试", "我试过", "我妈妈选的", "我们都很喜欢"
-    r"|^(?:和.{1,12}?)?(?:下次|以后|也|还|都|很|挺|蛮|比较|非常|真的|就|可以|会|一定|特别|超级?)*"
-    r"(?:试试看?|试一下|试过了?|试了|选的|买的|做的|说的|喜欢|知道了?|明白了?|去过|看过|玩过|期待的?|这么想|这样想|那么想)$"
+    rf"|^(?:和.{{1,12}}?)?{ZH_BARE_VERB}$"
 )
 # an age: the user's is the age rule's ("我快30岁了" is none); a child's or a pet's is a statement
 _ZH_AGE_RE = re.compile(r"^[快都已经才满]*[0-9一二三四五六七八九十两]+岁")
@@ -1145,11 +1146,14 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
     elif m.group("subj") == "我们" and memo.get("other") in ZH_PEOPLE and (
             memo["other"] != memo.get("before") or memo["other"] in COUPLE_ZH):
         subject = "用户和" + memo["other"]  # "我女朋友也在成都，周三晚上我们一起吃饭"
+    said = zh_pronouns_named(pre + body, memo.get("other"))
+    if said is None:
+        return None  # "我那么期待它": what 它 is, the turn before says; it stays an episode
     for w in _ZH_PET_OBJ_RE.findall(body)[-1:]:
         memo["other"] = w
         if ctx.memo is not None:
             ctx.memo["other"] = w
-    return _zh_finish(subject, pre + body, ctx, other=None)
+    return _zh_finish(subject, said, ctx, other=None)
 
 
 def _zh_dropped_subject(s: str) -> bool:

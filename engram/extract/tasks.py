@@ -36,6 +36,7 @@ from engram.extract.keys import slugify
 from engram.extract.phrases import (
     CONTEXT_WORDS,
     EN_ADV,
+    ZH_BARE_VERB,
     ZH_OBJ_BAD_RE,
     ZH_OWNED_RE,
     ZH_PARTICLES_RE,
@@ -43,7 +44,7 @@ from engram.extract.phrases import (
     pronoun_led,
     trim_fillers,
 )
-from engram.extract.rewrite import as_sentence, en_objects_named, en_third, lcfirst, zh_third
+from engram.extract.rewrite import as_sentence, en_objects_named, en_third, lcfirst, zh_pronouns_named, zh_third
 from engram.models import Candidate, Kind
 
 _EN_MODAL_RE = re.compile(
@@ -334,9 +335,14 @@ def _zh_task(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None  # "每天早上八点和晚上八点": times, and no act
     if act[:1] in "和及与、" and (more := ZH_TIME_RE.match(act, 1)) is not None:
         act = act[more.end():]  # "每天早上八点和晚上八点吃药": the second time is the act's too
-    if (len(act) < 2 and not (rec and _ZH_BARE_ACT_RE.fullmatch(act))) or ZH_OBJ_BAD_RE.match(act):
-        return None  # (a bare "去" stays for the clause before it to name: `BARE_ROUTINE`)
+    if (len(act) < 2 and not (rec and _ZH_BARE_ACT_RE.fullmatch(act))) or ZH_OBJ_BAD_RE.match(act) \
+            or re.fullmatch(ZH_BARE_VERB, act):
+        return None  # (a bare "去" stays for the clause before it to name: `BARE_ROUTINE`; "我明天试试看": what, unsaid)
     body = zh_third(s, subject=not deadline) if s.startswith("我") or not deadline else "用户的" + zh_third(s)
+    if s.startswith("我") and not s.startswith(("我的", "我们的")):
+        body = zh_pronouns_named(body, ctx.memo.get("other") if ctx.memo else None)  # "…我每天去医院看她": 妈妈
+        if body is None:
+            return None
     content = body + ("" if rec else date_suffix(due, t, True))
     key, value = "task:" + slugify(act, consume=True), None
     reason = "带截止日期的任务" if dm else "周期性任务"
