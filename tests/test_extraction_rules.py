@@ -1680,3 +1680,13 @@ def test_what_an_owned_thing_is_for_stays_with_it(text, facts):
 ])
 def test_a_chinese_pronoun_is_named_by_the_clause_before_or_no_fact(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "kind", "fact"), [
+    # a verb with its result (看到, 遇到) is done: an event, not a task due today
+    ("我今天在学校的图书馆里看到一本有趣的科学书！", "event", "用户在学校的图书馆里看到一本有趣的科学书"),
+    ("我在公园遇到一个老朋友。", "event", "用户在公园遇到一个老朋友"),
+    ("我明天去看医生。", "task", "用户明天去看医生（2026-05-09）"),
+])
+def test_a_chinese_verb_with_its_result_is_done(text, kind, fact):
+    assert [(c.kind.value, c.content) for c in extract_candidates(text, now=NOW)] == [(kind, fact)]
