@@ -37,6 +37,7 @@ from engram.extract.keys import CJK_RE
 from engram.extract.corrections import CORRECTS_WITHIN, LOOK_BACK, corrected, correction, says, switch
 from engram.extract.endings import ending, ends
 from engram.extract.statements import last_referent, opens_with_pronoun
+from engram.extract.told import told_user
 from engram.graph import build as graph
 from engram.graph import kin
 from engram.models import Action, Candidate, Command, Event, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
@@ -153,6 +154,7 @@ class Writer:
         # session's working memory has it: add([user, assistant]) per exchange)
         answers = self._last_reply(said) if messages and messages[0].role == "user" else None
         local: datetime | None = None  # when it was said on the user's clock, read once needed
+        asked: str | None = None  # the user's message in this call an assistant turn answers
         for message in messages:
             text = message.content
             if message.role == "user":
@@ -171,11 +173,16 @@ class Writer:
                 s = self.services
                 local = local_time(s.store, s.settings, scope.user_id, clock_at)
             source = said
-            if message.role == "user":  # the turn itself, and the facts drawn from it point back to it
-                episode = self.keep_episode(said, text, answers)
+            told: list[str] = []
+            if message.role == "assistant":  # "Done: I booked you a table …": what the user was told
+                told = told_user(text, asked)
+            if message.role == "user" or told:  # the turn itself, and the facts drawn from it point back to it
+                episode = self.keep_episode(said, text, answers if message.role == "user" else asked, message.role)
                 if episode is not None:
                     kept_episodes.append(Event(action=Action.ADD, memory=episode.item, reason="kept as an episode"))
                     source = replace(said, metadata={**said.metadata, EPISODE_KEY: episode.item.id}, unwritten=[episode])
+            if message.role == "user":
+                asked = text
             else:
                 answers = text
             fix = correction(text) if message.role == "user" else None
@@ -184,6 +191,8 @@ class Writer:
                 out.events.append(fixed)
                 written.add(fixed.memory.id)
                 found = []
+            elif told:  # read as the user's own statement of it ("I have a reservation for …")
+                found = [c for sentence in told for c in extract_candidates(sentence, now=local)]
             else:
                 found = self._read(said, messages, message, text, answers, local)
                 moved = switch(text) if fix is None and message.role == "user" else None
@@ -616,14 +625,15 @@ class Writer:
         recent = self.services.store.turns_list(said.scope, said.session_id, last=1)
         return recent[0].content if recent and recent[0].role == "assistant" else None
 
-    def keep_episode(self, said: Said, text: str, answers: str | None) -> Record | None:
+    def keep_episode(self, said: Said, text: str, answers: str | None, role: str = "user") -> Record | None:
         """What the user said, verbatim after the privacy filter, with the assistant turn it
         answers, as the episode to write (`flush_episodes`); chatter is not kept. Facts drawn
-        from it record its id (provenance)."""
-        if is_chatter(text, answers):
+        from it record its id (provenance). With `role="assistant"`: what the assistant told the
+        user it did for them (`engram.extract.told`), with the user's request it answers."""
+        if role == "user" and is_chatter(text, answers):
             return None
         privacy = self.services.privacy
-        (item,) = self.turn_items(said, [Message(role="user", content=text.strip())]) or (None,)
+        (item,) = self.turn_items(said, [Message(role=role, content=text.strip())]) or (None,)
         if item is None:
             return None
         item.source = Source.EPISODE

@@ -321,3 +321,44 @@ def test_a_deleted_turn_drops_out_of_what_a_fact_was_said_in(memory):
     first, again = memory.provenance(fact.id)
     memory.delete(again.id)
     assert [e.id for e in memory.provenance(fact.id)] == [first.id]
+
+
+NOW = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)  # a Monday
+
+
+def test_what_the_assistant_told_the_user_it_booked_is_kept_and_due(memory):
+    memory.add([{"role": "user", "content": "Can you book me a table somewhere nice on Friday?"},
+                {"role": "assistant", "content": "Done: I booked a table for two at Nopa on Friday at 7pm."}],
+               user_id="ana", session_id="s1", timestamp=NOW)
+    memory.add("Great, thanks!", user_id="ana", session_id="s1", timestamp=NOW)  # chatter: no episode of its own
+    told = [e for e in episodes(memory, "ana") if e.metadata["role"] == "assistant"]
+    assert [e.content for e in told] == ["Done: I booked a table for two at Nopa on Friday at 7pm."]
+    assert told[0].metadata["reply_to"] == "Can you book me a table somewhere nice on Friday?"
+    (task,) = [m for m in facts(memory, "ana") if m.kind is Kind.TASK]
+    assert "Nopa" in task.content and task.due_at == datetime(2026, 12, 11, 19, 0, tzinfo=UTC)
+    assert [e.id for e in memory.provenance(task.id)] == [told[0].id]
+    hits = memory.search("where is my table on Friday?", user_id="ana", limit=3)
+    assert any("Nopa" in h.memory.content for h in hits)
+
+
+def test_a_reminder_the_assistant_promised_and_a_chinese_booking_are_the_users(memory):
+    memory.add([{"role": "user", "content": "I keep forgetting to call my mom."},
+                {"role": "assistant", "content": "I'll remind you to call your mom tomorrow at 8am."}],
+               user_id="ana", timestamp=NOW)
+    (task,) = [m for m in facts(memory, "ana") if m.kind is Kind.TASK]
+    assert "their mom" in task.content and task.due_at == datetime(2026, 12, 8, 8, 0, tzinfo=UTC)
+    memory.add([{"role": "user", "content": "我下周一要去北京出差。"},
+                {"role": "assistant", "content": "好的，已经为你预订了周一上午九点的高铁票。"}], user_id="xm", timestamp=NOW)
+    booked = [m for m in facts(memory, "xm") if "高铁票" in m.content]
+    assert [m.due_at for m in booked] == [datetime(2026, 12, 14, 9, 0, tzinfo=UTC)]
+
+
+@pytest.mark.parametrize("said", [
+    "I booked a flight to Paris for next week!",  # the other one's own trip: nothing addressed to the user
+    "You could book a table at Nopa on Friday.",  # advice, nothing done
+    "I'm so glad you liked it.",
+])
+def test_an_assistant_turn_that_reports_nothing_done_for_the_user_is_not_kept(memory, said):
+    memory.add([{"role": "assistant", "content": said}, {"role": "user", "content": "Nice!"}],
+               user_id="ana", timestamp=NOW)
+    assert memory.get_all(user_id="ana", limit=None) == []

@@ -1690,3 +1690,23 @@ def test_a_chinese_pronoun_is_named_by_the_clause_before_or_no_fact(text, facts)
 ])
 def test_a_chinese_verb_with_its_result_is_done(text, kind, fact):
     assert [(c.kind.value, c.content) for c in extract_candidates(text, now=NOW)] == [(kind, fact)]
+
+
+@pytest.mark.parametrize(("text", "asked", "said"), [
+    ("Done: I booked you a table for two at Nopa on Friday at 7pm.", None,
+     ["I have a reservation for a table for two at Nopa on Friday at 7pm."]),
+    ("Done: I booked a table for two at Nopa on Friday at 7pm.", "Can you book me a table on Friday?",
+     ["I have a reservation for a table for two at Nopa on Friday at 7pm."]),  # (the request says for whom)
+    ("Sure! I've scheduled your dentist appointment for Thursday at 10am.", None,
+     ["I have my dentist appointment for Thursday at 10am."]),
+    ("I'll remind you to call your mom tomorrow at 8am.", None, ["Remind me to call my mom tomorrow at 8am."]),
+    ("好的，已经为你预订了周五晚上七点的餐厅。", None, ["我预订了周五晚上七点的餐厅。"]),
+    ("我会在明天早上八点提醒你给妈妈打电话。", None, ["提醒我在明天早上八点给妈妈打电话。"]),
+    ("I booked a flight to Paris for next week!", None, []),  # their own trip
+    ("我订了周五的机票。", None, []),
+    ("You could book a table at Nopa on Friday.", None, []),
+])
+def test_what_the_assistant_says_it_did_for_the_user_in_the_users_words(text, asked, said):
+    from engram.extract.told import told_user
+
+    assert told_user(text, asked) == said
