@@ -113,7 +113,9 @@ def build_context(
                 continue
             if len(relevant) >= limit:
                 continue
-            when = item.created_at.strftime("%Y-%m-%d") if item.kind in (Kind.TURN, Kind.EVENT) else None
+            # a turn's day is when it was said; an event's, when it happened ("yesterday I went …"), as the capsule shows it
+            said = item.created_at if item.kind is Kind.TURN else (item.valid_from or item.created_at)
+            when = said.strftime("%Y-%m-%d") if item.kind in (Kind.TURN, Kind.EVENT) else None
             relevant.append(line_of(item, counter, s.line_tokens, score=result.score, when=when))
             items[item.id] = item
 

@@ -207,3 +207,11 @@ def test_demo_shows_the_verification_flow(tmp_path):
     out = result.output
     assert "context injected" in out and "capsule:" in out
     assert "blue" in out.split("context injected")[1] and "蓝色" in out.split("context injected")[2]
+
+
+def test_an_event_in_context_is_dated_when_it_happened_as_in_the_capsule(memory):
+    said = utcnow() - timedelta(days=3)
+    memory.add("Yesterday I went to the Louvre with my sister.", user_id="u1", timestamp=said)
+    context = memory.context("Where did I go with my sister?", user_id="u1")
+    line = next(ln for ln in context.relevant if ln.kind is Kind.EVENT and "Louvre" in ln.text)
+    assert line.when == (said - timedelta(days=1)).strftime("%Y-%m-%d")  # (said three days ago: "yesterday" is four)
