@@ -1582,7 +1582,7 @@ def test_a_home_named_in_passing(text, facts):
     ("We're all individual and wonderfully imperfect.", []),  # (was "User is individual and …")
     ("We've all been there.", []),
     ("We're all going to the beach on Sunday.", ["User is going to the beach on Sunday."]),
-    ("We've got a pup and a kitty. That's the dog, and here's our cat!", ["User has a pup and a kitty."]),
+    ("We've got a pup and a kitty. That's the dog, and here's our cat!", ["User has a pup.", "User has a kitty."]),
     # a feeling that leads in: the clause after it is the statement (was "Glad User's journey …")
     ("Glad my journey is inspiring others.", ["User's journey is inspiring others."]),
 ])

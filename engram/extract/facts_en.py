@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from engram.animals import PETS_EN, PETS_EN_ONE
 from engram.extract.candidate import Ctx, candidate, entities_of
 from engram.extract.dates import EN_DATE_RE, calendar_day
 from engram.extract.filters import EN_TRANSIENT_RE
@@ -98,8 +99,9 @@ _EN_JOB_RE = re.compile(
     r"|,\s+[^,]{1,40})?$",
     re.I,
 )
+_PETS = {w: animal.replace(" ", "_") for w, animal in PETS_EN.items()}  # (as a key says it: "guinea_pig")
 _RELATIONS = {
-    "dog": "dog", "cat": "cat", "pet": "pet", "puppy": "dog", "kitten": "cat", "wife": "wife",
+    **{w: _PETS[w] for w in PETS_EN_ONE}, "wife": "wife",
     "husband": "husband", "partner": "partner", "spouse": "spouse", "son": "son",
     "daughter": "daughter", "kid": "child", "child": "child", "baby": "baby", "brother": "brother",
     "sister": "sister", "mom": "mother", "mum": "mother", "mother": "mother", "dad": "father",
@@ -108,8 +110,7 @@ _RELATIONS = {
     "grandmother": "grandmother", "grandpa": "grandfather", "grandfather": "grandfather",
     "uncle": "uncle", "aunt": "aunt", "cousin": "cousin", "fiance": "fiance", "fiancé": "fiance",
     "fiancee": "fiancee", "fiancée": "fiancee", "roommate": "roommate", "cofounder": "cofounder",
-    "co-founder": "cofounder", "parrot": "parrot", "rabbit": "rabbit", "hamster": "hamster",
-    "horse": "horse", "car": "car",
+    "co-founder": "cofounder", "car": "car",
 }
 _ATTRS = {
     "name": "name", "birthday": "birthday", "birth date": "birthday", "date of birth": "birthday",
@@ -138,11 +139,7 @@ _EN_MY_REL_ATTR_RE = re.compile(rf"^(?P<rel>{_REL_RE})(?:'s|s'|')?\s+(?P<attr>{_
 _EN_MY_RE = re.compile(r"^my\s+(?P<attr>[a-z][\w' -]{0,40}?)\s+(?P<verb>is|are)\s+(?P<val>.+)$", re.I)
 _EN_MY_S_RE = re.compile(r"^my\s+(?P<attr>[a-z][\w-]{0,20})'s\s+(?P<val>(?!name\b)(?!birthday\b).+)$", re.I)
 _HAS = {
-    "dog": "dog", "dogs": "dog", "puppy": "dog", "puppies": "dog", "cat": "cat", "cats": "cat",
-    "kitten": "cat", "kittens": "cat", "parrot": "parrot", "rabbit": "rabbit", "bunny": "rabbit",
-    "hamster": "hamster", "goldfish": "fish", "fish": "fish", "bird": "bird", "birds": "bird",
-    "horse": "horse", "turtle": "turtle", "snake": "snake", "lizard": "lizard", "pet": "pet",
-    "pets": "pet", "kid": "children", "kids": "children", "child": "children",
+    **_PETS, "kid": "children", "kids": "children", "child": "children",
     "children": "children", "son": "son", "sons": "son", "daughter": "daughter",
     "daughters": "daughter", "brother": "brother", "brothers": "brother", "sister": "sister",
     "sisters": "sister", "twin": "twin", "wife": "wife", "husband": "husband",
@@ -377,7 +374,8 @@ def _en_have(s: str, ctx: Ctx) -> list[Candidate] | None:
         if nm:
             name, obj = nm.group("name").strip(), obj[: nm.start()].strip()
     words = [w.lower() for w in obj.split()]
-    canon = next((_HAS[w] for w in words[1:5] if w in _HAS), None)
+    canon = next((c for i in range(1, min(5, len(words))) if (c := _HAS.get(" ".join(words[i:i + 2])) or _HAS.get(words[i]))),
+                 None)  # (a pet of two words first: "a guinea pig")
     if canon is None or EN_TRANSIENT_RE.search(s):
         return None
     thing = " ".join(obj.split()[1:])

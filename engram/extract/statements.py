@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import re
 
+from engram.animals import PETS_EN
 from engram.extract.casual import formal
 from engram.extract.candidate import Ctx, candidate
 from engram.extract.dates import absolute_when, zh_said_time
@@ -70,10 +71,7 @@ _EN_CHILDREN = frozenset("son sons daughter daughters kid kids child children ba
 # "my team lead", "my band's drummer": a person named by their role in the user's group
 _EN_GROUPS = frozenset("team band class squad crew club group project company department".split())
 _EN_GROUP_ROLES = frozenset("lead leader manager captain coach owner founder drummer singer teacher".split())
-_EN_PETS = frozenset(
-    """dog dogs puppy puppies pup cat cats kitten kittens pet pets parrot rabbit bunny hamster fish goldfish
-    bird birds horse turtle snake lizard""".split()
-) | {"guinea pig", "guinea pigs", "pig", "pigs"}
+_EN_PETS = frozenset(PETS_EN)
 # who "they" may be: "I took my kids to a park. They had fun exploring." → "User's kids had fun exploring."
 _EN_OWNED = _EN_PEOPLE | _EN_PETS | frozenset(
     """car house apartment garden business company shop store studio band book blog channel podcast

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from itertools import pairwise
 
-from engram.animals import BREEDS_EN, BREEDS_ZH
+from engram.animals import BREEDS_EN, BREEDS_ZH, PETS_EN_ONE
 from engram.graph.names import key
 from engram.relatives import KIN_EN, KIN_ZH
 
@@ -98,10 +98,7 @@ _KIN_NAMED = re.compile(
     rf"(?P<kin4>{_KIN})\s*,?\s+(?:(?i:named|called)\s+)?(?P<name4>{_NAME})\b"
 )
 _THE_KIDS = re.compile(r"\b(?i:the|our)\s+(kids|children)\b")
-_ANIMALS = (
-    "dog|cat|puppy|pup|kitten|kitty|bird|parrot|hamster|rabbit|bunny|fish|goldfish|turtle|tortoise|horse|pony|"
-    "guinea pig|snake|lizard|gecko|ferret|" + "|".join(sorted(BREEDS_EN, key=len, reverse=True))
-)
+_ANIMALS = "|".join(sorted((*PETS_EN_ONE, *BREEDS_EN), key=len, reverse=True))
 _PET_NAMED = re.compile(
     rf"\b(?P<det>a|an|my|our|another|new|the)\s+(?:[a-z]+\s+){{0,2}}?(?P<animal>{_ANIMALS})\s*,?\s+"
     rf"(?:(?:named|called)\s+)?(?P<name>{_NAME})\b"
