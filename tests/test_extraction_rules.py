@@ -1710,3 +1710,16 @@ def test_what_the_assistant_says_it_did_for_the_user_in_the_users_words(text, as
     from engram.extract.told import told_user
 
     assert told_user(text, asked) == said
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # what a move was for stays with it; an aside that closes the sentence goes
+    ("So I just moved to Chicago for a new job at a fintech startup.",
+     ["User moved to Chicago for a new job at a fintech startup."]),
+    ("I moved to Berlin for my master's.", ["User moved to Berlin for their master's."]),
+    ("I moved to Denver for the mountains.", ["User moved to Denver."]),
+    ("Oh and I'm lactose intolerant, forgot to mention.", ["User is lactose intolerant."]),
+    ("My sister is a nurse, I should have mentioned that.", ["User's sister is a nurse."]),
+])
+def test_why_the_user_moved_and_an_aside_that_closes_a_sentence(text, facts):
+    assert said(text) == facts

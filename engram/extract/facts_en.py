@@ -18,7 +18,7 @@ from engram.extract.filters import EN_TRANSIENT_RE
 from engram.extract.keys import ART_RE, WS_RE, slot_value, slugify
 from engram.extract.names import valid_en_name
 from engram.extract.phrases import CONTEXT_WORDS, EN_ADV, cut_clause, pronoun_led, trim_fillers, trim_time
-from engram.extract.rewrite import article, as_sentence, en_third
+from engram.extract.rewrite import article, as_sentence, en_rest, en_third
 from engram.models import Candidate, Kind
 from engram.when import en_number, find_range
 
@@ -188,6 +188,14 @@ def _en_place(raw: str) -> str:
     return trim_fillers(place).strip()
 
 
+# what a move was for, after its place: "… for a new job at a fintech startup", "… for my master's"
+_EN_MOVED_FOR_RE = re.compile(
+    r"^,?\s+for\s+(?P<why>(?:a|an|my|the|our|his|her)\s+(?:new\s+)?(?:job|work|role|position|school|college|university"
+    r"|degree|master'?s|phd|studies|internship|residency|fellowship|postdoc|husband|wife|partner|girlfriend|boyfriend|family)"
+    r"\b(?:\s+(?:at|with|in)\s+(?:a|an|the)?\s*[\w' -]{1,40}?)?|work|school|college|grad\s+school|love)"
+    r"(?=\s*(?:$|,|\.|\b(?:last|this|in|two|three|a\s+few|and)\b))", re.I)
+
+
 def _en_location(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _EN_LOC_RE.match(s)
     if m is None:
@@ -203,6 +211,9 @@ def _en_location(s: str, ctx: Ctx) -> list[Candidate] | None:
         "moved": f"User moved to {place}.", "relocated": f"User relocated to {place}.",
     }[verb]
     moved = verb in ("moved", "relocated")
+    why = _EN_MOVED_FOR_RE.match(m.group("place")[len(place):]) if moved else None
+    if why is not None:  # "I moved to Chicago for a new job at a fintech startup": why, kept with it
+        content = f"{content[:-1]} for {en_rest(why.group('why'))}."
     since = find_range(s, ctx.now)  # "I moved to Porto in 2019": since then
     return [candidate(ctx, Kind.FACT, content, "fact:location", slot_value(place), f"where the user lives ({verb})",
                       entities=entities_of(place), valid_from=since.start if since else ctx.now if moved else None)]

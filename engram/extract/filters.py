@@ -78,10 +78,11 @@ ZH_TRANSIENT_RE = re.compile(r"今天|今晚|现在|刚才|刚刚|此刻|这会�
                              r"|(?:正在|正|在)(?:吃饭|吃午饭|吃晚饭|吃早饭|睡觉|洗澡|开会|开车|上班的路上|路上|回家的路上|排队|等车|做饭)")
 
 
-_EN_CLOSING_ENDS = ("btw", "by the way", "fyi", "for the record", "just so you know", "worth")
-# the same asides closing a sentence: "Her name is Lucia by the way."
+_EN_CLOSING_ENDS = ("btw", "by the way", "fyi", "for the record", "just so you know", "worth", "mention", "mentioned")
+# the same asides closing a sentence: "Her name is Lucia by the way.", "I'm lactose intolerant, forgot to mention."
 _EN_CLOSING_FILLER_RE = re.compile(
-    r"(?:\s*,)?\s+(?:btw|by the way|fyi|just fyi|for the record|just so you know|for what it'?s worth)(?=[\s.!]*$)",
+    r"(?:\s*,)?\s+(?:btw|by the way|fyi|just fyi|for the record|just so you know|for what it'?s worth"
+    r"|(?:(?:i|oh)\s+)?(?:forgot|meant|should(?:'ve|\s+have)?)\s+(?:to\s+)?mention(?:ed)?(?:\s+(?:that|it|this))?)(?=[\s.!]*$)",
     re.I,
 )
 
