@@ -28,8 +28,7 @@ from engram import disputes
 from engram.capsule import promotion
 from engram.control import split_commands
 from engram.embed_behind import EmbedBehind
-from engram.episodes import EPISODE_KEY, REPLY_KEY, is_chatter, reply_context
-from engram.kinds import RESTATED_KEEP, RESTATED_KEY
+from engram.episodes import is_chatter, reply_context
 from engram.errors import InvalidInput, NotFound
 from engram.extract import extract_candidates
 from engram.extract.answers import answer_as_statement, asks_of_pronoun
@@ -40,6 +39,7 @@ from engram.extract.statements import last_referent, opens_with_pronoun
 from engram.extract.told import told_user
 from engram.graph import build as graph
 from engram.graph import kin
+from engram.kinds import EPISODE_KEY, REPLY_KEY, RESTATED_KEEP, RESTATED_KEY
 from engram.models import Action, Candidate, Command, Event, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
 from engram.privacy import apply as apply_privacy
 from engram.privacy import redact

@@ -44,6 +44,18 @@ def test_a_new_fact_supersedes_the_old_one(memory):
     assert any("Lisbon" in c for c in live) and not any("Berlin" in c for c in live)
 
 
+def test_a_fact_said_again_lists_both_turns_and_a_booking_the_assistant_made_is_due(memory):
+    memory.add("I practice taekwondo.", user_id="gus", session_id="s1")
+    memory.add("I practice taekwondo.", user_id="gus", session_id="s2")
+    (fact,) = facts(memory.get_all(user_id="gus"))
+    assert [e.session_id for e in memory.provenance(fact.id)] == ["s1", "s2"]
+    memory.add([{"role": "user", "content": "Can you book me a dentist appointment?"},
+                {"role": "assistant", "content": "Done: I booked your dentist appointment for Thursday at 10am."}],
+               user_id="gus")
+    (task,) = [m for m in facts(memory.get_all(user_id="gus")) if m.kind.value == "task"]
+    assert task.due_at is not None and [e.metadata["role"] for e in memory.provenance(task.id)] == ["assistant"]
+
+
 def test_sessions_and_the_capsule(memory):
     session = memory.session("dave", "s1")
     for line in ["I prefer reports in Markdown.", "I live in Berlin.", "I moved to Lisbon."]:
