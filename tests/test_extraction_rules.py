@@ -1705,6 +1705,8 @@ def test_a_chinese_verb_with_its_result_is_done(text, kind, fact):
     ("I booked a flight to Paris for next week!", None, []),  # their own trip
     ("我订了周五的机票。", None, []),
     ("You could book a table at Nopa on Friday.", None, []),
+    ("I made you a cake for Friday!", None, []),  # nothing booked
+    ("I set up a call with Dr. Lee for you on Monday at 2pm.", None, ["I have a call with Dr. Lee on Monday at 2pm."]),
 ])
 def test_what_the_assistant_says_it_did_for_the_user_in_the_users_words(text, asked, said):
     from engram.extract.told import told_user

@@ -16,12 +16,15 @@ from __future__ import annotations
 
 import re
 
+from engram.text import split_sentences
+
 # the acknowledgement an assistant opens its report with
 _EN_OPENER = r"(?:(?:done|all\s+set|great|perfect|ok(?:ay)?|sure(?:\s+thing)?|got\s+it|no\s+problem|alright)[:!.,\s–—-]+)?"
 _EN_BOOKED_RE = re.compile(
     rf"^{_EN_OPENER}I(?:'ve|\s+have)?\s+(?:just\s+|now\s+|also\s+|gone\s+ahead\s+and\s+|went\s+ahead\s+and\s+)?"
     r"(?P<verb>book(?:ed)?|reserved?|scheduled?|set\s+up|arranged?|made)\s+(?P<you>you\s+)?"
-    r"(?P<what>(?:a|an|your|the)\s+.+?)(?P<for_you>\s+for\s+you)?[.!]*$", re.I)
+    r"(?P<what>(?:a|an|your|the)\s+.+?)[.!]*$", re.I)
+_EN_FOR_YOU_RE = re.compile(r",?\s+for\s+you\b", re.I)
 _EN_REMIND_RE = re.compile(
     rf"^{_EN_OPENER}(?:I(?:'ll|\s+will)\s+(?:be\s+sure\s+to\s+)?remind\s+you|I(?:'ve|\s+have)\s+set\s+(?:up\s+)?a\s+reminder"
     r"(?:\s+for\s+you)?)\s+(?P<what>(?:to|about)\s+.+?)[.!]*$", re.I)
@@ -51,7 +54,7 @@ def told_user(text: str, asked: str | None = None) -> list[str]:
         return []
     requested = bool(asked and _ASKED_RE.search(asked))
     out: list[str] = []
-    for sentence in re.split(r"(?<=[.!?。！？])\s*", text.strip()):
+    for sentence in split_sentences(text.strip()):
         said = _en_told(sentence.strip(), requested) if sentence.isascii() else _zh_told(sentence.strip(), requested)
         if said:
             out.append(said)
@@ -62,14 +65,14 @@ def _en_told(s: str, requested: bool) -> str | None:
     if (m := _EN_REMIND_RE.match(s)) is not None:
         return f"Remind me {_mine(m.group('what'))}."
     m = _EN_BOOKED_RE.match(s)
-    if m is None or not (requested or m.group("you") or m.group("for_you") or _EN_YOUR_RE.search(m.group("what"))):
+    if m is None or not (requested or m.group("you") or _EN_YOUR_RE.search(m.group("what"))):
         return None
-    what = _mine(m.group("what"))
-    verb = m.group("verb").lower()
+    what = _mine(_EN_FOR_YOU_RE.sub("", m.group("what")))  # ("a call with Dr. Lee for you on Monday")
     if _EN_ARRANGED_RE.search(what.split(" at ")[0].split(" for ")[0]):
         return f"I have {what}."  # "your flight to Denver for Tuesday": an appointment already
-    noun = "a reservation" if verb.startswith(("book", "reserv")) else "an appointment"
-    return f"I have {noun} for {what}."  # "a table for two at Nopa on Friday at 7pm"
+    if not m.group("verb").lower().startswith(("book", "reserv")):
+        return None  # ("I made you a cake", "I set up your laptop": nothing booked)
+    return f"I have a reservation for {what}."  # "a table for two at Nopa on Friday at 7pm"
 
 
 def _zh_told(s: str, requested: bool) -> str | None:
