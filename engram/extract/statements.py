@@ -417,7 +417,7 @@ _EN_TIME_PREP_RE = re.compile(r"\s+(?:from|since|during|as\s+of|starting)$", re.
 def en_valid_from(text: str, ctx: Ctx) -> tuple[str, object]:
     """`text` without a relative time phrase, and when it says the thing happened. A year or
     month stays in the words, as the one it names ("started transitioning three years ago" →
-    "started transitioning in 2020"): the date kept beside a memory is a day, and "three years
+    "started transitioning in 2023", said in 2026): the date kept beside a memory is a day, and "three years
     ago" is no day; "yesterday" goes, the memory's date says it."""
     r = find_range(text, ctx.now)
     if r is None:
