@@ -1725,3 +1725,18 @@ def test_what_the_assistant_says_it_did_for_the_user_in_the_users_words(text, as
 ])
 def test_why_the_user_moved_and_an_aside_that_closes_a_sentence(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # a standing instruction asked as a question is one; a one-off request is not
+    ("Can you keep answers short?", ["User wants the assistant to always keep answers short."]),
+    ("Can you reply in Spanish from now on?", ["User wants the assistant to always reply in Spanish."]),
+    ("Could you stop using emojis in your replies?", ["User wants the assistant to stop using emojis in its replies."]),
+    ("你以后能用中文回答吗？", ["用户希望助手以后用中文回答"]),
+    ("Can you answer in Chinese?", []),  # (this answer)
+    ("Could you keep it short?", []),
+    ("Can you help me with my resume?", []),
+    ("你能帮我查一下天气吗？", []),
+])
+def test_a_standing_instruction_asked_as_a_question(text, facts):
+    assert said(text) == facts

@@ -170,8 +170,15 @@ _YOU_AUX = {"are": "is", "were": "was", "have": "has", "do": "does", "don't": "d
             "will": "will", "would": "would", "should": "should", "might": "might", "must": "must"}
 # an order about every answer, with no "from now on": "Don't use emojis in your answers"
 _EN_ABOUT_ANSWERS_RE = re.compile(
-    rf"\b(?:(?:in|keep)\s+your\s+(?:answers|replies|responses|messages)|{_WHEN_YOU})\b", re.I
+    rf"\b(?:(?:in|keep)\s+(?:your\s+)?(?:answers|replies|responses|messages)|{_WHEN_YOU})\b", re.I
 )
+# a standing instruction asked as a question: "Can you keep answers short?", "你以后能用中文回答吗？"
+_EN_ASKED_RE = re.compile(
+    r"^(?:(?:hey|ok(?:ay)?|also|and),?\s+)?(?:can|could|would|will)\s+you\s+(?:please\s+)?(?P<rest>[a-z][^?]+?)"
+    r"(?:,?\s+please)?\s*\?+$", re.I)
+_ZH_ASKED_RE = re.compile(
+    r"^(?:请问)?你?(?P<m1>以后|今后|从现在开始|从现在起|之后)?(?:能不能|能|可以|可不可以)(?P<m2>以后|今后|从现在开始|从现在起|之后)?"
+    r"(?P<rest>[^？?]{2,30}?)[吗呢]?[？?]+$")
 # "Never give up!", "Always keep going": encouragement, not how to answer
 _EN_CHEER_RE = re.compile(
     r"^(?:give\s+up|stop\s+(?:believing|dreaming|trying|learning|growing|fighting|smiling|being\s+you)"
@@ -222,6 +229,18 @@ def nickname(s: str, ctx: Ctx) -> list[Candidate] | None:
                       slot_value(name), "how to address the user", polarity=1, entities=[name])]
 
 
+def asked_instruction(s: str, ctx: Ctx) -> list[Candidate] | None:
+    """A standing instruction asked politely, as a question ("Can you keep answers short?",
+    "Could you reply in Spanish from now on?", "你以后能用中文回答吗？"): read as the instruction;
+    None for any other question (a one-off "Can you answer in Chinese?" asks for this answer)."""
+    if ctx.lang == "zh":
+        m = _ZH_ASKED_RE.match(s)
+        mark = m and (m.group("m1") or m.group("m2"))
+        return instruction(mark + m.group("rest"), ctx) if m and mark else None
+    m = _EN_ASKED_RE.match(s)
+    return instruction("Please " + m.group("rest"), ctx) if m else None
+
+
 def instruction(s: str, ctx: Ctx) -> list[Candidate] | None:
     """Standing instructions ("always answer in Chinese", "以后都用中文回答") are preferences."""
     if ctx.lang == "zh":
@@ -263,7 +282,8 @@ def instruction(s: str, ctx: Ctx) -> list[Candidate] | None:
     neg = adv.startswith(("never", "don't", "do not"))
     rest = _WHEN_YOU_RE.sub(lambda w: "when it " + third_verb(w.group(1)), _YOUR_RE.sub("its", lcfirst(body)))
     rest = _YOU_VERB_RE.sub(lambda w: "it " + _YOU_AUX.get(w.group("v").lower(), third_verb(w.group("v"))), rest)
-    content = f"User wants the assistant to {'never' if neg else 'always'} {rest}."
+    how = "" if rest.lower().startswith(("stop ", "quit ")) else ("never " if neg else "always ")  # ("to stop using emojis")
+    content = f"User wants the assistant to {how}{rest}."
     lm = _EN_LANG_RE.match(body)
     if lm:
         return [candidate(ctx, Kind.PREFERENCE, content, "preference:answer_language",

@@ -81,7 +81,7 @@ from engram.extract.filters import (
     conditional, hedged, is_question, soft_hedged, statement_before_question, strip_fillers, without_heading,
 )
 from engram.extract.habits import habit
-from engram.extract.instructions import identity, instruction, nickname
+from engram.extract.instructions import asked_instruction, identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import intro_apart, user_name
 from engram.extract.owned import as_owned
@@ -161,6 +161,9 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     if not core:
         return []
     if is_question(core, ctx.lang):
+        asked = asked_instruction(s, ctx)  # "Can you keep answers short?": a standing instruction, asked
+        if asked:
+            return asked
         core = strip_end(statement_before_question(core, ctx.lang))  # "I got a puppy, isn't she cute?"
         if not core:
             return []
