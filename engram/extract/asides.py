@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable
 
 from engram.extract.candidate import Candidate, Ctx
+from engram.text import lexical_tokens
 
 Miner = Callable[[str, Ctx], list[Candidate]]
 
@@ -33,13 +34,25 @@ _HAVE = frozenset("have has had".split())
 _NOT_ITS_OBJECT = frozenset(
     """think thought believe believed guess know knew hope feel felt mean said say told wish bet suppose reckon
     is was am are were can could should might may must do doing done""".split())
-# a verb whose object comes after its preposition ("worked on my thesis", "listen to that album")
-_VERB_WITH_PREP = frozenset((
+# a verb whose object comes after its preposition ("worked on my thesis", "listen to that album"),
+# by the verb's stem as the lexical index has it (`engram.text.lexical_tokens`): "worked", "working" → "work"
+_VERB_WITH_PREP = (
     "work on", "work at", "work with", "listen to", "rely on", "count on", "care about", "talk about", "talk to",
     "think about", "dream about", "look after", "look at", "look for", "live in", "grow up in", "go to", "deal with",
     "play with", "hang out at", "stay at", "stay in", "volunteer at", "shop at", "train at", "study at", "study with",
     "write about", "read about", "learn about", "agree with", "fall in love with",
-))
+)
+# the past forms the stemmer leaves as they are ("went" is no "go")
+_IRREGULAR = {"went": "go", "gone": "go", "goes": "go", "grew": "grow", "grown": "grow", "dealt": "deal", "fell": "fall",
+              "fallen": "fall", "wrote": "write", "written": "write", "thought": "think"}
+
+
+def _stem(verb: str) -> str:
+    v = verb.lower()
+    return next(iter(lexical_tokens(_IRREGULAR.get(v, v))), v)
+
+
+_PARTICLES = frozenset((_stem(head), rest) for head, _, rest in (c.partition(" ") for c in _VERB_WITH_PREP))
 _DETS = {"my": "my ", "our": "our ", "the": "the ", "a": "the ", "an": "the ", "this": "the ", "that": "the ", "these": "the "}
 
 
@@ -53,30 +66,20 @@ def which_i_aside(sentence: str, ctx: Ctx, mine: Miner) -> list[Candidate]:
         w.lower() in _HAVE and i + 1 < len(words) and (words[i + 1].lower() == "been" or words[i + 1].endswith("ed")))), None)
     if at is None or words[at].lower() in _NOT_ITS_OBJECT or len(words) > 14:
         return []
-    particles = next((n for n in (3, 2, 1) if " ".join([_stem(words[at]), *words[at + 1 : at + 1 + n]]).lower()
-                      in _VERB_WITH_PREP), 0)
+    stem = _stem(words[at])
+    particles = next((n for n in (3, 2, 1) if (stem, " ".join(words[at + 1 : at + 1 + n]).lower()) in _PARTICLES), 0)
     if particles:
         at += particles  # "which I worked on for two years", "which I grew up in": the noun follows "on", "in"
     elif at + 1 < len(words) and words[at + 1].lower() in ("to", "that", "it", "them", "this"):
         return []  # "which I want to try": the noun is no object of "want"; "which I got it from"
     noun = _DETS.get((m.groupdict().get("det") or "").lower(), "") + m.group("np")
     said = " ".join([m.group("i") + (m.group("aux") or ""), *words[: at + 1], noun, *words[at + 1:]]) + "."
-    memo = dict(ctx.memo) if ctx.memo is not None else None
-    found = mine(said[0].upper() + said[1:], ctx)
-    if ctx.memo is not None and memo is not None:  # (the aside is no sentence of its own: "It was …" is not about it)
-        ctx.memo.clear()
-        ctx.memo.update(memo)
+    said = said[0].upper() + said[1:]
+    if ctx.memo is None:
+        return mine(said, ctx)
+    saved = dict(ctx.memo)  # (the aside is no sentence of its own: a next "It was …" is not about it)
+    found = mine(said, ctx)
+    ctx.memo.clear()
+    ctx.memo.update(saved)
     return found
 
-
-def _stem(verb: str) -> str:
-    """The verb as `_VERB_WITH_PREP` writes it, when it writes it: "lived", "living", "lives" →
-    "live"; "shopping" → "shop"; "studies" → "study"; else the verb as said."""
-    v = verb.lower()
-    bases = (v, v[:-1], v[:-2], v[:-3], v[:-3] + "e", v[:-4], v[:-3] + "y", _IRREGULAR.get(v, v))
-    return next((b for b in bases if b in _PREP_VERBS), v)
-
-
-_IRREGULAR = {"went": "go", "gone": "go", "grew": "grow", "grown": "grow", "dealt": "deal", "fell": "fall",
-              "fallen": "fall", "wrote": "write", "written": "write", "stood": "stand", "thought": "think"}
-_PREP_VERBS = frozenset(combo.split()[0] for combo in _VERB_WITH_PREP)
