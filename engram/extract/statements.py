@@ -371,8 +371,8 @@ _EN_MADE_ME_RE = re.compile(
     re.I,
 )
 _EN_VOCATIVE_RE = re.compile(r"^[A-Z][a-z]+,\s+(?=[a-z]|I\b|I'|My\b|We\b)")
-# a noun a person or pet is named by: one word, but for the two-word pets ("my guinea pig")
-_EN_NOUN = r"guinea\s+pigs?|[a-z]+"
+# a noun a person or pet is named by: one word, but for the pets of two ("my guinea pig")
+_EN_NOUN = "|".join([*(w.replace(" ", r"\s+") for w in sorted(PETS_EN, key=len, reverse=True) if " " in w), "[a-z]+"])
 _EN_INTRODUCED_RE = re.compile(rf"\b(?:a|an|my|our|new|little|baby)\s+({_EN_NOUN})")
 _EN_TRAIL_VOCATIVE_RE = re.compile(r"\s*,\s*(?:[A-Z][a-z]+|take\s+a\s+look|check\s+(?:it\s+)?out|look|see)\s*$")
 _EN_PHOTO_RE = re.compile(
