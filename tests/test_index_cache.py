@@ -128,6 +128,7 @@ def test_deleting_or_editing_a_memory_drops_the_users_pack_and_its_words(db_path
     with Memory(db_path, embedder=embedder, reinforce=False) as memory:
         fill(memory, ["ana", "ben"])
         secret = memory.add("My locker code word is quixotrombone.", user_id="ana", infer=False)[0].memory
+        memory.flush()  # (its vector, written behind, could hold the file as a first load packs: that pack waits)
         for u in ("ana", "ben"):
             answers(memory, u)
         assert set(packs(db_path)) == {"ana", "ben"}
