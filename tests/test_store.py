@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlite3
 import subprocess
 import sys
+import time
 from datetime import UTC
 
 import pytest
@@ -26,6 +27,25 @@ def test_database_uses_wal_and_records_its_schema_version(memory, db_path):
     assert memory.flush(timeout=30)
     (blob,) = raw.execute("SELECT embedding FROM memories").fetchone()
     assert len(blob) == 256 * 4
+
+
+def test_the_wal_is_copied_into_the_file_in_the_background_not_by_a_commit(memory, db_path):
+    """No commit runs SQLite's checkpoint (it stalled one add 10-47 ms, and every writer queued
+    behind it); a thread of the store's copies the WAL into the file once enough changed."""
+    writer = memory.store._db
+    assert writer.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+    memory.add("warm up", user_id="u0", infer=False)
+    empty = db_path.stat().st_size
+    for chunk in range(6):  # ~2,400 rows changed, history and triggers included
+        memory.add_many([{"messages": f"turn {chunk}-{n}: " + "words " * 60, "user_id": "u1"} for n in range(100)])
+    deadline = time.monotonic() + 20
+    while db_path.stat().st_size <= empty + 200_000 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert db_path.stat().st_size > empty + 200_000, "the WAL was never copied into the database file"
+    assert memory.store._checkpoints.runs >= 1
+    memory.close()
+    assert not db_path.with_name(db_path.name + "-wal").exists()  # the last close still empties it
+    assert sqlite3.connect(db_path).execute("SELECT count(*) FROM memories WHERE user_id = 'u1'").fetchone()[0] == 600
 
 
 def test_a_newer_schema_is_refused_rather_than_damaged(db_path):

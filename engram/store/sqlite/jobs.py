@@ -175,5 +175,7 @@ class JobsMixin:
                     pass  # writes the pending uses
             if self._wal_holds_deleted:
                 self._checkpoint()
+            if self._checkpoints is not None:
+                self._checkpoints.close()  # (before the last connection's close checkpoints the WAL)
             self._db.close()
             self._close_lock()

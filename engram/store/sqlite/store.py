@@ -41,6 +41,7 @@ from typing import Any
 from engram.models import MemoryItem
 from engram.store.base import MemoryRow, NotADatabase, Scope, StoreError, StoreFull, StoreReadOnly
 from engram.store.index_cache import DEFAULT_BUDGET_MB, IndexCache
+from engram.store.sqlite.checkpoints import Checkpointer
 from engram.store.sqlite.copy import CopyMixin
 from engram.store.sqlite.graph import GraphMixin
 from engram.store.sqlite.history import HistoryMixin
@@ -126,6 +127,7 @@ class SQLiteStore(
         # uses counted by record_access, not yet written: id -> (count, last use)
         self._pending_access: dict[str, tuple[int, datetime]] = {}
         self._pending_since: float | None = None
+        self._checkpoints: Checkpointer | None = None  # a writable file's WAL checkpoints, off the writers' path
         try:
             for pragma in (
                 "busy_timeout=30000",
@@ -138,6 +140,9 @@ class SQLiteStore(
             self._check_ours()  # before WAL mode: someone else's file is left as it was
             if not self.read_only:
                 self._db.execute("PRAGMA journal_mode=WAL")
+                if not memory:  # checkpoints in a thread of their own (engram.store.sqlite.checkpoints)
+                    self._db.execute("PRAGMA wal_autocheckpoint=0")
+                    self._checkpoints = Checkpointer(self.path)
             self._migrate()
             self._data_version = self._db.execute("PRAGMA data_version").fetchone()[0]
         except sqlite3.Error as exc:
@@ -282,6 +287,8 @@ class SQLiteStore(
                 self._note_versions(self._db)
                 self._db.execute("COMMIT")
                 self._rows.clear()
+                if self._checkpoints is not None:
+                    self._checkpoints.committed(self._db.total_changes)
             except sqlite3.Error as exc:
                 self._tx_depth = 0
                 self._rollback()
