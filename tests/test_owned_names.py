@@ -26,6 +26,9 @@ OWNED = {"Max": "dog", "Anna": "sister", "小雨": "女儿"}
     ("Maxwell is great.", "Maxwell is great."),  # another word that starts the same
     ("Max Planck was a physicist.", "Max Planck was a physicist."),  # a longer name
     ("I love Max.", "I love Max."),
+    ("Anna is my sister.", "Anna is my sister."),  # says whose she is itself
+    ("Anna, my little sister, is a nurse.", "Anna, my little sister, is a nurse."),
+    ("小雨是我女儿。", "小雨是我女儿。"),
 ])
 def test_a_sentence_that_starts_with_an_owned_name_says_whose_it_is(sentence, read):
     assert as_owned(sentence, OWNED) == read
@@ -66,6 +69,30 @@ def test_a_later_turn_about_the_users_own_is_remembered(memory, first, later, fa
     # another user never said whose Max or 小雨 is: nothing is filed as theirs
     other = memory.add(later, user_id="bob")
     assert fact not in [e.memory.content for e in other if e.memory is not None]
+
+
+@pytest.mark.parametrize("said, fact", [
+    ("My partner's name is Sam. Sam is a chef.", "User's partner Sam is a chef."),
+    ("I have a dog named Rex. Rex loves the beach.", "User's dog Rex loves the beach."),
+    ("My sister's name is Anna. Anna got promoted yesterday.", "User's sister Anna got promoted."),
+    ("Anna is my sister. Anna is a teacher.", "User's sister Anna is a teacher."),
+    ("我女儿叫小雨。小雨喜欢画画。", "用户的女儿小雨喜欢画画"),
+])
+def test_a_name_introduced_earlier_in_the_same_message_is_the_users_own(memory, said, fact):
+    """The graph links a message only after it is written: the message itself says whose the
+    name is, for the sentences after the one that introduced it."""
+    kept = [e.memory.content for e in memory.add(said, user_id="ana") if e.memory is not None]
+    assert fact in kept
+    assert not any("is their sister" in k or "is User's sister Anna" in k for k in kept)  # not said twice
+
+
+def test_a_message_introduces_only_the_users_own():
+    from engram.graph.kin import introduced
+
+    assert introduced("My partner's name is Sam.") == (("Sam", "partner"),)
+    assert introduced("我女儿叫小雨。") == (("小雨", "女儿"),)
+    assert introduced("Caroline: my son Leo is five.") == ()  # a speaker's son, not the user's
+    assert introduced("Sam is a chef.") == () and introduced("Thanks, Anna!") == ()
 
 
 def test_a_name_of_someone_not_the_users_own_is_left_alone(memory):

@@ -20,6 +20,13 @@ _EN_LEAD_RE = re.compile(
     r"[,!]?\s+)+", re.I)
 
 
+def _says_whose(sentence: str, relation: str) -> bool:
+    """"Anna is my sister." says whose she is itself: "My sister Anna is my sister" would be wrong."""
+    if CJK_RE.match(relation):
+        return f"我的{relation}" in sentence or f"我{relation}" in sentence
+    return re.search(rf"\b(?:my|our)\s+(?:\w+\s+)?{re.escape(relation)}\b", sentence, re.I) is not None
+
+
 def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
     """`sentence` with "my <relation>" before a name of `owned` it starts with: "Max passed away"
     → "My dog Max passed away", "Lily's birthday is …" → "My daughter Lily's birthday is …", "小雨考上了大学"
@@ -30,7 +37,7 @@ def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
         said = as_owned(sentence[lead.end():], owned)
         return sentence if said == sentence[lead.end():] else sentence[: lead.end()] + said[0].lower() + said[1:]
     for name, relation in owned.items():
-        if not sentence.startswith(name):
+        if not sentence.startswith(name) or _says_whose(sentence, relation):
             continue
         after = sentence[len(name) : len(name) + 1]
         if CJK_RE.match(name):
