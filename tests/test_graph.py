@@ -62,6 +62,8 @@ def test_chinese_kin_pets_contacts_and_projects():
     ("我家有一只柯基，名字叫豆豆。", ("user", "has_pet", "豆豆")),
     ("我的老师是王芳。", ("user", "teacher", "王芳")),  # a name after 是
     ("我姐夫叫王强，是个程序员。", ("user", "brother-in-law", "王强")),
+    ("小雨是我女儿。", ("user", "daughter", "小雨")),  # the name first, then whose
+    ("王芳是我的同事，人很好。", ("user", "colleague", "王芳")),
 ])
 def test_chinese_names_beside_a_relative_and_pets_by_breed(text, edge):
     assert edge in edges(extract(text))
@@ -71,6 +73,16 @@ def test_chinese_names_beside_a_relative_and_pets_by_breed(text, edge):
 def test_children_named_together_after_my_are_each_a_child(text):
     assert {("user", "child", "Mia"), ("user", "child", "Leo")} <= edges(extract(text))
 
+
+
+def test_a_name_said_first_then_whose_it_is():
+    assert edges(extract("Max is my dog.")) == {("user", "has_pet", "Max")}
+    assert edges(extract("Luna is our cat, a tabby.")) == {("user", "has_pet", "Luna")}
+    # the name named once, not beside an unnamed "my daughter"
+    assert edges(extract("小雨是我女儿。")) == {("user", "daughter", "小雨")}
+    assert ("user", "daughter", "小雨") not in edges(extract("小雨是我女儿的同学。"))  # her classmate
+    assert all(name.startswith("我") for _, _, name in edges(extract("她是我女儿。")))
+    assert ("user", "has_pet", "Max") not in edges(extract("Max is my dog's vet."))
 
 
 def test_a_pet_named_by_its_breed_is_the_users_dog_or_cat():

@@ -77,6 +77,8 @@ def test_a_later_turn_about_the_users_own_is_remembered(memory, first, later, fa
     ("My sister's name is Anna. Anna got promoted yesterday.", "User's sister Anna got promoted."),
     ("Anna is my sister. Anna is a teacher.", "User's sister Anna is a teacher."),
     ("我女儿叫小雨。小雨喜欢画画。", "用户的女儿小雨喜欢画画"),
+    ("Max is my dog. Max is old.", "User's dog Max is old."),
+    ("小雨是我女儿。小雨喜欢画画。", "用户的女儿小雨喜欢画画"),
 ])
 def test_a_name_introduced_earlier_in_the_same_message_is_the_users_own(memory, said, fact):
     """The graph links a message only after it is written: the message itself says whose the

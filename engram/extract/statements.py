@@ -45,7 +45,7 @@ from engram.extract.rewrite import (
     unnamed_object, we_rest, zh_objects_named, zh_pronouns_named, zh_third,
 )
 from engram.models import Candidate, Kind
-from engram.relatives import COUPLE_EN, COUPLE_ZH, KIN_EN
+from engram.relatives import COUPLE_EN, COUPLE_ZH, KIN_EN, KIN_ZH
 from engram.text import content_words
 from engram.when import find_range
 
@@ -1010,7 +1010,8 @@ _ZH_STATE_RE = re.compile(
     r"(?:大|好|差|不好|不错|糟|糟糕|低落|紧张|焦虑|一般|不稳定)"
 )
 # "数学是我的弱项", "北京是我的家乡": what the user's Y is
-_ZH_IS_MY_RE = re.compile(r"^(?P<x>[^，,。我你您他她它]{1,8}?)(?:就|也|一直)?是我(?P<lead>的|最大的|最喜欢的|最爱的|最好的)"
+# ("小雨是我女儿": a kin word needs no 的)
+_ZH_IS_MY_RE = re.compile(r"^(?P<x>[^，,。我你您他她它]{1,8}?)(?:就|也|一直)?是我(?P<lead>的|最大的|最喜欢的|最爱的|最好的)?"
                           r"(?P<y>[^的，,。！!？?\s了过着]{1,5})$")  # (a noun: not "…是我的朋友走了")
 _ZH_NOT_A_TOPIC_RE = re.compile(r"^(?:这|那|哪|谁|什么|怎么|为什么|它|其实|可能|应该|不|可是|但是|但|不过|所以|因为|而且)|[吗呢？?]")
 # "还有不到三周": how long until something, no statement about the user
@@ -1097,8 +1098,10 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         subject = "用户的" + own + name
         return _zh_finish(subject, body, ctx, other=own)
     mine = _ZH_IS_MY_RE.match(s)
-    if mine and not _ZH_NOT_A_TOPIC_RE.match(mine.group("x")):  # "数学是我的弱项" → "用户的弱项是数学"
-        return [candidate(ctx, Kind.FACT, f"用户{mine.group('lead')}{mine.group('y')}是{mine.group('x')}", None, None, "用户的（X是我的Y）")]
+    if mine and not _ZH_NOT_A_TOPIC_RE.match(mine.group("x")) and (mine.group("lead") or mine.group("y") in KIN_ZH):
+        # "数学是我的弱项" → "用户的弱项是数学", "小雨是我女儿" → "用户的女儿是小雨"
+        lead = mine.group("lead") or "的"
+        return [candidate(ctx, Kind.FACT, f"用户{lead}{mine.group('y')}是{mine.group('x')}", None, None, "用户的（X是我的Y）")]
     m = _ZH_SUBJ_RE.match(s)
     if s.startswith("我的") and _ZH_ATTRIBUTE_RE.match(s[2:]):  # "我的目标是减脂", "我的体重是75公斤"
         return _zh_finish("用户的", s[2:], ctx, other=None)

@@ -103,6 +103,10 @@ _PET_NAMED = re.compile(
     rf"\b(?P<det>a|an|my|our|another|new|the)\s+(?:[a-z]+\s+){{0,2}}?(?P<animal>{_ANIMALS})\s*,?\s+"
     rf"(?:(?:named|called)\s+)?(?P<name>{_NAME})\b"
 )
+# "Max is my dog": the name first, then whose it is
+_PET_IS_MINE = re.compile(
+    rf"\b(?P<name>{_NAME}) is (?i:my|our) (?:(?:little|old|new|baby|sweet)\s+)?(?P<animal>{_ANIMALS})\b(?!['’])"
+)
 # several at once: "two cats, Luna and Milo", "two kids named Leo and Mia"
 def _one_of(kin: str) -> str:
     """Each of "two kids, Emma and Noah" / "两个孩子" is a child."""
@@ -182,6 +186,11 @@ _ZH_OWNED_KIN = re.compile(
     r"(?=[，,。！!？?、\s]|$|是|和|跟|与|打算|准备|计划|今天|昨天|明天|刚|也|都|说))?"
 )
 # "我们有一个五岁的儿子叫乐乐", "我有个女儿叫小美"
+# "小雨是我女儿", "王芳是我的同事": a clause that opens with the name (not a pronoun), then whose
+# they are (not "小雨是我女儿的同学")
+_ZH_KIN_IS_MINE = re.compile(
+    rf"(?:^|(?<=[，,。！!？?；;\s]))(?!他|她|它|这|那|谁)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+)是我的?(?P<kin>{_ZH_KIN})(?!{_HAN})"
+)
 _ZH_HAS_KIN = re.compile(
     rf"我(?:们家|们|家)?(?:也|还)?有(?:一|两|三)?(?:个|位)?(?:{_HAN}{{1,4}}的)?(?P<kin>{_ZH_KIN})[，,]?"
     rf"(?:名字|她|他)?(?:叫做|叫|名叫)(?P<name>{_HAN}{{2,3}}|[A-Z][a-z]+)"
@@ -308,6 +317,11 @@ def _english(body: str, found: Found, owner: int) -> None:
         if owner != SELF_REF:  # a speaker's "the kids" are theirs
             i = found.add(Ref(f"my {m.group(1).lower()}", "person", owner=owner, relation="children", named=False))
             found.relate(owner, "children", i, m.group(0))
+    for m in _PET_IS_MINE.finditer(body):
+        if m.group("name") not in _STOP:
+            i = found.add(Ref(m.group("name"), "pet", owner=owner, relation=_animal(m.group("animal"))))
+            found.relate(owner, "has_pet", i, m.group(0))
+            taken.append(m.span())
     for m in _PET_NAMED.finditer(body):
         name = m.group("name")
         if name in _STOP or (m.group("det") == "the" and " named " not in m.group(0) and " called " not in m.group(0)):
@@ -417,7 +431,11 @@ def _zh_who(found: Found, who: str, owner: int) -> int:
 
 
 def _chinese(body: str, found: Found, owner: int) -> None:
+    named_first = {m.start("kin") - (2 if body[m.start("kin") - 1] == "的" else 1): m
+                   for m in _ZH_KIN_IS_MINE.finditer(body)}  # "小雨是我女儿": where its "我" is
     for m in _ZH_OWNED_KIN.finditer(body):
+        if m.start() in named_first:  # (not an unnamed "我女儿" beside 小雨)
+            continue
         kin = KIN_ZH[m.group("kin")]
         name = m.group("name") or m.group("name_is") or m.group("beside")
         if name and not any(name.startswith(k) for k in KIN_ZH) and name not in ("老师", "医生"):
@@ -425,7 +443,7 @@ def _chinese(body: str, found: Found, owner: int) -> None:
         else:
             i = found.add(Ref(f"我{m.group('kin')}", "person", owner=owner, relation=kin, named=False))
         found.relate(owner, kin, i, m.group(0))
-    for m in _ZH_HAS_KIN.finditer(body):
+    for m in (*_ZH_HAS_KIN.finditer(body), *named_first.values()):
         i = found.add(Ref(m.group("name"), "person", owner=owner, relation=KIN_ZH[m.group("kin")]))
         found.relate(owner, KIN_ZH[m.group("kin")], i, m.group(0))
     for many in _ZH_HAS_MANY_KIN.finditer(body):
