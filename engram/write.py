@@ -223,17 +223,16 @@ class Writer:
         return out
 
     def _owned(self, scope: Scope, text: str) -> dict[str, str] | None:
-        """The user's people and pets that `text` names, with what the user calls them: from the
-        graph's names (which the store keeps cached until they change), and as this message
-        introduces them ("My partner's name is Sam. Sam is a chef.": the graph links the first
-        sentence only behind the add)."""
+        """The user's people and pets that `text` names, with what the user calls them (from the
+        graph's names, which the store keeps cached until they change; those the message itself
+        introduces, the rules read: engram.extract.owned)."""
+        store = self.services.store
+        if not self.services.settings.graph or not hasattr(store, "graph_snapshot"):
+            return None
         if text.isascii() and not _NAME_FIRST_RE.search(text):  # no sentence starts with a name
             return None
-        store = self.services.store
-        named = dict(kin.introduced(text))
-        if self.services.settings.graph and hasattr(store, "graph_snapshot"):
-            named.update(kin.owned_names(store, scope.user_id))
-        return {name: called for name, called in named.items() if name in text} or None
+        named = {name: called for name, called in kin.owned_names(store, scope.user_id).items() if name in text}
+        return named or None
 
     def _llm_extract(self, said: Said, kept: list[Message], rules: list[Candidate]) -> list[Event]:
         """LLM extraction of one turn (``llm_extraction``): per turn now, or batched (engram.queue)."""

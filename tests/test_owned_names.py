@@ -89,7 +89,7 @@ def test_a_name_introduced_earlier_in_the_same_message_is_the_users_own(memory, 
 
 
 def test_a_message_introduces_only_the_users_own():
-    from engram.graph.kin import introduced
+    from engram.extract.owned import introduced
 
     assert introduced("My partner's name is Sam.") == (("Sam", "partner"),)
     assert introduced("我女儿叫小雨。") == (("小雨", "女儿"),)
