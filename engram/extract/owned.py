@@ -63,6 +63,20 @@ def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
     return sentence
 
 
+def named_again(sentences: list[str]) -> bool:
+    """Could a later sentence open with a name an earlier one introduced ("… is Sam. Sam is a
+    chef.")? A quick test before `introduced`: an English sentence's first word said before it,
+    or any Chinese sentence after the first (its name has no space to end it)."""
+    for i in range(1, len(sentences)):
+        sentence = sentences[i]
+        if CJK_RE.match(sentence):
+            return True
+        first = sentence.split(None, 1)[0].rstrip(",.!?;:'’s") if sentence else ""
+        if first[:1].isupper() and any(first in before for before in sentences[:i]):
+            return True
+    return False
+
+
 @lru_cache(maxsize=1024)
 def introduced(text: str) -> tuple[tuple[str, str], ...]:
     """The user's people and pets `text` itself names as theirs ("My partner's name is Sam", "I

@@ -84,7 +84,7 @@ from engram.extract.habits import habit
 from engram.extract.instructions import asked_instruction, identity, instruction, nickname
 from engram.extract.keys import WS_RE, prepare_text
 from engram.extract.names import intro_apart, user_name
-from engram.extract.owned import as_owned, introduced
+from engram.extract.owned import as_owned, introduced, named_again
 from engram.extract.phrases import strip_aside, strip_end
 from engram.extract.preferences import favourite, preference, request_then_feeling
 from engram.extract.rewrite import assistant_did, plain_forms
@@ -285,7 +285,7 @@ def extract_candidates(
     greeted = False
     memo: dict[str, Any] = {"other": referent, "before": referent} if referent else {}
     sentences = [without_heading(sentence) for sentence in split_sentences(prepared)]  # ("About me: I'm Tom, 34, …")
-    if len(sentences) > 1:  # a name the message introduces is the user's own in its later sentences
+    if named_again(sentences):  # a name the message introduces is the user's own in its later sentences
         owned = {**dict(introduced(prepared)), **(owned or {})}
     if owned:
         sentences = [as_owned(sentence, owned) for sentence in sentences]
