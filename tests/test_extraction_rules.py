@@ -1744,3 +1744,23 @@ def test_why_the_user_moved_and_an_aside_that_closes_a_sentence(text, facts):
 ])
 def test_a_standing_instruction_asked_as_a_question(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # what a dash lists is part of the statement
+    ("So I'm carving out some me-time each day - running, reading, or playing my violin - which refreshes me!",
+     ["User is carving out some me-time each day: running, reading, or playing their violin."]),
+    ("I've got lots of kids' books- classics, stories from different cultures, educational books, all of that.",
+     ["User has lots of kids' books: classics, stories from different cultures, educational books."]),
+    ("I play three instruments - piano, guitar and drums.", ["User plays three instruments: piano, guitar and drums."]),
+    # what follows it that is no list stays out
+    ("I bought a new bike - a red one.", ["User bought a new bike."]),
+    ("I went hiking - so fun, so tiring.", ["User went hiking."]),
+    ("I tried a new diet - you'd hate it, trust me.", ["User tried a new diet."]),
+    # a like, then a dash and a comment on it (nothing was kept)
+    ("I love cooking - it relaxes me.", ["User loves cooking, it relaxes them."]),
+    ("I enjoy painting — it calms me down.", ["User enjoys painting, it calms them down."]),
+    ("I love self-care.", ["User loves self-care."]),
+])
+def test_a_dash_after_a_statement_lists_or_comments(text, facts):
+    assert said(text) == facts

@@ -31,8 +31,8 @@ _EN_FAV_RE = re.compile(
     r"(?P<x>[a-z][a-z -]{0,30}?)\s+(?:is|are|'s|has\s+to\s+be)\s+(?P<y>.+)$",
     re.I,
 )
-_FAV_CUT_RE = re.compile(
-    r"\s*(?:[;:(]|\s+(?:but|because|since|although|though|while|which|who|so(?!\s+(?:much|many|far)\b))\b)", re.I)
+_FAV_CUT_RE = re.compile(  # (a dash that sets off a comment: "I love cooking - it relaxes me")
+    r"\s*(?:[;:(]|(?<=\w)[-–—]+\s|\s[-–—]+\s|\s+(?:but|because|since|although|though|while|which|who|so(?!\s+(?:much|many|far)\b))\b)", re.I)
 _EN_FAV2_RE = re.compile(
     r"^(?P<y>.+?)\s+(?:is|are)\s+my\s+(?:all[- ]time\s+)?(?:favou?rite|fave)\s+(?P<x>[a-z][a-z -]{0,30})$", re.I
 )

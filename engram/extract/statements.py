@@ -230,6 +230,10 @@ def _en_concise(rest: str, *, comment: bool = False) -> str:
         reason = _en_comment(parts[1].strip(" ,"))  # "…, 'cause nature brings such peace": the reason, when short
         if reason and not re.match(r"(?:i|i'm|i've|we|you)\b", parts[1].strip(), re.I):
             return main + " because " + reason
+    if comment and len(parts) == 2 and cut is not None and cut.group().strip() in _DASHES:
+        listed = _en_list(parts[1])  # "me-time each day - running, reading, or playing my violin"
+        if listed:
+            return f"{main}: {listed}"
     if comment and len(parts) == 2:
         tail = parts[1].strip(" ,")
         c = _EN_COMMENT_RE.match(tail)
@@ -238,6 +242,25 @@ def _en_concise(rest: str, *, comment: bool = False) -> str:
             if said:
                 return main + ", " + said
     return main
+
+
+_DASHES = frozenset("-–—")
+_EN_LIST_ITEM = r"[a-z][\w'’-]*(?:\s+[\w'’-]+){0,3}"  # up to four words an item
+_EN_LIST_RE = re.compile(rf"^{_EN_LIST_ITEM}(?:\s*,\s*{_EN_LIST_ITEM}){{0,3}}\s*,?\s+(?:and|or)\s+{_EN_LIST_ITEM}$"
+                         rf"|^{_EN_LIST_ITEM}(?:\s*,\s*{_EN_LIST_ITEM}){{2,4}}$", re.I)
+_EN_LIST_END_RE = re.compile(r"\s*,?\s*(?:all\s+of\s+that|and\s+(?:so\s+on|stuff|more)|etc\.?)\s*$", re.I)
+_EN_NOT_IN_A_LIST = frozenset("""i i'm i've you your you're we we're it it's they they're he she is are was were am
+    be been has have had do does did will would can could should which that who""".split())
+
+
+def _en_list(tail: str) -> str | None:
+    """What a dash after a statement lists ("- running, reading, or playing my violin", "- classics,
+    stories from different cultures, educational books, all of that"), said of the user; None
+    when what follows the dash is not a short list of things (a clause, a comment, one item)."""
+    tail = _EN_LIST_END_RE.sub("", _EN_CUT_RE.split(tail, maxsplit=1)[0].strip(" ,.!"))
+    if not _EN_LIST_RE.match(tail) or not _EN_NOT_IN_A_LIST.isdisjoint(re.findall(r"[\w'’]+", tail.lower())):
+        return None
+    return _they(we_rest(tail))
 
 
 def _en_comment(tail: str) -> str | None:
