@@ -1764,3 +1764,15 @@ def test_a_standing_instruction_asked_as_a_question(text, facts):
 ])
 def test_a_dash_after_a_statement_lists_or_comments(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # "kinda" after "am" or "feeling" says how much, not how sure
+    ("I've been feeling kinda low on confidence lately.", ["User has been feeling kinda low on confidence."]),
+    ("I'm kinda scared of dogs.", ["User is kinda scared of dogs."]),
+    # elsewhere it still hedges the statement
+    ("I kinda want to quit my job.", []),
+    ("I kind of like him.", []),
+])
+def test_kinda_before_how_the_user_feels_is_a_degree_not_a_hedge(text, facts):
+    assert said(text) == facts

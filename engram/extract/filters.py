@@ -169,9 +169,16 @@ _ADVICE = r" told me (?:not )?to "
 _ADVICE_RE = re.compile(_ADVICE)
 
 
+# "kinda" after "am" or "feeling" says how much, not how sure: "I'm kinda nervous", "feeling kinda low"
+_EN_DEGREE_RE = re.compile(
+    r"\b((?:am|'m|is|'s|are|'re|was|were|be|been|being|feel|feels|feeling|felt|get|gets|getting|got|seems?)\s+)"
+    r"(?:kinda|sorta|kind\s+of|sort\s+of)\s+"
+)
+
+
 def en_hedged(s: str) -> bool:
     """Hypothetical, unsure, reported or habitual-past speech: not a fact to file."""
-    words = _WORD_RE.findall(s.lower())
+    words = _WORD_RE.findall(_EN_DEGREE_RE.sub(r"\1", s.lower()))
     if any((w in _EN_HEDGE_WORDS or w.endswith("'d")) and not (w in ("said", "says") and words[i - 1:i] == ["you"])
            for i, w in enumerate(words)):  # ("what you said": the assistant's words, not hearsay)
         return True
