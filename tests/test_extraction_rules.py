@@ -1776,3 +1776,14 @@ def test_a_dash_after_a_statement_lists_or_comments(text, facts):
 ])
 def test_kinda_before_how_the_user_feels_is_a_degree_not_a_hedge(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Painting relaxes me.", ["Painting relaxes User."]),  # three words are a whole statement
+    ("Blue calms me.", ["Blue calms User."]),
+    ("It relaxes me.", []),  # what "it" is was not said
+    ("This helps me.", []),
+    ("You inspire me.", []),  # the assistant, not the user
+])
+def test_a_short_statement_of_what_does_something_to_the_user(text, facts):
+    assert said(text) == facts

@@ -295,7 +295,10 @@ def _en_about_me(s: str, ctx: Ctx) -> list[Candidate] | None:
         return None  # "Makes me feel connected", "Reminds me …": a verb with its subject dropped, not read
     demonstrative = first in ("this", "that", "these", "those") and len(words) > 1 and words[1].isalpha() \
         and words[1].lower() not in _EN_LINK_VERBS | _EN_AUX_WORDS | {"sounds", "looks", "seems", "one", "was", "is"}
-    if len(words) < 4 or (first in _EN_NOT_A_SUBJECT and not demonstrative) or not words[0].lstrip("\"'“‘")[:1].isalpha():
+    short = len(words) == 3 and words[2].lower().rstrip(".!") in ("me", "us") and words[1].isalpha() \
+        and words[1].islower()  # "Painting relaxes me.", "Dogs scare me."
+    if (len(words) < 4 and not short) or (first in _EN_NOT_A_SUBJECT and not demonstrative) \
+            or not words[0].lstrip("\"'“‘")[:1].isalpha():
         return None
     body = we_rest(_en_concise(s))
     if not _EN_ME_RE.search(body) or not _en_ok_predicate(body):
