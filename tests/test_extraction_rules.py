@@ -1787,3 +1787,17 @@ def test_kinda_before_how_the_user_feels_is_a_degree_not_a_hedge(text, facts):
 ])
 def test_a_short_statement_of_what_does_something_to_the_user(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # a verb with no object after "我的<thing>…" is the thing's, not the user's
+    ("我的车上周被撞了，还在修。", ["用户的车被撞了"]),
+    ("我的电脑坏了，一直没修。", []),
+    ("我的房子很小，还在还贷款。", ["用户还在还贷款"]),  # (with its object: the user pays)
+    ("我的钱包昨天被偷了。", ["用户的钱包被偷了"]),  # what happened to a thing of theirs
+    # a clause that goes on about the user's work or taste without its 我
+    ("我是个程序员，主要写Python。", ["用户是个程序员", "用户主要写Python"]),
+    ("我老家是四川的，特别能吃辣。", ["用户老家是四川的", "用户特别能吃辣"]),
+])
+def test_chinese_what_happens_to_the_users_things_and_what_goes_on_about_the_user(text, facts):
+    assert said(text) == facts

@@ -185,7 +185,9 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
     for clause in split_clauses(core, ctx.lang):
         if ctx.memo is not None:
             ctx.memo["opens"] = opening  # the clause opens its sentence ("Also, got a puppy!": "I" left out)
-        opening = opening and not out and ctx.lang == "zh" and len(strip_end(clause)) <= _REPLY_CHARS
+        # (a clause with its own subject ends it: "我的车上周被撞了，还在修" is the car still being repaired)
+        opening = opening and not out and ctx.lang == "zh" and len(strip_end(clause)) <= _REPLY_CHARS \
+            and "我" not in clause
         main = main_part(strip_end(clause), ctx.lang)
         own_hedge = per_clause and hedged(main, ctx.lang)
         if own_hedge and not soft_hedged(main, ctx.lang):

@@ -1039,6 +1039,8 @@ _ZH_STATE_RE = re.compile(
 # ("小雨是我女儿": a kin word needs no 的)
 _ZH_IS_MY_RE = re.compile(r"^(?P<x>[^，,。我你您他她它]{1,8}?)(?:就|也|一直)?是我(?P<lead>的|最大的|最喜欢的|最爱的|最好的)?"
                           r"(?P<y>[^的，,。！!？?\s了过着]{1,5})$")  # (a noun: not "…是我的朋友走了")
+# what happened to a thing of the user's ("车上周被撞了", "钱包被偷了"): a short noun, then 被
+_ZH_MY_THING_UNDERGOES_RE = re.compile(r"^[\u4e00-\u9fff]{1,4}?(?:昨天|今天|前天|上周|上个月|刚刚?|又|也)?被[\u4e00-\u9fff]{1,6}了")
 _ZH_NOT_A_TOPIC_RE = re.compile(r"^(?:这|那|哪|谁|什么|怎么|为什么|它|其实|可能|应该|不|可是|但是|但|不过|所以|因为|而且)|[吗呢？?]")
 # "还有不到三周": how long until something, no statement about the user
 _ZH_COUNTDOWN_RE = re.compile(r"^还(?:有|剩|差)(?:不到|差不多|大概|将近|就)?[0-9一二两三四五六七八九十几半]+个?(?:天|周|星期|礼拜|月|年|小时|分钟)")
@@ -1129,8 +1131,8 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         lead = mine.group("lead") or "的"
         return [candidate(ctx, Kind.FACT, f"用户{lead}{mine.group('y')}是{mine.group('x')}", None, None, "用户的（X是我的Y）")]
     m = _ZH_SUBJ_RE.match(s)
-    if s.startswith("我的") and _ZH_ATTRIBUTE_RE.match(s[2:]):  # "我的目标是减脂", "我的体重是75公斤"
-        return _zh_finish("用户的", s[2:], ctx, other=None)
+    if s.startswith("我的") and (_ZH_ATTRIBUTE_RE.match(s[2:]) or _ZH_MY_THING_UNDERGOES_RE.match(s[2:])):
+        return _zh_finish("用户的", s[2:], ctx, other=None)  # "我的目标是减脂", "我的车上周被撞了"
     if m is None and (memo.get("last") == "用户" or memo.get("opens")) and (_ZH_BODY_RE.match(s) or _ZH_ATTRIBUTE_RE.match(s)):
         return _zh_finish("用户的", s, ctx, other=None)  # "…，膝盖受伤了": the user's knee; "…，目标是浙大"
     if m is None and (memo.get("last") == "用户" or memo.get("opens")) and _ZH_STATE_RE.match(s):
