@@ -1801,3 +1801,13 @@ def test_a_short_statement_of_what_does_something_to_the_user(text, facts):
 ])
 def test_chinese_what_happens_to_the_users_things_and_what_goes_on_about_the_user(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("我们公司年底要裁员，有点担心。", ["用户的公司年底要裁员"]),  # (was "用户的公司有点担心")
+    ("我女儿今年五岁，有点怕黑。", ["用户的女儿五岁", "用户的女儿有点怕黑"]),  # a person feels
+    ("我哥在美国读博士。", ["用户的哥在美国读博士"]),  # (was "用户哥…")
+    ("我姐下个月生孩子。", ["用户的姐下个月生孩子"]),
+])
+def test_chinese_feelings_belong_to_people_and_short_kin_words(text, facts):
+    assert said(text) == facts

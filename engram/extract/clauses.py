@@ -35,7 +35,7 @@ _EN_CONTINUE_RE = re.compile(
 _ZH_CLAUSE_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|但是|不过|同时)(?=我)")
 _ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
 _ZH_CONTINUE_RE = re.compile(
-    r"^(?:也|还|都|平时|平常|目前|现在|一直|主要|一般|经常|特别|比较)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|有|养|叫|今年|最喜欢|来自|老家|对(?![方面手])"
+    r"^(?:也|还|都|平时|平常|目前|现在|一直|主要|一般|经常|特别|比较)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|(?P<feel>有点|有些)|有|养|叫|今年|最喜欢|来自|老家|对(?![方面手])"
     r"|(?<=主要)(?:写|做|负责|教|卖)(?=[A-Za-z0-9\u4e00-\u9fff]{2})"  # "我是个程序员，主要写Python": what the work is
     r"|能(?=吃|喝|熬夜|跑)"  # "我老家是四川的，特别能吃辣"
     r"|用(?=[A-Za-z0-9\u4e00-\u9fff]{2})(?!户|来|于|完|过)"  # "…，主要用Vue" (what is used, named)
@@ -43,6 +43,7 @@ _ZH_CONTINUE_RE = re.compile(
     r"|(?P<attr>预产期|生日)(?=是|在)"  # "我老婆怀孕六个月了，预产期是明年三月": when it is theirs
     r"|月薪|年薪|工资|收入|房贷|房租|车贷|不(?:吃|喝|抽|碰)(?!了))"
 )
+_ZH_NOT_PEOPLE = ("公司", "团队", "部门", "学校", "小区")  # owned, but no one who feels
 _ZH_LEAD_RE = re.compile(r"^(?:也|还|都|一直|已经|又)*(?:正在|在|没有|没)?")  # before a continuation's verb
 _ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
 _ZH_ITS_RE = re.compile(r"^(?:叫|名字叫|今年|已经|才)")
@@ -190,6 +191,8 @@ def split_clauses(s: str, lang: str) -> list[str]:
                 # car being repaired ("我的房子很小，还在还贷款" is the user paying)
                 things = owner is None and out[0].startswith("我的") \
                     and len(_ZH_LEAD_RE.sub("", bare).rstrip("了好完呢")) <= 1
+                # how someone feels is no company's: "我们公司年底要裁员，有点担心" is the user worrying
+                things = things or bool(going and going.group("feel") and owner and owner.group().endswith(_ZH_NOT_PEOPLE))
                 if going and not (owner and going.group("wish")) and not things:  # the first clause's subject: "我妹妹在上海工作，也住在上海"
                     # (what someone of theirs wants is read with their name: "我女儿叫小雨，想学钢琴")
                     p = (owner.group() if owner else "我") + ("的" if going.group("attr") and not owner else "") + bare
