@@ -1811,3 +1811,15 @@ def test_chinese_what_happens_to_the_users_things_and_what_goes_on_about_the_use
 ])
 def test_chinese_feelings_belong_to_people_and_short_kin_words(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My laptop broke yesterday.", ["User's laptop broke."]),  # one verb says what befell it
+    ("My laptop died yesterday, still waiting for the repair.", ["User's laptop died."]),  # (not the laptop waiting)
+    ("My sister graduated!", ["User's sister graduated."]),
+    ("My car broke down on the highway.", ["User's car broke down on the highway."]),
+    ("I won.", []),  # the user alone: too little to file
+    ("My bad.", []),
+])
+def test_what_befell_something_of_the_users_in_one_verb(text, facts):
+    assert said(text) == facts

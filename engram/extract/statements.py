@@ -138,7 +138,7 @@ _EN_SUBJ_RE = re.compile(
 )
 _EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear on long runs
     r"(?<!\s)(?:\s+[-–—]\s+|(?<=\w)[-–—]+\s+|\s*[(;]|\s*,\s*(?:which|who|where|but|so|and\s+(?:it|that|this|they)|though|as(?!\s+well\s+as\b)|because|since"
-    r"|maybe|perhaps|probably"
+    r"|maybe|perhaps|probably|still"
     r"|'cause|cause|if|when|plus)\b|\s*,\s*(?=(?:things|everything|it|it's|that|this|they|life|he|she)\b)"
     r"|\s+and\s+(?=(?:it|that|this)\b)|\s+(?:because|'cause|cause|since|which|so\s+that"
     r"|so\s+(?:at\s+least\s+|now\s+)?(?:i|we|it|please|don't|do\s+not|never|make\s+sure)\b"
@@ -481,9 +481,14 @@ def _en_kind(pred: str) -> tuple[Kind, str]:
     return Kind.FACT, "statement"
 
 
+_EN_ONE_WORD_EVENTS = frozenset("broke died crashed arrived failed leaked flooded graduated won recovered".split())
+
+
 def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
     """A predicate that states something on its own: not a mental aside, not a context-only object."""
     words = [w.strip(",.!") for w in pred.lower().split()]
+    if len(words) == 1 and not strict and words[0] in _EN_ONE_WORD_EVENTS:
+        return True  # "My laptop broke.", "My sister graduated!": what befell someone or something of theirs
     if len(words) < 2 and not (words and words[0] in ("vegan", "vegetarian", "pregnant", "married", "retired",
                                                        "divorced", "engaged", "single", "sober", "hurts", "aches")):
         return False
@@ -864,8 +869,8 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 pass  # "My knee hurts when I run": the user's knee
             elif (of := _EN_OWN_OF_RE.match(rest)) is not None and head not in _EN_NOT_OWNED and not m.group("own_s"):
                 own, rest = f"{own} {of.group('of').lower()}", rest[of.end():]  # "my budget for the trip is …"
-            elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS:
-                return None  # "my bad", "my god"; "my art is about …" goes on
+            elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS | _EN_ONE_WORD_EVENTS:
+                return None  # "my bad", "my god"; "my art is about …" goes on ("my laptop broke": what befell it)
         role = _EN_TWO_WORD_OWN_RE.match(rest) if head in _EN_GROUPS and not m.group("own_s") else None
         if role is not None and role.group(1).lower() in _EN_GROUP_ROLES:  # "my team lead is Marcus"
             own, head = f"{own} {role.group(1).lower()}", role.group(1).lower()
