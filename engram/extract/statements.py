@@ -481,6 +481,9 @@ def _en_kind(pred: str) -> tuple[Kind, str]:
     return Kind.FACT, "statement"
 
 
+# a predicate of one word that says it all: a state of anyone's ("is vegan", "my knee hurts"), and
+# what befell someone or something of the user's ("my laptop broke"; the user's own "I won" is too little)
+_EN_ONE_WORD_STATES = frozenset("vegan vegetarian pregnant married retired divorced engaged single sober hurts aches".split())
 _EN_ONE_WORD_EVENTS = frozenset("broke died crashed arrived failed leaked flooded graduated won recovered".split())
 
 
@@ -489,8 +492,7 @@ def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
     words = [w.strip(",.!") for w in pred.lower().split()]
     if len(words) == 1 and not strict and words[0] in _EN_ONE_WORD_EVENTS:
         return True  # "My laptop broke.", "My sister graduated!": what befell someone or something of theirs
-    if len(words) < 2 and not (words and words[0] in ("vegan", "vegetarian", "pregnant", "married", "retired",
-                                                       "divorced", "engaged", "single", "sober", "hurts", "aches")):
+    if len(words) < 2 and not (words and words[0] in _EN_ONE_WORD_STATES):
         return False
     if words in (["hurts"], ["aches"]):
         return True  # "My knee hurts."
