@@ -1823,3 +1823,16 @@ def test_chinese_feelings_belong_to_people_and_short_kin_words(text, facts):
 ])
 def test_what_befell_something_of_the_users_in_one_verb(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # a pair that names one thing is not a list cut at its "and"
+    ("I prefer playing hide and seek with my friends, running around and having fun.",
+     ["User prefers playing hide and seek with their friends."]),  # (was "User prefers playing hide.")
+    ("I like reading and writing poems about the sea.", ["User likes reading."]),  # a list is still cut
+    # "tried" with nothing tried says nothing
+    ("I've tried, but it's still hard to stay focused.", []),  # (was "User has tried, it's still hard …")
+    ("I tried yoga last week.", ["User tried yoga."]),
+])
+def test_one_thing_named_by_a_pair_and_tried_with_nothing_tried(text, facts):
+    assert said(text) == facts

@@ -79,11 +79,25 @@ def _cut_list(phrase: str) -> str:
         ):
             phrase = parts[0]
     low = phrase.lower()
-    if " and " in low:
-        i = low.index(" and ")
-        if len(phrase[i + 5:].split()) > 3:
-            phrase = phrase[:i]
+    i = _first_and(low)
+    if i is not None and len(phrase[i + 5:].split()) > 3:
+        phrase = phrase[:i]
     return phrase.strip()
+
+
+# pairs that name one thing: their "and" joins no list ("playing hide and seek with my friends")
+_EN_BINOMIAL_RE = re.compile(
+    r"\b(?:hide and seek|rock and roll|fish and chips|mac and cheese|salt and pepper|arts and crafts|"
+    r"trial and error|pros and cons|bread and butter|peanut butter and jelly|dungeons and dragons|"
+    r"truth or dare|cops and robbers|snakes and ladders|rhythm and blues|drum and bass|q and a)\b"
+)
+
+
+def _first_and(low: str) -> int | None:
+    """Where the first " and " of `low` that joins a list starts (none inside "hide and seek")."""
+    inside = [m.span() for m in _EN_BINOMIAL_RE.finditer(low)]
+    return next((m.start() for m in re.finditer(r" and ", low)
+                 if not any(a <= m.start() < b for a, b in inside)), None)
 
 
 def favourite(s: str, ctx: Ctx) -> list[Candidate] | None:

@@ -484,12 +484,15 @@ def _en_kind(pred: str) -> tuple[Kind, str]:
 # a predicate of one word that says it all: a state of anyone's ("is vegan", "my knee hurts"), and
 # what befell someone or something of the user's ("my laptop broke"; the user's own "I won" is too little)
 _EN_ONE_WORD_STATES = frozenset("vegan vegetarian pregnant married retired divorced engaged single sober hurts aches".split())
+_EN_TRIED = frozenset("has have had tried really already honestly".split())
 _EN_ONE_WORD_EVENTS = frozenset("broke died crashed arrived failed leaked flooded graduated won recovered".split())
 
 
 def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
     """A predicate that states something on its own: not a mental aside, not a context-only object."""
     words = [w.strip(",.!") for w in pred.lower().split()]
+    if set(re.split(r"[,;]", pred.lower(), maxsplit=1)[0].split()) <= _EN_TRIED:
+        return False  # "I've tried, but it's still hard …": what was tried is not said
     if len(words) == 1 and not strict and words[0] in _EN_ONE_WORD_EVENTS:
         return True  # "My laptop broke.", "My sister graduated!": what befell someone or something of theirs
     if len(words) < 2 and not (words and words[0] in _EN_ONE_WORD_STATES):
