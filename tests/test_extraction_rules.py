@@ -1836,3 +1836,18 @@ def test_what_befell_something_of_the_users_in_one_verb(text, facts):
 ])
 def test_one_thing_named_by_a_pair_and_tried_with_nothing_tried(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # 还有 adds one more of what was said; after 有 it is one more had
+    ("对啊，我最喜欢滑梯，还有秋千。", ["用户最喜欢滑梯，还有秋千"]),  # (was "用户还有秋千")
+    ("嗯，我希望每年都有那样的派对，还有更多的花！", ["用户希望每年都有那样的派对，还有更多的花"]),
+    ("我妹妹有两个孩子，还有一只狗。", ["用户的妹妹有两个孩子", "用户的妹妹还有一只狗"]),
+    # a thing named and no more is no statement
+    ("可以呀！我上次画的小狗，老师也夸我画得很好呢！", []),  # (was "用户上次画的小狗")
+    ("我喜欢的运动是游泳。", ["用户喜欢的运动是游泳"]),
+    # 特别是 ("especially") goes on about the thing, not the user
+    ("我喜欢多肉的那种，特别是加了很多香肠和培根的！", ["用户喜欢多肉的那种"]),
+])
+def test_chinese_one_more_of_a_list_and_a_thing_named_alone(text, facts):
+    assert said(text) == facts

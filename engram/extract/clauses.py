@@ -35,7 +35,7 @@ _EN_CONTINUE_RE = re.compile(
 _ZH_CLAUSE_SPLIT_RE = re.compile(r"[，,；;]|(?:而且|并且|但是|不过|同时)(?=我)")
 _ZH_BEFORE_RE = re.compile(r"(?:之前|以前|前)$")
 _ZH_CONTINUE_RE = re.compile(
-    r"^(?:也|还|都|平时|平常|目前|现在|一直|主要|一般|经常|特别|比较)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|(?P<feel>有点|有些)|有|养|叫|今年|最喜欢|来自|老家|对(?![方面手])"
+    r"^(?:也|还|都|平时|平常|目前|现在|一直|主要|一般|经常|特别(?!是)|比较)*(?:住在|住|搬到|搬去|在|是|喜欢|爱|讨厌|不喜欢|(?P<feel>有点|有些)|有|养|叫|今年|最喜欢|来自|老家|对(?![方面手])"
     r"|(?<=主要)(?:写|做|负责|教|卖)(?=[A-Za-z0-9\u4e00-\u9fff]{2})"  # "我是个程序员，主要写Python": what the work is
     r"|能(?=吃|喝|熬夜|跑)"  # "我老家是四川的，特别能吃辣"
     r"|用(?=[A-Za-z0-9\u4e00-\u9fff]{2})(?!户|来|于|完|过)"  # "…，主要用Vue" (what is used, named)
@@ -45,6 +45,7 @@ _ZH_CONTINUE_RE = re.compile(
 )
 _ZH_NOT_PEOPLE = ("公司", "团队", "部门", "学校", "小区")  # owned, but no one who feels
 _ZH_LEAD_RE = re.compile(r"^(?:也|还|都|一直|已经|又)*(?:正在|在|没有|没)?")  # before a continuation's verb
+_ZH_I_HAVE_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})?(?:也|还|都|一直)?(?:养了?|有)")
 _ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
 _ZH_ITS_RE = re.compile(r"^(?:叫|名字叫|今年|已经|才)")
 _ZH_OTHER_HINT_RE = re.compile(
@@ -181,11 +182,12 @@ def split_clauses(s: str, lang: str) -> list[str]:
                 continue
             if out and out[0].startswith("我") and not p.startswith("我") \
                     and not (_ZH_ITS_RE.match(p) and _ZH_OTHER_HINT_RE.search(out[-1], 1)) \
-                    and not _ZH_INTRODUCED_RE.search(out[-1]) \
+                    and (not _ZH_INTRODUCED_RE.search(out[-1]) or p.startswith("还有")) \
                     and not (p.startswith("是") and (_ZH_COUNTED_OBJECT_RE.search(out[-1]) or ZH_WHICH_THING_RE.match(p))):
                 # ("我买了一辆车，是…", "…旧车给我开了，是一辆白色的卡罗拉": what the thing is)
                 bare = _ZH_AND_RE.sub("", p)  # "并且在腾讯工作": a statement of its own after all
-                going = _ZH_CONTINUE_RE.match(bare)
+                # ("…滑梯，还有秋千": 还有 adds one more of what was said; after 有 it is one more had)
+                going = _ZH_CONTINUE_RE.match(bare) if not bare.startswith("还有") or _ZH_I_HAVE_RE.match(out[-1]) else None
                 owner = _ZH_OWNER_RE.match(out[0]) if going else None
                 # a verb with no object after "我的<thing>…" is the thing's: "我的车上周被撞了，还在修" is the
                 # car being repaired ("我的房子很小，还在还贷款" is the user paying)

@@ -89,7 +89,7 @@ from engram.extract.phrases import strip_aside, strip_end
 from engram.extract.preferences import favourite, preference, request_then_feeling
 from engram.extract.rewrite import assistant_did, plain_forms
 from engram.extract.statements import (
-    about_other, main_part, name_beside_kin, note_place, note_referent, statement, tail_comment, unclefted, with_it_named,
+    ZH_COUNTDOWN_RE, about_other, main_part, name_beside_kin, note_place, note_referent, statement, tail_comment, unclefted, with_it_named,
 )
 from engram.extract.tasks import BARE_ROUTINE, its_day, task
 from engram.models import Candidate, Kind, utcnow
@@ -204,6 +204,11 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
             moved = "，" + stay.group("at")
         elif ctx.lang == "zh" and len(last) == 1 and ZH_WHICH_THING_RE.match(strip_end(clause)):
             found = []  # "…把他的旧车给我开了，是一辆白色的卡罗拉": what the thing is, no one's 是
+            moved = "，" + strip_end(clause)
+        elif ctx.lang == "zh" and len(last) == 1 and clause.startswith("还有") and not ZH_COUNTDOWN_RE.match(clause):
+            # "我最喜欢滑梯，还有秋千": one more of what was just said, not "the user still has" (after
+            # a 有, `split_clauses` gave it its 我: "我家有一只猫，还有一只狗")
+            found = []
             moved = "，" + strip_end(clause)
         else:
             found = _mine_clause(strip_end(clause), plain if per_clause and not own_hedge else ctx)

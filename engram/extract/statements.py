@@ -1053,7 +1053,7 @@ _ZH_IS_MY_RE = re.compile(r"^(?P<x>[^，,。我你您他她它]{1,8}?)(?:就|也
 _ZH_MY_THING_UNDERGOES_RE = re.compile(r"^[\u4e00-\u9fff]{1,4}?(?:昨天|今天|前天|上周|上个月|刚刚?|又|也)?被[\u4e00-\u9fff]{1,6}了")
 _ZH_NOT_A_TOPIC_RE = re.compile(r"^(?:这|那|哪|谁|什么|怎么|为什么|它|其实|可能|应该|不|可是|但是|但|不过|所以|因为|而且)|[吗呢？?]")
 # "还有不到三周": how long until something, no statement about the user
-_ZH_COUNTDOWN_RE = re.compile(r"^还(?:有|剩|差)(?:不到|差不多|大概|将近|就)?[0-9一二两三四五六七八九十几半]+个?(?:天|周|星期|礼拜|月|年|小时|分钟)")
+ZH_COUNTDOWN_RE = re.compile(r"^还(?:有|剩|差)(?:不到|差不多|大概|将近|就)?[0-9一二两三四五六七八九十几半]+个?(?:天|周|星期|礼拜|月|年|小时|分钟)")
 _ZH_GO_ON_RE = re.compile(r"^(?:所以|还|也|并且|而且|然后|就|又|一直|都|再|后来|只|经常|常常|总是|老是|但是|但|不过|可是|改成|换成|改(?=[考学做去喝吃用读报])|不能|没法|不敢)")
 _ZH_CHATTER_RE = re.compile(
     rf"^(?:也|还|都|就|真|真的|挺|很|太|特别|非常|超)*(?:知道|觉得|认为|想(?!{ZH_WANT_VERBS})|希望|相信|明白|同意|理解|猜|记得|以为|感觉|觉着|"
@@ -1149,7 +1149,7 @@ def _zh_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
         return _zh_finish("用户", s, ctx, other=None)  # "最近压力很大，晚上经常失眠": the speaker's own state
     if m is None and memo.get("last") == "用户" and (_ZH_GO_ON_RE.match(s) or _ZH_WHEN_GO_ON_RE.match(s)):
         body = re.sub(r"^(?:所以|并且|而且|然后|后来|但是|但|不过|可是)", "", s)  # "…，还做了一个碗": the user goes on
-        if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body) or _ZH_COUNTDOWN_RE.match(body):
+        if _ZH_CHATTER_RE.match(body) or _ZH_OWN_SUBJECT_RE.match(body) or ZH_COUNTDOWN_RE.match(body):
             return None  # "…，但他很少回", "…，但是今天下了好大的雨": someone (or something) else
         if len(body.rstrip("了过啦呢吧")) < 2:
             return None  # a verb alone, "我以前抽烟，后来戒了": what was given up was said before
@@ -1245,11 +1245,19 @@ _ZH_VERB_TAGS = ("v", "vq", "vd")
 _ZH_NOT_DEEDS = frozenset("希望 祝 谢谢 感谢 觉得 认为 知道 听说 记得 忘了 看来 好像 似乎 是 笑死 笑 哭 累死 困死 饿死 气死 吓死 醉".split())
 
 
+# a thing the user did something to, named and no more ("我上次画的小狗，老师也夸我了": what the teacher
+# praised; "我上次买的那件红毛衣"): a noun after a short verb and 的, no statement
+_ZH_ONLY_A_THING_RE = re.compile(
+    r"^(?:上次|昨天|今天|刚才|刚刚|之前|以前|最近)?[\u4e00-\u9fff]{1,2}的(?:那|这)?[个件只本张条双台部辆位幅]?"
+    r"(?:(?![是在有很了也都就还又要会])[\u4e00-\u9fff]){1,5}$"
+)
+
+
 def _zh_finish(subject: str, body: str, ctx: Ctx, *, other: str | None) -> list[Candidate] | None:
     if body.startswith("、"):
         return None  # "我、老婆和女儿": a list of people, no statement
     body = _zh_concise(body)
-    if not 2 <= len(body) <= _MAX_ZH_CHARS or _ZH_CONTEXT_ONLY.match(body):
+    if not 2 <= len(body) <= _MAX_ZH_CHARS or _ZH_CONTEXT_ONLY.match(body) or _ZH_ONLY_A_THING_RE.match(body):
         return None
     if _ZH_EMPTY_RE.search(body) or (other is None and (
             _ZH_MOOD_RE.match(body) or _ZH_AGE_RE.match(body) or _negates_slot("我" + body, ctx))):
