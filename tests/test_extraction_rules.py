@@ -1851,3 +1851,13 @@ def test_one_thing_named_by_a_pair_and_tried_with_nothing_tried(text, facts):
 ])
 def test_chinese_one_more_of_a_list_and_a_thing_named_alone(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # "that he's gone" opens a clause: it is no comment on the sentence before
+    ("We used to play games together. Now that he's gone, there's no one left to keep me company.",
+     ["User used to play games together."]),
+    ("I painted a lake. That was so relaxing.", ["User painted a lake; that was so relaxing."]),
+])
+def test_that_before_a_subject_is_no_comment_on_the_sentence_before(text, facts):
+    assert said(text) == facts

@@ -147,7 +147,7 @@ _EN_CUT_RE = re.compile(  # branches start where a run of spaces starts: linear 
 )
 _EN_REASON_RE = re.compile(r"\b(?:because|'cause|cause)\b", re.I)
 _EN_COMMENT_RE = re.compile(
-    r"^(?:(?:it|that|this|which)(?:'s|\s+(?!you\b|i\b|me\b|would\b|might\b|could\b)[a-z]+)"
+    r"^(?:(?:it|that|this|which)(?:'s|\s+(?!you\b|i\b|me\b|he\b|she\b|they\b|we\b|would\b|might\b|could\b)[a-z]+)"
     r"|(?:a|an|the|such\s+a)\s+(?:[a-z]+\s+){0,2}(?:way|reminder|chance|experience|break|highlight)\s+(?:to|of|for))\b",
     re.I,
 )
