@@ -1861,3 +1861,16 @@ def test_chinese_one_more_of_a_list_and_a_thing_named_alone(text, facts):
 ])
 def test_that_before_a_subject_is_no_comment_on_the_sentence_before(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # why the user left a job, when said, is kept with it
+    ("I quit my job at Google to start my own company.",
+     ["User no longer works at Google.", "User quit their job at Google to start their own company."]),
+    ("I left Microsoft to join a startup.", ["User left Microsoft to join a startup."]),  # (not said twice)
+    ("I resigned to take care of my dad.", ["User resigned to take care of their dad."]),
+    ("I left to travel.", []),  # a place may be what was left
+    ("I was laid off from Acme to my surprise.", ["User no longer works at Acme."]),
+])
+def test_why_the_user_left_a_job(text, facts):
+    assert said(text) == facts

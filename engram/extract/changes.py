@@ -231,10 +231,14 @@ def _en_change(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _EN_STOP_RE.match(s)
     if m:
         stopped = _en_stop(s, m, ctx)
-        return stopped + _en_then_joined(s, ctx) if stopped and stopped[0].key == "fact:employer" else stopped
+        if stopped and stopped[0].key == "fact:employer":
+            return _with_why(stopped + _en_then_joined(s, ctx), _en_left_to(s, m, ctx))
+        return stopped
     m = _EN_LEFT_RE.match(s)
-    if m:
-        return _en_left(s, m, ctx) + _en_then_joined(s, ctx)
+    if m:  # ("I left to travel" may be a place left; "I resigned to …" is a job)
+        left = _en_left(s, m, ctx)
+        why = _en_left_to(s, m, ctx) if left or m.group("verb").lower() != "left" else []
+        return _with_why(left + _en_then_joined(s, ctx), why)
     m = _EN_MOVED_OUT_RE.match(s)
     if m:
         if m.group("to"):
@@ -278,6 +282,27 @@ def _en_then_joined(s: str, ctx: Ctx) -> list[Candidate]:
     """The new employer said with the old one left: "I left Google and joined Stripe"."""
     m = _EN_THEN_JOINED_RE.search(s)
     return (en_fact("I work at " + m.group("org"), ctx) or []) if m else []
+
+
+# what the user left a job for ("… to start my own company", "… to join a startup")
+_EN_LEFT_TO_RE = re.compile(
+    r"\s+to\s+(?:(?:finally|go\s+and)\s+)?(?:start|join|launch|open|found|pursue|focus\s+on|go\s+back\s+to|travel|study"
+    r"|take\s+care\s+of|be\s+with|raise|work\s+(?:on|for|at))\b[^,;.!?]{2,60}", re.I)
+
+
+def _en_left_to(s: str, m: re.Match[str], ctx: Ctx) -> list[Candidate]:
+    """Why the user left, when said: "I quit my job at Google to start my own company" is the
+    event, beside "User no longer works at Google"."""
+    to = _EN_LEFT_TO_RE.search(s, m.end("verb"))
+    if to is None:
+        return []
+    return [candidate(ctx, Kind.EVENT, _said(s[: to.end()].rstrip(), m), None, None, "why the user left a job")]
+
+
+def _with_why(found: list[Candidate], why: list[Candidate]) -> list[Candidate]:
+    """`found` and why the user left, which stands for a bare "User left Microsoft." it says again."""
+    said = [w.content.rstrip(".") for w in why]
+    return [c for c in found if not any(w.startswith(c.content.rstrip(".") + " ") for w in said)] + why
 
 
 def _context_bound(phrase: str) -> bool:
