@@ -231,14 +231,15 @@ def _en_change(s: str, ctx: Ctx) -> list[Candidate] | None:
     m = _EN_STOP_RE.match(s)
     if m:
         stopped = _en_stop(s, m, ctx)
-        if stopped and stopped[0].key == "fact:employer":
-            return _with_why(stopped + _en_then_joined(s, ctx), _en_left_to(s, m, ctx))
+        if stopped and stopped[0].key == "fact:employer":  # (the job joined says why: "… to join Stripe")
+            joined = _en_then_joined(s, ctx)
+            return _with_why(stopped + joined, [] if joined else _en_left_to(s, m, ctx))
         return stopped
     m = _EN_LEFT_RE.match(s)
     if m:  # ("I left to travel" may be a place left; "I resigned to …" is a job)
-        left = _en_left(s, m, ctx)
-        why = _en_left_to(s, m, ctx) if left or m.group("verb").lower() != "left" else []
-        return _with_why(left + _en_then_joined(s, ctx), why)
+        left, joined = _en_left(s, m, ctx), _en_then_joined(s, ctx)
+        why = _en_left_to(s, m, ctx) if not joined and (left or m.group("verb").lower() != "left") else []
+        return _with_why(left + joined, why)
     m = _EN_MOVED_OUT_RE.match(s)
     if m:
         if m.group("to"):
