@@ -253,6 +253,7 @@ _WS_NEAR_CJK_RE = re.compile(f"(?<=[{_CJK_CLASS}])\\s+|\\s+(?=[{_CJK_CLASS}])")
 _ZH_TRAILING_PARTICLES_RE = re.compile(r"(?:\s*[啊呀吧啦哦嘛哈了噢喔哟咯呗嗯])+$")
 
 
+@lru_cache(maxsize=4096)  # (an add hashes the same texts several times: candidate, episode, restatements)
 def normalize(text: str) -> str:
     """Canonical form for duplicate detection (punctuation, case, spacing, particles)."""
     t = unicodedata.normalize("NFKC", text).casefold().translate(_APOSTROPHES)
