@@ -35,10 +35,12 @@ from engram.extract.answers import answer_as_statement, asks_of_pronoun
 from engram.extract.keys import CJK_RE
 from engram.extract.corrections import CORRECTS_WITHIN, LOOK_BACK, corrected, correction, says, switch
 from engram.extract.endings import ending, ends
+from engram.extract.owned import introduced
 from engram.extract.statements import last_referent, opens_with_pronoun
 from engram.extract.told import told_user
 from engram.graph import build as graph
 from engram.graph import kin
+from engram.graph.extract_entities import may_be_name
 from engram.kinds import EPISODE_KEY, REPLY_KEY, RESTATED_KEEP, RESTATED_KEY
 from engram.models import Action, Candidate, Command, Event, Filters, Kind, MemoryItem, Message, Source, Status, utcnow
 from engram.privacy import apply as apply_privacy
@@ -96,7 +98,7 @@ class AddOutcome:
 # a sentence that may start with a name ("Max passed away"), not with "I", "My", "The", …
 _NAME_FIRST_RE = re.compile(
     r"(?:^|[.!?]\s+)(?:[A-Za-z]+,?\s+(?:what,?\s+)?)?(?!(?:I|My|The|We|It|This|That|There|Our|Your|You|He|She|They|A|An|And|But|So)\b)"
-    r"[A-Z][a-z]+(?:['’]s)? [a-z]"  # ("Sadly Max passed away", "Guess what, Anna got promoted")
+    r"(?P<name>[A-Z][a-z]+)(?:['’]s)? [a-z]"  # ("Sadly Max passed away", "Guess what, Anna got promoted")
 )
 
 
@@ -222,16 +224,24 @@ class Writer:
             out.nothing = True
         return out
 
-    def _owned(self, scope: Scope, text: str) -> dict[str, str] | None:
-        """The user's people and pets that `text` names, with what the user calls them (from the
-        graph's names, which the store keeps cached until they change; those the message itself
-        introduces, the rules read: engram.extract.owned)."""
-        store = self.services.store
-        if not self.services.settings.graph or not hasattr(store, "graph_snapshot"):
+    def _owned(self, said: Said, text: str) -> dict[str, str] | None:
+        """The user's people and pets that `text` names, with what the user calls them: from the
+        graph's names (which the store keeps cached until they change), else as the session's
+        recent turns introduced them (the graph links a turn only behind its add: "My partner's
+        name is Sam." then "Sam is a chef."). Those the message itself introduces, the rules
+        read (engram.extract.owned)."""
+        starts = [m.group("name") for m in _NAME_FIRST_RE.finditer(text)] if text.isascii() else None
+        if starts is not None and not starts:  # no sentence starts with a name
             return None
-        if text.isascii() and not _NAME_FIRST_RE.search(text):  # no sentence starts with a name
-            return None
-        named = {name: called for name, called in kin.owned_names(store, scope.user_id).items() if name in text}
+        store, scope = self.services.store, said.scope
+        named: dict[str, str] = {}
+        if self.services.settings.graph and hasattr(store, "graph_snapshot"):
+            named = {name: called for name, called in kin.owned_names(store, scope.user_id).items() if name in text}
+        unknown = starts is None or any(may_be_name(w) and w not in named for w in starts)
+        if unknown and said.session_id is not None:
+            for turn in store.turns_list(scope, said.session_id, last=_REFERENT_TURNS):
+                if turn.role == "user":
+                    named = {**{n: c for n, c in introduced(turn.content) if n in text}, **named}
         return named or None
 
     def _llm_extract(self, said: Said, kept: list[Message], rules: list[Candidate]) -> list[Event]:
@@ -269,7 +279,7 @@ class Writer:
         """What the rules read in one message: its own statements, and a short answer read with
         the assistant's question ("Coco." answering "What's your dog's name?")."""
         user = message.role == "user"
-        owned = self._owned(said.scope, text) if user else None
+        owned = self._owned(said, text) if user else None
         referent = self._referent(said, messages, message, text, answers) if user else None
         found = extract_candidates(text, role=message.role, now=local, owned=owned, referent=referent)
         if referent and found:  # "She just turned five." → "User's daughter Maya just turned five."

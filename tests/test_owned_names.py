@@ -133,3 +133,19 @@ def test_pets_and_children_named_together_are_each_the_users(memory):
     assert owned_names(memory.store, "ana") == {"Luna": "cat", "Milo": "cat", "Leo": "child", "Mia": "child"}
     events = memory.add("Milo passed away last week.", user_id="ana")
     assert "User's cat Milo passed away." in [e.memory.content for e in events if e.memory is not None]
+
+
+@pytest.mark.parametrize("first, later, fact", [
+    ("My partner's name is Sam.", "Sam is a chef.", "User's partner Sam is a chef."),
+    ("I have a dog named Rex.", "Rex loves the beach.", "User's dog Rex loves the beach."),
+    ("我女儿叫小雨。", "小雨喜欢画画。", "用户的女儿小雨喜欢画画"),
+])
+def test_a_name_the_session_just_introduced_is_the_users_before_the_graph_links_it(reopen, first, later, fact):
+    """The next turn comes before the graph has linked the first (its links are made behind the
+    add): the session's recent turns say whose the name is. Without the graph at all, too."""
+    memory = reopen(graph=False)
+    memory.add(first, user_id="ana", session_id="s1")
+    kept = [e.memory.content for e in memory.add(later, user_id="ana", session_id="s1") if e.memory is not None]
+    assert fact in kept
+    other = memory.add(later, user_id="ana", session_id="s2")  # another session said no such thing
+    assert fact not in [e.memory.content for e in other if e.memory is not None]

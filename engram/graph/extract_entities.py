@@ -240,6 +240,11 @@ _ZH_PLACE_REL = {"住在": "lives_in", "搬到": "lives_in", "搬去": "lives_in
 MAX_CHARS = 4_000  # what is read of one memory (memories are short; a pasted document is not a list of names)
 
 
+def may_be_name(word: str) -> bool:
+    """Could a capitalised word that opens a sentence be someone's name ("Sam", not "Thanks")?"""
+    return word not in _STOP and not word.endswith("ing")
+
+
 def extract(text: str) -> Found:
     """Entities and relations in one memory's text ("Name: …" turns are said by Name)."""
     text = text[:MAX_CHARS]
