@@ -85,6 +85,9 @@ def _answer(memory, question: str, answer: str, user_id: str = "u") -> list[str]
     ("建议你每天做两次麦肯基拉伸。", "好的，我试试", "用户决定每天做两次麦肯基拉伸"),
     ("What kind of dog?", "a 60 lb pit mix named tank, hes a sweetheart", "User's dog is a 60 lb pit mix named Tank."),
     ("Nice! What kind of car is it?", "Honda Civic.", "User's car is a Honda Civic."),
+    # how long the user has been something, not only doing something
+    ("How long have you been married?", "Five years now.", "User has been married for five years."),
+    ("How long have you been into art?", "Ten years or so.", "User has been into art for about ten years."),
 ])
 def test_a_short_answer_keeps_the_fact_it_gives(memory, question, answer, fact):
     assert _answer(memory, question, answer) == [fact]

@@ -103,6 +103,24 @@ def _lc_common(np: str) -> str:
 _ARTICLES = frozenset("the a an some my any".split())
 
 
+_SINCE_RE = re.compile(r"^(?:ever\s+)?since\s+(?P<when>[\w' -]{2,40}?)$", re.I)
+
+
+def _for_how_long(m: re.Match[str], np: str) -> str | None:
+    """"How long have you been into art?" / "Since I was 17." → "I've been into art since I was 17.";
+    / "Five years now." → "… for five years now." (an answer that says how long, else None)."""
+    been = m.group("have").lower().startswith("have")
+    rough = re.search(r"[ ,]+or (?:so|something)$", np)  # "Ten years or so." → "about ten years"
+    np = np[: rough.start()] if rough else np
+    np = "about " + _lc(np) if rough and not re.match(r"(?:about|around|roughly|almost|nearly|over) ", np, re.I) else np
+    since = _SINCE_RE.match(np)
+    if since and been:
+        return f"I've been {m.group('v')} since {since.group('when')}."
+    if not _DURATION_RE.search(np):
+        return None
+    return f"I've been {m.group('v')} for {_lc(np)}." if been else f"I'm {m.group('v')} for {_lc(np)}."
+
+
 def _measure(m: re.Match[str], np: str) -> str | None:
     """"What's your target weight?" / "70 kg." → "My target weight is 70 kg.": any of the user's
     own numbers (a weight, a height, a shoe size), not a plan or an answer to "what's your take?"."""
@@ -202,9 +220,10 @@ _EN_RULES: list[Rule] = [
      lambda m, np: f"My budget is {_lc(np)}{m.group('per') or ''}{m.group('for') or ''}." if re.search(r"\d", np) else None),
     (re.compile(r"^where are you (?:headed|heading|going|off to|travell?ing|flying)(?: to)?(?: next| this time)?\?$", re.I),
      lambda m, np: f"I'm going to {_PREP_EN.sub('', np)}."),
-    (re.compile(r"^how long (?P<have>have you been|are you|will you be) (?P<v>[a-z]+ing(?: [a-z ]{1,20}?)?)\?$", re.I),
-     lambda m, np: (f"I've been {m.group('v')} for {_lc(np)}." if m.group("have").lower().startswith("have")
-                    else f"I'm {m.group('v')} for {_lc(np)}.") if _DURATION_RE.search(np) else None),
+    # ("… into art?" / "Since I was 17 or so.", "… married?" / "Five years now.")
+    (re.compile(r"^how long (?P<have>have you been|are you|will you be) (?P<v>[a-z]+ing(?: [a-z ]{1,20}?)?"
+                r"|(?:into|in|at|with|a|an) [a-z ]{1,25}?|married|together|engaged|vegan|vegetarian|sober|retired)\?$", re.I),
+     lambda m, np: _for_how_long(m, np)),
     (re.compile(r"^how often do you (?P<v>[a-z]+(?: [a-z]+){0,3}?)\?$", re.I),
      lambda m, np: f"I {_YOUR_RE.sub('my', m.group('v'))} {_lc(re.sub(r'[ ,]+or (?:so|something)$', '', np))}."
      if _HOW_OFTEN_RE.match(np) else None),
