@@ -191,11 +191,12 @@ def split_clauses(s: str, lang: str) -> list[str]:
                 owner = _ZH_OWNER_RE.match(out[0]) if going else None
                 # a verb with no object after "我的<thing>…" is the thing's: "我的车上周被撞了，还在修" is the
                 # car being repaired ("我的房子很小，还在还贷款" is the user paying)
-                things = owner is None and out[0].startswith("我的") \
+                the_things = owner is None and out[0].startswith("我的") \
                     and len(_ZH_LEAD_RE.sub("", bare).rstrip("了好完呢")) <= 1
                 # how someone feels is no company's: "我们公司年底要裁员，有点担心" is the user worrying
-                things = things or bool(going and going.group("feel") and owner and owner.group().endswith(_ZH_NOT_PEOPLE))
-                if going and not (owner and going.group("wish")) and not things:  # the first clause's subject: "我妹妹在上海工作，也住在上海"
+                felt = bool(going and going.group("feel") and owner and owner.group().endswith(_ZH_NOT_PEOPLE))
+                if going and not (owner and going.group("wish")) and not the_things and not felt:
+                    # the first clause's subject: "我妹妹在上海工作，也住在上海"
                     # (what someone of theirs wants is read with their name: "我女儿叫小雨，想学钢琴")
                     p = (owner.group() if owner else "我") + ("的" if going.group("attr") and not owner else "") + bare
             out.append(p)

@@ -32,7 +32,7 @@ _EN_LEAD_RE = re.compile(
     r"[,!]?\s+)+", re.I)
 
 
-def _says_whose(sentence: str, relation: str) -> bool:
+def _says_whose_it_is(sentence: str, relation: str) -> bool:
     """"Anna is my sister." says whose she is itself: "My sister Anna is my sister" would be wrong."""
     if CJK_RE.match(relation):
         return f"我的{relation}" in sentence or f"我{relation}" in sentence
@@ -49,7 +49,7 @@ def as_owned(sentence: str, owned: Mapping[str, str]) -> str:
         said = as_owned(sentence[lead.end():], owned)
         return sentence if said == sentence[lead.end():] else sentence[: lead.end()] + said[0].lower() + said[1:]
     for name, relation in owned.items():
-        if not sentence.startswith(name) or _says_whose(sentence, relation):
+        if not sentence.startswith(name) or _says_whose_it_is(sentence, relation):
             continue
         after = sentence[len(name) : len(name) + 1]
         if CJK_RE.match(name):
