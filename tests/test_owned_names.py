@@ -88,6 +88,13 @@ def test_a_name_introduced_earlier_in_the_same_message_is_the_users_own(memory, 
     assert not any("is their sister" in k or "is User's sister Anna" in k for k in kept)  # not said twice
 
 
+def test_a_blank_sentence_is_no_sentence_to_name_anyone_in():
+    from engram.extract.owned import named_again
+
+    assert named_again(["My partner's name is Sam.", "   ", "Sam is a chef."])  # (a blank one raised IndexError)
+    assert not named_again(["I have a dog.", "  "])
+
+
 def test_a_message_introduces_only_the_users_own():
     from engram.extract.owned import introduced
 

@@ -71,7 +71,8 @@ def named_again(sentences: list[str]) -> bool:
         sentence = sentences[i]
         if CJK_RE.match(sentence):
             return True
-        first = sentence.split(None, 1)[0].rstrip(",.!?;:'’s") if sentence else ""
+        words = sentence.split(None, 1)
+        first = words[0].rstrip(",.!?;:'’s") if words else ""
         if first[:1].isupper() and any(first in before for before in sentences[:i]):
             return True
     return False
