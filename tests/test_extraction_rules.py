@@ -1874,3 +1874,13 @@ def test_that_before_a_subject_is_no_comment_on_the_sentence_before(text, facts)
 ])
 def test_why_the_user_left_a_job(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    # a clause with a time of day after a routine goes on with the routine
+    ("我每天晚上十一点睡觉，早上七点起床。", ["用户每天晚上十一点睡觉，早上七点起床"]),  # (was a task for this morning)
+    ("我每天晚上十一点睡觉，明天早上五点起床。",
+     ["用户每天晚上十一点睡觉", "用户明天早上五点起床（2026-05-09 05:00）"]),  # a day named: a task of its own
+])
+def test_chinese_a_time_of_day_after_a_routine_goes_on_with_it(text, facts):
+    assert said(text) == facts

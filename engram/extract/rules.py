@@ -235,6 +235,11 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
             continue
         if len(found) == 1 and found[0].reason == BARE_ROUTINE and len(last) == 1:
             found[0].content = _routine_of(last[0].content, found[0].content, ctx.lang)
+        if ctx.lang == "zh" and len(found) == 1 and len(last) == 1 and last[0].recurrence and found[0].kind is Kind.TASK \
+                and found[0].recurrence is None and not _ZH_A_DAY_RE.search(clause):
+            # "我每天晚上十一点睡觉，早上七点起床": the same routine goes on, not a task for this morning
+            last[0].content = _routine_of(last[0].content, split_due(found[0].content)[0], ctx.lang)
+            continue
         if len(found) == 1 and found[0].kind is Kind.PREFERENCE and not ctx.soft:
             said = tail_comment(strip_end(clause), ctx.lang)  # "I'm passionate about dancing and it brings me joy"
             if said:
@@ -250,6 +255,10 @@ def _mine_sentence(sentence: str, ctx: Ctx, *, explicit: bool = False) -> list[C
 def _used_to(said: Candidate) -> bool:
     """A statement of what the user did once, as a habit ("User used to …", "用户以前…")."""
     return said.content.startswith(("User used to ", "用户以前", "用户过去", "用户之前"))
+
+
+# a day named, not only a time of it: "明天早上七点起床" is a task for tomorrow, "早上七点起床" may go on a routine
+_ZH_A_DAY_RE = re.compile(r"[今明后]天|今[晚早]|明[早晚]|周[一二三四五六日天末]|星期|礼拜|[0-9一二三四五六七八九十]+[号日]|[下这本]个?月|[下这本]周|月底|年底")
 
 
 def _routine_of(before: str, routine: str, lang: str) -> str:
