@@ -1884,3 +1884,16 @@ def test_why_the_user_left_a_job(text, facts):
 ])
 def test_chinese_a_time_of_day_after_a_routine_goes_on_with_it(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("I need to renew my passport.", ["User needs to renew their passport."]),  # (dropped as chatter)
+    ("I need to get my car fixed.", ["User needs to get their car fixed."]),
+    ("I have to renew my passport.", ["User has to renew their passport."]),
+    # the conversation or the moment, no task
+    ("I have to go now, talk later!", []),  # (was "User has to go now, talk later.")
+    ("I need to go home now.", []),
+    ("I need to think about it.", []),
+])
+def test_what_the_user_needs_to_do_without_a_date_and_leaving_the_chat(text, facts):
+    assert said(text) == facts

@@ -85,6 +85,9 @@ _EN_CHATTER = frozenset(
     can't cannot hate love like adore enjoy prefer dislike doubt assume care cared wanna mind trust need needs
     totally just really also still""".split()
 )
+# what "I need to / have to …" says of the conversation or the moment, not of a task
+_EN_NEED_CHATTER = frozenset("""go run leave head dash bounce sleep rest relax eat chill pee think figure know see check
+    ask tell talk say vent admit confess mention""".split())
 # "I hope to see you soon": the exchange, not a goal
 _EN_HOPE_CHATTER = frozenset("see hear meet talk chat catch speak get be have do help".split())
 # "I'm <adjective>" that is about the exchange, not the user
@@ -543,6 +546,12 @@ def _en_predicate_after_i(rest: str, contr: str) -> str | None:
         if not _en_ok_adjective(low[1:]):
             return None
         return lead + "is " + " ".join(words[1:])
+    if head in ("need", "have") and len(low) > 2 and low[1] == "to" and (low[2] in _EN_NEED_CHATTER or len(low) < 4):
+        return None  # "I have to go now, talk later!", "I need to think about it": the exchange, no task
+    if head == "need" and low[1:2] == ["to"]:  # "I need to renew my passport": a task with no date yet
+        if CONTEXT_WORDS.intersection(w.strip(",.!") for w in low[3:]):
+            return None  # "I need to finish this by tomorrow": what "this" is was said before
+        return lead + "needs " + " ".join(words[1:])
     if head in ("have", "do", "don't", "doesn't"):
         if head in ("do", "don't") and len(low) > 1 and low[1] in _EN_CHATTER - {"like", "love", "enjoy"}:
             return None
