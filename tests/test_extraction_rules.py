@@ -1897,3 +1897,12 @@ def test_chinese_a_time_of_day_after_a_routine_goes_on_with_it(text, facts):
 ])
 def test_what_the_user_needs_to_do_without_a_date_and_leaving_the_chat(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("My lease ends in June.", ["User's lease ends in June."]),  # what a thing of theirs does on a date
+    ("My vacation begins on Friday.", ["User's vacation begins on Friday."]),
+    ("My patience ends here.", []),
+])
+def test_when_a_thing_of_the_users_ends_or_begins(text, facts):
+    assert said(text) == facts

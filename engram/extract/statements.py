@@ -489,6 +489,8 @@ def _en_kind(pred: str) -> tuple[Kind, str]:
 _EN_ONE_WORD_STATES = frozenset("vegan vegetarian pregnant married retired divorced engaged single sober hurts aches".split())
 _EN_TRIED = frozenset("has have had tried really already honestly".split())
 _EN_ONE_WORD_EVENTS = frozenset("broke died crashed arrived failed leaked flooded graduated won recovered".split())
+# what a thing of the user's does on a date: "my lease ends in June", "my contract expires in May"
+_EN_THING_DATES = frozenset("ends ended expires expired begins began renews renewed runs".split())
 
 
 def _en_ok_predicate(pred: str, *, strict: bool = True) -> bool:
@@ -883,7 +885,7 @@ def _en_statement(s: str, ctx: Ctx) -> list[Candidate] | None:
                 pass  # "My knee hurts when I run": the user's knee
             elif (of := _EN_OWN_OF_RE.match(rest)) is not None and head not in _EN_NOT_OWNED and not m.group("own_s"):
                 own, rest = f"{own} {of.group('of').lower()}", rest[of.end():]  # "my budget for the trip is …"
-            elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS | _EN_ONE_WORD_EVENTS:
+            elif head in _EN_NOT_OWNED or not rest or rest.split()[0].lower() not in _EN_SUBJECT_VERBS | _EN_ONE_WORD_EVENTS | _EN_THING_DATES:
                 return None  # "my bad", "my god"; "my art is about …" goes on ("my laptop broke": what befell it)
         role = _EN_TWO_WORD_OWN_RE.match(rest) if head in _EN_GROUPS and not m.group("own_s") else None
         if role is not None and role.group(1).lower() in _EN_GROUP_ROLES:  # "my team lead is Marcus"
