@@ -102,6 +102,13 @@ _NAME_FIRST_RE = re.compile(
 )
 
 
+# what a Chinese clause that names no one opens with ("我…", "今天…", "最近…", "也…"); a name ("小雨", "李明",
+# "豆豆") opens with none of these
+_ZH_CLAUSES_RE = re.compile(r"[，,。！!？?；;\s]+")
+_ZH_NO_NAME_FIRST_RE = re.compile(
+    r"[我你您他她它这那是在有不没也还都就很太真好今明昨前后周每上下去来要想会能可对和跟给把被让从到为因所但而如虽只又再刚已正"
+    r"嗯啊哦哈呀哇唉嗨喂谢最叫]|[^\u4e00-\u9fffA-Z]"  # (nor a bracket, a digit or a word in lower case; "Max…" may be a name)
+)
 _OBJECT_PRONOUN_RE = re.compile(r"\b(?:him|her|his)\b|(?<=[带陪给跟和让叫])[他她它]", re.IGNORECASE)  # "带他去公园"
 _SPEAKS_OF_RE = re.compile(r"\b(?:he|she|him|her|his)\b|[他她]", re.IGNORECASE)
 SWITCH_LOOK_BACK = 200  # the user's latest memories a switch ("no more poetry") may reach
@@ -233,6 +240,8 @@ class Writer:
         starts = [m.group("name") for m in _NAME_FIRST_RE.finditer(text)] if text.isascii() else None
         if starts is not None and not starts:  # no sentence starts with a name
             return None
+        if starts is None and all(_ZH_NO_NAME_FIRST_RE.match(c) for c in _ZH_CLAUSES_RE.split(text) if c.strip()):
+            starts = []  # every Chinese clause opens with 我, a time or a common word: no name to look up
         store, scope = self.services.store, said.scope
         named: dict[str, str] = {}
         if self.services.settings.graph and hasattr(store, "graph_snapshot"):
