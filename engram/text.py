@@ -300,6 +300,19 @@ def _is_boundary(text: str, start: int, end: int) -> bool:
 
 def split_sentences(text: str) -> list[str]:
     """Split on . ! ? ; 。！？； and newlines; terminators stay with their sentence."""
+    # an add splits the same turn several times (commands, rules, what it answers, its vector's text)
+    return list(_cached_sentences(text) if len(text) <= _CACHED_CHARS else _sentences(text))
+
+
+_CACHED_CHARS = 2_000  # (a pasted document is split once, not kept)
+
+
+@lru_cache(maxsize=2048)
+def _cached_sentences(text: str) -> tuple[str, ...]:
+    return tuple(_sentences(text))
+
+
+def _sentences(text: str) -> list[str]:
     stripped = text.strip()
     if not stripped:
         return []

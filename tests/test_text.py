@@ -234,3 +234,12 @@ def test_gerund_of_a_verb_in_the_third_person(third, ing):
     from engram.extract.rewrite import gerund
 
     assert gerund(third) == ing
+
+
+def test_a_split_is_the_callers_own_list_though_splits_are_remembered():
+    text = "I live in Porto. I work at a bakery."
+    first = split_sentences(text)
+    first.append("changed")  # (a caller that edits its list must not change the next split)
+    assert split_sentences(text) == ["I live in Porto.", "I work at a bakery."]
+    long = "One. " * 1000  # a long text is split as well, not remembered
+    assert len(split_sentences(long)) == 1000
