@@ -22,6 +22,8 @@ def kept(text: str) -> list[tuple[str | None, str]]:
     ("i'm john, 29, software dev from toronto", "I'm John, 29, software developer from toronto"),
     ("gf is sarah, shes a nurse", "My girlfriend is Sarah, she's a nurse"),
     ("we have a cat called pixel", "We have a cat called Pixel"),
+    ("lol i just adopted a kitten named mochi 😍", "Lol I just adopted a kitten named Mochi 😍"),  # an emoji after it
+    ("my dog is named max :)", "My dog is named Max :)"),
     ("im so tired", "I'm so tired"),  # "tired" is no name
     ("I feel ill", "I feel ill"),  # "ill" is a word, not "I'll"
     ("I don't think so, dont worry", "I don't think so, dont worry"),  # apostrophes elsewhere: "dont" left as typed

@@ -42,7 +42,8 @@ _SENTENCE_START_RE = re.compile(r"(^|[.!?]\s+)([a-z])")
 # a name typed in lower case, after the words that introduce one ("a cat called pixel", "i'm john,")
 _KIN = r"(?:girlfriend|boyfriend|wife|husband|partner|fiancee?|son|daughter|sister|brother|mom|dad|mum|grandma|grandpa|best friend)"
 _NAME_AFTER_RE = re.compile(
-    rf"\b(called|named|name is|name's|call me|I'm|{_KIN} is|{_KIN}'s)\s+([a-z]{{2,}})(?=\s*(?:,|\.|!|$|and\b))"
+    rf"\b(called|named|name is|name's|call me|I'm|{_KIN} is|{_KIN}'s)\s+([a-z]{{2,}})"
+    r"(?=\s*(?:,|\.|!|\?|$|and\b|[^\w\s]))"  # (an emoji after it too: "a kitten named mochi 😍")
 )
 # "allergic to shellfish btw", "vegan lol": said of oneself, without "I'm"
 _BARE_STATE_RE = re.compile(
