@@ -1906,3 +1906,12 @@ def test_what_the_user_needs_to_do_without_a_date_and_leaving_the_chat(text, fac
 ])
 def test_when_a_thing_of_the_users_ends_or_begins(text, facts):
     assert said(text) == facts
+
+
+@pytest.mark.parametrize(("text", "facts"), [
+    ("Switched to matcha.", ["User switched to matcha."]),  # a sentence that leaves out its "I"
+    ("Picked up running again last month.", ["User picked up running again in November 2026."]),
+    ("Switched it off.", []),
+])
+def test_a_switch_said_without_its_i(text, facts):
+    assert [c.content for c in extract_candidates(text, now=datetime(2026, 12, 8, tzinfo=UTC))] == facts

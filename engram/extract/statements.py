@@ -107,7 +107,8 @@ _EN_DROPPED_SUBJECT_VERBS = frozenset(
     found flew forgot gave hurt lent paid quit rang rose sang sat slept sold sent showed spent spoke stood stole
     swam taught threw understood woke wore wrote broke rode
     started finished visited joined signed adopted moved bought volunteered attended tried painted baked cooked
-    booked traveled travelled graduated opened launched posted created organized organised planted fixed""".split()
+    booked traveled travelled graduated opened launched posted created organized organised planted fixed switched
+    picked""".split()
 )
 _EN_PLAN_RE = re.compile(
     r"^(?:am|is|are)\s+(?:(?:also|still|really|finally|actually|just|now)\s+)*"
