@@ -104,13 +104,14 @@ _ARTICLES = frozenset("the a an some my any".split())
 
 
 _SINCE_RE = re.compile(r"^(?:ever\s+)?since\s+(?P<when>[\w' -]{2,40}?)$", re.I)
+_OR_SO_RE = re.compile(r"[ ,]+or (?:so|something)$")  # "Ten years or so.", "twice a week or something"
 
 
 def _for_how_long(m: re.Match[str], np: str) -> str | None:
     """"How long have you been into art?" / "Since I was 17." → "I've been into art since I was 17.";
     / "Five years now." → "… for five years now." (an answer that says how long, else None)."""
     been = m.group("have").lower().startswith("have")
-    rough = re.search(r"[ ,]+or (?:so|something)$", np)  # "Ten years or so." → "about ten years"
+    rough = _OR_SO_RE.search(np)  # "Ten years or so." → "about ten years"
     np = np[: rough.start()] if rough else np
     np = "about " + _lc(np) if rough and not re.match(r"(?:about|around|roughly|almost|nearly|over) ", np, re.I) else np
     since = _SINCE_RE.match(np)
@@ -225,10 +226,10 @@ _EN_RULES: list[Rule] = [
                 r"|(?:into|in|at|with|a|an) [a-z ]{1,25}?|married|together|engaged|vegan|vegetarian|sober|retired)\?$", re.I),
      lambda m, np: _for_how_long(m, np)),
     (re.compile(r"^how often do you (?P<v>[a-z]+(?: [a-z]+){0,3}?)\?$", re.I),
-     lambda m, np: f"I {_YOUR_RE.sub('my', m.group('v'))} {_lc(re.sub(r'[ ,]+or (?:so|something)$', '', np))}."
+     lambda m, np: f"I {_YOUR_RE.sub('my', m.group('v'))} {_lc(_OR_SO_RE.sub('', np))}."
      if _HOW_OFTEN_RE.match(np) else None),
     (re.compile(r"^do you (?P<v>[a-z]+(?: [a-z]+){0,3}?) (?:often|a lot|regularly|much|every day)\?$", re.I),
-     lambda m, np: f"I {m.group('v')} {_lc(re.sub(r'[ ,]+or (?:so|something)$', '', np))}."
+     lambda m, np: f"I {m.group('v')} {_lc(_OR_SO_RE.sub('', np))}."
      if _HOW_OFTEN_RE.match(np) else None),
     (re.compile(r"^what(?:'s| is| are) your (?P<x>[\w -]{2,30}?) (?:into|obsessed with)(?: these days| right now| lately)?\?$",
                 re.I), lambda m, np: f"My {m.group('x').lower()} is into {_lc_common(np)}."),
