@@ -14,7 +14,7 @@ import re
 from datetime import datetime
 
 from engram.extract.dates import EN_DATE_RE, ZH_DATE_RE, absolute_when
-from engram.extract.phrases import CONTEXT_WORDS, ZH_OWNED_RE, ZH_PET_BREEDS
+from engram.extract.phrases import CONTEXT_WORDS, ZH_GROUPS, ZH_OWNED_RE, ZH_PET_BREEDS
 from engram.extract.rewrite import en_rest, lcfirst
 
 _EN_CLAUSE_SPLIT_RE = re.compile(  # every branch starts where a run of spaces starts: linear on long runs
@@ -43,7 +43,6 @@ _ZH_CONTINUE_RE = re.compile(
     r"|(?P<attr>预产期|生日)(?=是|在)"  # "我老婆怀孕六个月了，预产期是明年三月": when it is theirs
     r"|月薪|年薪|工资|收入|房贷|房租|车贷|不(?:吃|喝|抽|碰)(?!了))"
 )
-_ZH_NOT_PEOPLE = ("公司", "团队", "部门", "学校", "小区")  # owned, but no one who feels
 _ZH_LEAD_RE = re.compile(r"^(?:也|还|都|一直|已经|又)*(?:正在|在|没有|没)?")  # before a continuation's verb
 _ZH_I_HAVE_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})?(?:也|还|都|一直)?(?:养了?|有)")
 _ZH_OWNER_RE = re.compile(rf"^我(?:们家|家|们)?的?(?:{ZH_OWNED_RE})")
@@ -194,7 +193,7 @@ def split_clauses(s: str, lang: str) -> list[str]:
                 the_things = owner is None and out[0].startswith("我的") \
                     and len(_ZH_LEAD_RE.sub("", bare).rstrip("了好完呢")) <= 1
                 # how someone feels is no company's: "我们公司年底要裁员，有点担心" is the user worrying
-                felt = bool(going and going.group("feel") and owner and owner.group().endswith(_ZH_NOT_PEOPLE))
+                felt = bool(going and going.group("feel") and owner and owner.group().endswith(ZH_GROUPS))
                 if going and not (owner and going.group("wish")) and not the_things and not felt:
                     # the first clause's subject: "我妹妹在上海工作，也住在上海"
                     # (what someone of theirs wants is read with their name: "我女儿叫小雨，想学钢琴")

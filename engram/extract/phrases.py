@@ -170,14 +170,16 @@ def zh_object(obj: str) -> str:
     return obj[:-1].strip() if len(obj) > 2 and obj[-1] in "了的" else obj
 
 
+# the groups a Chinese speaker calls theirs as they do their people ("我们公司"): owned, but no one who feels
+ZH_GROUPS = ("公司", "团队", "部门", "学校", "小区")
 # the people and animals a Chinese speaker calls theirs ("我妹妹", "我家的猫"): who a clause is about
 ZH_PEOPLE = (
     "老婆 妻子 太太 爱人 老公 丈夫 儿子 女儿 孩子们 孩子 小孩 宝宝 哥哥 弟弟 姐姐 妹妹 妈妈 母亲 妈 爸爸 父亲 爸 父母 爸妈 "
     "女朋友 男朋友 女友 男友 前男友 前女友 前夫 前妻 对象 老板 领导 上司 同事 室友 朋友 最好的朋友 闺蜜 兄弟 邻居 奶奶 爷爷 外婆 姥姥 外公 姥爷 "
     "叔叔 阿姨 舅舅 姑姑 表哥 表姐 表妹 表弟 堂哥 堂姐 堂妹 堂弟 老师 同学 同桌 家人 公公 婆婆 岳父 岳母 "
     "嫂子 弟媳 姐夫 妹夫 女婿 儿媳妇 儿媳 孙子 孙女 外孙女 外孙 侄子 侄女 外甥女 外甥 继父 继母 后妈 未婚夫 未婚妻 "
-    "舅妈 姨妈 婶婶 伯母 姑父 姨父 伯伯 大伯 合伙人 搭档 队友 教练 房东 公司 团队 部门 学校 小区 哥 姐 弟 妹"
-).split()
+    "舅妈 姨妈 婶婶 伯母 姑父 姨父 伯伯 大伯 合伙人 搭档 队友 教练 房东 哥 姐 弟 妹"
+).split() + list(ZH_GROUPS)
 ZH_PETS = "猫咪 小猫 猫 小狗 狗狗 狗 宠物 兔子 鹦鹉 仓鼠 金鱼 乌龟".split()
 # breeds said in place of "狗"/"猫": "我家有一只金毛，叫豆豆" names the dog, not the user
 ZH_PET_BREEDS = list(BREEDS_ZH)
