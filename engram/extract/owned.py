@@ -25,6 +25,7 @@ GROUPS = frozenset({"parents", "children", "family", "kids"})
 _WHOSE_EN = frozenset(w for said in (*KIN_EN, *PETS_EN, *BREEDS_EN) for w in said.split())
 _WHOSE_ZH = tuple({*KIN_ZH, *ANIMALS_ZH.values(), *BREEDS_ZH})
 _WORD_RE = re.compile(r"[a-zé-]+")  # ("sister's": "sister")
+_POSSESSIVE_RE = re.compile(r"['’]s$")
 
 
 _EN_LEAD_RE = re.compile(
@@ -72,7 +73,7 @@ def named_again(sentences: list[str]) -> bool:
         if CJK_RE.match(sentence):
             return True
         words = sentence.split(None, 1)
-        first = words[0].rstrip(",.!?;:'’s") if words else ""
+        first = _POSSESSIVE_RE.sub("", words[0].rstrip(",.!?;:")) if words else ""  # ("Sam's" → "Sam")
         if first[:1].isupper() and any(first in before for before in sentences[:i]):
             return True
     return False
